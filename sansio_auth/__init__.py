@@ -1,0 +1,55 @@
+"""sansio-auth: server-side authentication as a pure, sans-IO engine.
+
+The engine never touches a socket, a file, a clock or the environment: it is
+handed a :class:`Request`, answers with actions (:mod:`sansio_auth.events`) that a
+binding performs, and ends with a :class:`Response`. See ``io_bindings`` for
+ready-made bindings and servers.
+"""
+
+from . import errors, events, jwt, providers
+from ._flow import Flow
+from .config import (
+    AuthConfig,
+    Callbacks,
+    Events,
+    JWTOptions,
+    Logger,
+    Pages,
+    SessionOptions,
+    Theme,
+    skip_csrf_check,
+)
+from .engine import NOT_AN_AUTH_ROUTE, Engine, NotAnAuthRoute
+from .errors import AccessDenied, AuthError, CredentialsSignin, MissingSecretError
+from .http import Cookie, CookieOptions, Request, Response, headers_from_pairs
+from .settings import Settings
+
+__all__ = [
+    "NOT_AN_AUTH_ROUTE",
+    "AccessDenied",
+    "AuthConfig",
+    "AuthError",
+    "Callbacks",
+    "Cookie",
+    "CookieOptions",
+    "CredentialsSignin",
+    "Engine",
+    "Events",
+    "Flow",
+    "JWTOptions",
+    "Logger",
+    "MissingSecretError",
+    "NotAnAuthRoute",
+    "Pages",
+    "Request",
+    "Response",
+    "SessionOptions",
+    "Settings",
+    "Theme",
+    "errors",
+    "events",
+    "headers_from_pairs",
+    "jwt",
+    "providers",
+    "skip_csrf_check",
+]

@@ -1,0 +1,297 @@
+"""Per-request state shared by the flows, and the small pure helpers they use."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+import msgspec
+
+from . import jwt
+from ._flow import Step, invoke, log_warning
+from .cookies import CookieSet
+from .errors import Configuration, MissingCSRF
+from .http import Cookie, Request, parse_cookie_header, same_origin, split_url
+from .settings import Settings
+
+NO_CACHE = (
+    ("cache-control", "private, no-cache, no-store"),
+    ("expires", "0"),
+    ("pragma", "no-cache"),
+)
+JSON = ("content-type", "application/json")
+
+
+class Reply(msgspec.Struct, kw_only=True):
+    """What a flow answers before cookies and ``X-Auth-Return-Redirect`` are applied."""
+
+    status: int = 200
+    headers: tuple[tuple[str, str], ...] = ()
+    body: bytes = b""
+    redirect: str | None = None
+
+
+def json_reply(value: Any, status: int = 200, headers: tuple[tuple[str, str], ...] = ()) -> Reply:
+    """A JSON reply."""
+    return Reply(status=status, headers=(JSON, *headers), body=msgspec.json.encode(value))
+
+
+def html_reply(page: str, status: int = 200) -> Reply:
+    """An HTML page reply."""
+    return Reply(
+        status=status, headers=(("content-type", "text/html; charset=utf-8"),), body=page.encode()
+    )
+
+
+def add_query(url: str, params: Mapping[str, str]) -> str:
+    """``url`` with ``params`` appended (``?`` or ``&`` as needed)."""
+    if not params:
+        return url
+    return url + ("&" if "?" in url else "?") + urlencode(params)
+
+
+class Context:
+    """One request: parsed inputs, resolved origin and cookies, and cookies to send."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        request: Request,
+        *,
+        now: float,
+        entropy: Callable[[int], bytes],
+        origin: str,
+        action: str,
+        provider_id: str | None,
+        query: dict[str, str],
+    ) -> None:
+        self.settings = settings
+        self.request = request
+        self.now = now
+        self.entropy = entropy
+        self.origin = origin
+        self.action = action
+        self.provider_id = provider_id
+        self.query = query
+        self.method = request.method.upper()
+        secure = settings.secure_cookies
+        self.secure = origin.startswith("https://") if secure is None else secure
+        self.cookie_specs: CookieSet = settings.cookies_for(self.secure)
+        self.cookies = parse_cookie_header(request.header("cookie"))
+        self.out_cookies: list[Cookie] = []
+        self._form: dict[str, Any] | None = None
+        self._callback_url: str | None = None
+
+    # -- inputs -----------------------------------------------------------------------------
+
+    @property
+    def form(self) -> dict[str, Any]:
+        """The POST body (form-urlencoded or JSON object); empty for other requests."""
+        if self._form is None:
+            self._form = self._parse_body()
+        return self._form
+
+    def _parse_body(self) -> dict[str, Any]:
+        if self.method != "POST" or not self.request.body:
+            return {}
+        content_type = (self.request.header("content-type") or "").lower()
+        if "application/x-www-form-urlencoded" in content_type:
+            try:
+                text = self.request.body.decode()
+            except UnicodeDecodeError as err:
+                raise BadRequest("the form body is not UTF-8") from err
+            return dict(parse_qsl(text, keep_blank_values=True))
+        if "application/json" in content_type:
+            try:
+                value = msgspec.json.decode(self.request.body)
+            except msgspec.DecodeError as err:
+                raise BadRequest("the JSON body is invalid") from err
+            if not isinstance(value, dict):
+                raise BadRequest("the JSON body is not an object")
+            return value
+        return {}
+
+    def param(self, name: str) -> str | None:
+        """A request parameter: from the POST body first, then the query."""
+        value = self.form.get(name)
+        if isinstance(value, str):
+            return value
+        return self.query.get(name)
+
+    # -- URLs --------------------------------------------------------------------------------
+
+    def url(self, action: str, provider_id: str | None = None) -> str:
+        """The absolute URL of an auth route."""
+        tail = f"/{provider_id}" if provider_id else ""
+        return f"{self.origin}{self.settings.base_path}/{action}{tail}"
+
+    def page_url(self, page: str | None, action: str) -> str:
+        """A user page (``pages.*``) or the built-in page of ``action``, absolute."""
+        if page is None:
+            return self.url(action)
+        return page if "://" in page else self.origin + page
+
+    # -- randomness --------------------------------------------------------------------------
+
+    def random_hex(self, nbytes: int = 32) -> str:
+        """Random bytes from the injected entropy, as lower-case hex."""
+        return self.entropy(nbytes).hex()
+
+    def random_uuid(self) -> str:
+        """A random UUID v4 from the injected entropy."""
+        return str(uuid.UUID(bytes=self.entropy(16), version=4))
+
+    # -- CSRF (double-submit cookie: "<token>|sha256(token + secret)") -----------------------
+
+    def _csrf_hash(self, token: str) -> str:
+        secret = ",".join(self.settings.secrets)  # Auth.js stringifies a list with commas
+        return hashlib.sha256((token + secret).encode()).hexdigest()
+
+    def csrf_token(self) -> str:
+        """The CSRF token from a valid cookie, or a new one with its cookie."""
+        token = self._cookie_csrf_token()
+        if token is None:
+            token = self.random_hex(32)
+            spec = self.cookie_specs.csrf_token
+            self.out_cookies.append(spec.make(f"{token}|{self._csrf_hash(token)}", self.now))
+        return token
+
+    def _cookie_csrf_token(self) -> str | None:
+        raw = self.cookies.get(self.cookie_specs.csrf_token.name)
+        if not raw:
+            return None
+        token, _, digest = raw.partition("|")
+        if token and hmac.compare_digest(digest, self._csrf_hash(token)):
+            return token
+        return None
+
+    def check_csrf(self) -> None:
+        """Raise :class:`MissingCSRF` unless the body's ``csrfToken`` matches the cookie."""
+        if self.settings.skip_csrf:
+            return
+        expected = self._cookie_csrf_token()
+        given = self.form.get("csrfToken")
+        if (
+            expected is None
+            or not isinstance(given, str)
+            or not hmac.compare_digest(given.encode(), expected.encode())
+        ):
+            raise MissingCSRF("CSRF token was missing during an action " + self.action)
+
+    # -- callback URL ------------------------------------------------------------------------
+
+    def callback_url(self) -> Step[str]:
+        """Where to go after the action: request ``callbackUrl``, else the cookie, via ``redirect``.
+
+        The result is remembered in the callback-url cookie when it changed.
+        """
+        if self._callback_url is not None:
+            return self._callback_url
+        spec = self.cookie_specs.callback_url
+        cookie = self.cookies.get(spec.name)
+        given = self.param("callbackUrl")
+        resolved = self.origin
+        for candidate in (given, cookie):
+            if not candidate:
+                continue
+            if _http_or_relative(candidate, self.origin):
+                resolved = yield from self.redirect(candidate)
+                break
+            yield from log_warning("invalid-callback-url", "ignored a callback URL that is not "
+                                   "http(s)")
+            if candidate is cookie:
+                self.out_cookies.append(spec.delete())
+        if resolved != cookie:
+            self.out_cookies.append(spec.make(resolved, self.now))
+        self._callback_url = resolved
+        return resolved
+
+    def redirect(self, url: str) -> Step[str]:
+        """Run the ``redirect`` callback (default: stay on this origin)."""
+        callback = self.settings.callbacks.redirect
+        if callback is None:
+            return default_redirect(url, self.origin)
+        result = yield from invoke("redirect", callback, url=url, base_url=self.origin)
+        if not isinstance(result, str):
+            raise Configuration("the `redirect` callback must return a string")
+        return result
+
+    # -- session token -----------------------------------------------------------------------
+
+    def encode_token(self, token: Mapping[str, Any]) -> Step[str]:
+        """Encrypt the session token (``jwt.encode`` override or the built-in JWE)."""
+        settings = self.settings
+        salt = self.cookie_specs.session_token.name
+        override = settings.jwt.encode
+        if override is None:
+            return jwt.encode(
+                token, settings.secrets, salt, now=self.now, entropy=self.entropy,
+                max_age=settings.jwt_max_age,
+            )
+        value = yield from invoke(
+            "encode", override, token=token, secret=_secret_param(settings), salt=salt,
+            max_age=settings.jwt_max_age,
+        )
+        if not isinstance(value, str):
+            raise Configuration("`jwt.encode` must return a string")
+        return value
+
+    def decode_token(self, value: str) -> Step[dict[str, Any] | None]:
+        """Decrypt a session token; ``None`` (or :class:`jwt.InvalidToken`) when it is not valid."""
+        settings = self.settings
+        salt = self.cookie_specs.session_token.name
+        override = settings.jwt.decode
+        if override is None:
+            return jwt.decode(value, settings.secrets, salt, now=self.now)
+        token = yield from invoke(
+            "decode", override, token=value, secret=_secret_param(settings), salt=salt
+        )
+        if token is not None and not isinstance(token, dict):
+            raise Configuration("`jwt.decode` must return a dict or None")
+        return token
+
+
+def _secret_param(settings: Settings) -> str | list[str]:
+    secrets = settings.secrets
+    return secrets[0] if len(secrets) == 1 else list(secrets)
+
+
+class BadRequest(ValueError):
+    """The request cannot be parsed; answered with 400 ``"Bad request."``."""
+
+
+def default_redirect(url: str, base_url: str) -> str:
+    """Auth.js's default ``redirect``: relative paths and same-origin URLs, else ``base_url``."""
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in url):
+        return base_url
+    if url.startswith("/"):
+        return base_url + url
+    if same_origin(url, base_url):
+        return url
+    return base_url
+
+
+def _http_or_relative(url: str, origin: str) -> bool:
+    if url.startswith("/"):
+        return True
+    scheme = url.partition(":")[0].lower()
+    return scheme in ("http", "https") and "://" in url
+
+
+def origin_of(settings: Settings, request: Request) -> str:
+    """The public origin: ``AUTH_URL``'s, or (trusted host) the request's or its proxy's."""
+    if settings.url_origin is not None:
+        return settings.url_origin
+    origin, _, _ = split_url(request.url)
+    host = request.header("x-forwarded-host")
+    proto = request.header("x-forwarded-proto")
+    if host or proto:
+        scheme, _, netloc = origin.partition("://")
+        scheme = (proto or scheme).split(",")[0].strip().lower()
+        netloc = (host or netloc).split(",")[0].strip().lower()
+        origin = f"{scheme}://{netloc}"
+    return origin

@@ -1,0 +1,1 @@
+"""The flows behind each route: generators of actions that return a reply."""

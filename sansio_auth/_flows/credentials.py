@@ -1,0 +1,41 @@
+"""``POST callback/<credentials id>``: check the form with ``authorize`` and sign in."""
+
+from __future__ import annotations
+
+from .._context import Context, Reply
+from .._flow import Step, invoke
+from ..errors import AuthError, CallbackRouteError, CredentialsSignin
+from ..providers import CredentialsProvider
+from .login import as_user, emit_sign_in, issue_jwt_session, run_sign_in_callback
+
+
+def credentials_callback(ctx: Context, provider: CredentialsProvider) -> Step[Reply]:
+    """Authorize the posted credentials; on success set a JWT session and redirect."""
+    ctx.check_csrf()
+    credentials = dict(ctx.form)
+    assert provider.authorize is not None  # checked at start-up
+    try:
+        found = yield from invoke(
+            "authorize", provider.authorize, credentials=credentials, request=ctx.request
+        )
+    except AuthError:
+        raise
+    except Exception as err:
+        raise CallbackRouteError(err, cause={"provider": provider.id}) from err
+    if not found:
+        raise CredentialsSignin("authorize returned no user")
+    user = as_user(found)
+    user["id"] = str(user["id"]) if user.get("id") is not None else ctx.random_uuid()
+    account = {
+        "provider_account_id": user["id"],
+        "type": "credentials",
+        "provider": provider.id,
+    }
+    redirect = yield from run_sign_in_callback(
+        ctx, user=user, account=account, profile=None, credentials=credentials, email=None
+    )
+    if redirect is not None:
+        return Reply(redirect=redirect)
+    yield from issue_jwt_session(ctx, user=user, account=account)
+    yield from emit_sign_in(ctx, user=user, account=account, profile=None, is_new_user=False)
+    return Reply(redirect=(yield from ctx.callback_url()))

@@ -1,0 +1,65 @@
+"""``GET signin``, ``GET signout``, ``GET verify-request``, ``GET error``: pages or redirects."""
+
+from __future__ import annotations
+
+from .._context import Context, Reply, add_query, html_reply
+from .._flow import Step
+from .. import pages
+
+
+def signin_page(ctx: Context) -> Step[Reply]:
+    """The built-in sign-in page, or a redirect to ``pages.sign_in``."""
+    settings = ctx.settings
+    callback_url = yield from ctx.callback_url()
+    error = ctx.query.get("error") or None
+    if settings.pages.sign_in is not None:
+        params = {"callbackUrl": callback_url}
+        if error:
+            params["error"] = error
+        return Reply(redirect=add_query(settings.pages.sign_in, params))
+    providers = settings.providers
+    page = pages.sign_in_page(
+        providers=providers,
+        signin_urls={p.id: ctx.url("signin", p.id) for p in providers},
+        callback_urls={p.id: ctx.url("callback", p.id) for p in providers},
+        csrf_token=ctx.csrf_token(),
+        callback_url=callback_url,
+        theme=settings.theme,
+        error=error,
+        email=ctx.query.get("email"),
+    )
+    return html_reply(page)
+
+
+def signout_page(ctx: Context) -> Step[Reply]:
+    """The sign-out confirmation page, or a redirect to ``pages.sign_out``."""
+    settings = ctx.settings
+    if settings.pages.sign_out is not None:
+        return Reply(redirect=settings.pages.sign_out)
+    yield from ctx.callback_url()
+    page = pages.sign_out_page(
+        action_url=ctx.url("signout"), csrf_token=ctx.csrf_token(), theme=settings.theme
+    )
+    return html_reply(page)
+
+
+def verify_request_page(ctx: Context) -> Step[Reply]:
+    """'Check your email', or a redirect to ``pages.verify_request`` with the same query."""
+    settings = ctx.settings
+    if settings.pages.verify_request is not None:
+        return Reply(redirect=add_query(settings.pages.verify_request, ctx.query))
+    yield from ()
+    return html_reply(pages.verify_request_page(origin=ctx.origin, theme=settings.theme))
+
+
+def error_page(ctx: Context) -> Step[Reply]:
+    """The error page for ``?error=``, or a redirect to ``pages.error``."""
+    settings = ctx.settings
+    error = ctx.query.get("error") or None
+    if settings.pages.error is not None:
+        return Reply(redirect=add_query(settings.pages.error, {"error": error} if error else {}))
+    yield from ()
+    status, page = pages.error_page(
+        error=error, origin=ctx.origin, signin_url=ctx.url("signin"), theme=settings.theme
+    )
+    return html_reply(page, status=status)

@@ -1,0 +1,141 @@
+"""Auth.js's cookies: names, attributes, user overrides, and session-cookie chunking."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from .errors import Configuration
+from .http import Cookie, CookieOptions
+
+CHECK_MAX_AGE = 15 * 60
+CHUNK_SIZE = 4096 - 160
+"""Characters of value per cookie, as Auth.js: 4096 allowed minus 160 for attributes."""
+
+COOKIE_KEYS = (
+    "session_token",
+    "callback_url",
+    "csrf_token",
+    "pkce_code_verifier",
+    "state",
+    "nonce",
+    "webauthn_challenge",
+)
+_BASE_NAMES = {
+    "session_token": "authjs.session-token",
+    "callback_url": "authjs.callback-url",
+    "csrf_token": "authjs.csrf-token",
+    "pkce_code_verifier": "authjs.pkce.code_verifier",
+    "state": "authjs.state",
+    "nonce": "authjs.nonce",
+    "webauthn_challenge": "authjs.challenge",
+}
+
+
+class CookieSpec(msgspec.Struct, frozen=True):
+    """A cookie's name and attributes (``max_age`` is the lifetime in seconds, if any)."""
+
+    name: str
+    options: CookieOptions
+    expires_in: int | None = None
+    """Seconds until ``Expires`` (set per write from the clock), if the cookie has one."""
+
+    def make(self, value: str, now: float, *, expires_in: int | None = None) -> Cookie:
+        """This cookie with ``value``; ``Expires`` = now + lifetime when it has one."""
+        lifetime = expires_in if expires_in is not None else self.expires_in
+        options = self.options
+        if lifetime is not None:
+            options = msgspec.structs.replace(options, expires=now + lifetime)
+        return Cookie(name=self.name, value=value, options=options)
+
+    def delete(self, name: str | None = None) -> Cookie:
+        """A cookie that removes this one (or its chunk ``name``)."""
+        options = msgspec.structs.replace(self.options, max_age=0, expires=None)
+        return Cookie(name=name or self.name, value="", options=options)
+
+
+class CookieSet(msgspec.Struct, frozen=True, kw_only=True):
+    """Every cookie's spec for one security mode (secure or not)."""
+
+    session_token: CookieSpec
+    callback_url: CookieSpec
+    csrf_token: CookieSpec
+    pkce_code_verifier: CookieSpec
+    state: CookieSpec
+    nonce: CookieSpec
+    webauthn_challenge: CookieSpec
+
+
+def cookie_set(secure: bool, session_max_age: int, overrides: Mapping[str, Any]) -> CookieSet:
+    """Auth.js's default cookies for ``secure`` with user ``overrides`` merged over them."""
+    prefix = "__Secure-" if secure else ""
+    base = CookieOptions(secure=secure)
+    check = msgspec.structs.replace(base, max_age=CHECK_MAX_AGE)
+    specs = {
+        "session_token": CookieSpec(prefix + _BASE_NAMES["session_token"], base, session_max_age),
+        "callback_url": CookieSpec(prefix + _BASE_NAMES["callback_url"], base),
+        "csrf_token": CookieSpec(
+            ("__Host-" if secure else "") + _BASE_NAMES["csrf_token"], base
+        ),
+        "pkce_code_verifier": CookieSpec(
+            prefix + _BASE_NAMES["pkce_code_verifier"], check, CHECK_MAX_AGE
+        ),
+        "state": CookieSpec(prefix + _BASE_NAMES["state"], check, CHECK_MAX_AGE),
+        "nonce": CookieSpec(prefix + _BASE_NAMES["nonce"], base, CHECK_MAX_AGE),
+        "webauthn_challenge": CookieSpec(
+            prefix + _BASE_NAMES["webauthn_challenge"], check, CHECK_MAX_AGE
+        ),
+    }
+    for key, override in overrides.items():
+        if key not in specs:
+            raise Configuration(
+                f"`cookies` has an unknown key {key!r} (known: {', '.join(COOKIE_KEYS)})"
+            )
+        specs[key] = _merge(specs[key], key, override)
+    return CookieSet(**specs)
+
+
+def _merge(spec: CookieSpec, key: str, override: Mapping[str, Any]) -> CookieSpec:
+    unknown = set(override) - {"name", "options"}
+    if unknown:
+        raise Configuration(f"`cookies.{key}` has unknown keys: {', '.join(sorted(unknown))}")
+    try:
+        options = msgspec.structs.replace(spec.options, **dict(override.get("options", {})))
+        msgspec.convert(msgspec.structs.asdict(options), CookieOptions)
+    except (TypeError, msgspec.ValidationError) as err:
+        raise Configuration(f"`cookies.{key}.options` is invalid: {err}") from err
+    return CookieSpec(override.get("name", spec.name), options, spec.expires_in)
+
+
+def read_chunked(cookies: Mapping[str, str], name: str) -> tuple[str | None, list[str]]:
+    """The session value from ``name`` or its chunks ``name.0``, ``name.1``…, and their names."""
+    whole = cookies.get(name)
+    chunks = sorted(
+        (int(suffix), key)
+        for key in cookies
+        if key.startswith(name + ".") and (suffix := key[len(name) + 1 :]).isdigit()
+    )
+    present = ([name] if whole is not None else []) + [key for _, key in chunks]
+    if chunks:
+        return "".join(cookies[key] for _, key in chunks) or None, present
+    return whole or None, present
+
+
+def write_chunked(
+    spec: CookieSpec, value: str, now: float, present: list[str], expires_in: int | None = None
+) -> list[Cookie]:
+    """Cookies that store ``value`` (split when too long) and delete stale chunks in ``present``."""
+    pieces = [value[i : i + CHUNK_SIZE] for i in range(0, len(value), CHUNK_SIZE)] or [""]
+    if len(pieces) == 1:
+        fresh = [spec.make(value, now, expires_in=expires_in)]
+    else:
+        fresh = [
+            msgspec.structs.replace(
+                spec.make(piece, now, expires_in=expires_in), name=f"{spec.name}.{i}"
+            )
+            for i, piece in enumerate(pieces)
+        ]
+    written = {cookie.name for cookie in fresh}
+    return [spec.delete(name) for name in present if name not in written] + fresh

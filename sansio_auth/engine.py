@@ -1,0 +1,113 @@
+"""The engine: turns a :class:`~sansio_auth.http.Request` into a :class:`~sansio_auth.Flow`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Mapping
+
+from ._context import BadRequest, Context, Reply, add_query, json_reply, origin_of
+from ._flow import Flow, log_error
+from ._routes import ROUTES, parse_action
+from .config import AuthConfig
+from .errors import AuthError, CredentialsSignin, UnknownAction, client_error_type
+from .events import Action, Event, Respond
+from .http import Request, Response, split_url
+from .settings import Settings, resolve
+
+
+class NotAnAuthRoute:
+    """The type of :data:`NOT_AN_AUTH_ROUTE`."""
+
+    def __repr__(self) -> str:
+        return "NOT_AN_AUTH_ROUTE"
+
+
+NOT_AN_AUTH_ROUTE = NotAnAuthRoute()
+"""What :meth:`Engine.handle` returns for a path outside ``base_path``: serve it yourself."""
+
+
+class Engine:
+    """The pure core. Build one per configuration; call :meth:`handle` per request.
+
+    ``clock`` returns Unix time in seconds and ``entropy(n)`` returns ``n`` random
+    bytes: the engine reads neither a clock nor the OS itself. ``env`` is the
+    environment mapping used for inference (``AUTH_SECRET``, ``AUTH_URL``, ...).
+    Configuration errors raise here, at start-up.
+    """
+
+    def __init__(
+        self,
+        config: AuthConfig,
+        *,
+        clock: Callable[[], float],
+        entropy: Callable[[int], bytes],
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.settings: Settings = resolve(config, env or {})
+        self._clock = clock
+        self._entropy = entropy
+
+    def handle(self, request: Request) -> Flow | NotAnAuthRoute:
+        """The flow that serves ``request``, or :data:`NOT_AN_AUTH_ROUTE`."""
+        _, path, _ = split_url(request.url)
+        base = self.settings.base_path
+        if path != base and not path.startswith(base + "/"):
+            return NOT_AN_AUTH_ROUTE
+        return Flow(self._serve(request))
+
+    def _serve(self, request: Request) -> Generator[Action, Event, None]:
+        settings = self.settings
+        ctx: Context | None = None
+        try:
+            _, path, query = split_url(request.url)
+            action, provider_id = parse_action(path, settings.base_path)
+            if request.method.upper() not in ("GET", "POST"):
+                raise BadRequest(f"method {request.method} is not allowed")
+            ctx = Context(
+                settings, request, now=self._clock(), entropy=self._entropy,
+                origin=origin_of(settings, request), action=action, provider_id=provider_id,
+                query=query,
+            )
+            route = ROUTES.get((ctx.method, action))
+            if route is None:
+                raise UnknownAction(f"cannot {ctx.method} {action}")
+            reply = yield from route.flow(ctx)
+            response = _finish(ctx, reply, failed=False)
+        except BadRequest as err:
+            yield from log_error(UnknownAction(str(err)))
+            response = Response(status=400, headers=(("content-type", "application/json"),),
+                                body=b'"Bad request."')
+        except Exception as err:
+            yield from log_error(err)
+            if ctx is None:
+                raise
+            response = _finish(ctx, _error_reply(ctx, err), failed=True)
+        yield Respond(response=response)
+
+
+def _error_reply(ctx: Context, error: Exception) -> Reply:
+    """Where an error sends the browser: the sign-in page or the error page, with ``?error=``."""
+    if ctx.method == "POST" and ctx.action == "session":
+        return json_reply(None, status=400)
+    params = {"error": client_error_type(error)}
+    if isinstance(error, CredentialsSignin):
+        params["code"] = error.code
+    pages = ctx.settings.pages
+    if isinstance(error, AuthError) and error.kind == "signIn":
+        url = ctx.page_url(pages.sign_in, "signin")
+    else:
+        url = ctx.page_url(pages.error, "error")
+    return Reply(redirect=add_query(url, params))
+
+
+def _finish(ctx: Context, reply: Reply, *, failed: bool) -> Response:
+    """Add cookies (only deletions after a failure) and honour ``X-Auth-Return-Redirect``."""
+    cookies = tuple(c for c in ctx.out_cookies if not failed or c.options.max_age == 0)
+    if reply.redirect is None:
+        return Response(status=reply.status, headers=reply.headers, cookies=cookies,
+                        body=reply.body)
+    headers = (*reply.headers, ("location", reply.redirect))
+    if ctx.request.header("x-auth-return-redirect") is not None:
+        body = json_reply({"url": reply.redirect})
+        return Response(status=200, headers=(*body.headers, *headers), cookies=cookies,
+                        body=body.body)
+    return Response(status=302, headers=headers, cookies=cookies)

@@ -1,0 +1,272 @@
+"""Errors, named and typed as Auth.js's.
+
+Every error carries its Auth.js ``type`` (the value that reaches logs and, when
+the error is *client-safe*, the ``error`` query parameter of the error page),
+its ``kind`` (``"signIn"`` errors are shown on the sign-in page, all others on
+the error page) and a ``cause`` mapping for server-side details.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
+
+ErrorKind = Literal["signIn", "error"]
+
+
+class AuthError(Exception):
+    """Base class of every error the library raises.
+
+    ``type`` names the error in logs; ``cause`` holds details for the server log
+    only (``cause["err"]`` is the underlying exception, if any).
+    """
+
+    type: ClassVar[str] = "AuthError"
+    kind: ClassVar[ErrorKind] = "error"
+    client_safe: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        message: str | BaseException | None = None,
+        *,
+        cause: Mapping[str, Any] | None = None,
+    ) -> None:
+        details = dict(cause or {})
+        if isinstance(message, BaseException):
+            details.setdefault("err", message)
+            message = str(message) or None
+        self.cause: dict[str, Any] = details
+        self.message = message or ""
+        super().__init__(self.message)
+        if isinstance(details.get("err"), BaseException):
+            self.__cause__ = details["err"]
+
+    def __str__(self) -> str:
+        link = f"Read more at https://errors.authjs.dev#{self.type.lower()}"
+        return f"{self.message}. {link}" if self.message else link
+
+
+class SignInError(AuthError):
+    """An error shown on the sign-in page rather than the error page."""
+
+    kind: ClassVar[ErrorKind] = "signIn"
+
+
+class CredentialsSignin(SignInError):
+    """Raised by (or on behalf of) a credentials provider's ``authorize``.
+
+    ``code`` travels in the redirect URL (``error=CredentialsSignin&code=<code>``):
+    keep it vague; the full error is logged on the server only.
+    """
+
+    type: ClassVar[str] = "CredentialsSignin"
+    client_safe: ClassVar[bool] = True
+    code: str = "credentials"
+
+    def __init__(
+        self,
+        message: str | BaseException | None = None,
+        *,
+        code: str | None = None,
+        cause: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message, cause=cause)
+        if code is not None:
+            self.code = code
+
+
+class AccessDenied(AuthError):
+    """The ``sign_in`` callback refused the sign-in (returned false or raised)."""
+
+    type: ClassVar[str] = "AccessDenied"
+    client_safe: ClassVar[bool] = True
+
+
+class AdapterError(AuthError):
+    """A database adapter method raised."""
+
+    type: ClassVar[str] = "AdapterError"
+
+
+class CallbackRouteError(AuthError):
+    """An unexpected error in the callback route."""
+
+    type: ClassVar[str] = "CallbackRouteError"
+
+
+class ErrorPageLoop(AuthError):
+    """A configuration error while the callback URL targets the error page."""
+
+    type: ClassVar[str] = "ErrorPageLoop"
+
+
+class EventError(AuthError):
+    """An ``events`` handler raised (logged, never fatal)."""
+
+    type: ClassVar[str] = "EventError"
+
+
+class InvalidCallbackUrl(AuthError):
+    """A callback URL that is not http(s)."""
+
+    type: ClassVar[str] = "InvalidCallbackUrl"
+
+
+class InvalidEndpoints(AuthError):
+    """An OAuth provider without issuer and without endpoints."""
+
+    type: ClassVar[str] = "InvalidEndpoints"
+
+
+class InvalidCheck(AuthError):
+    """A state, PKCE or nonce check failed."""
+
+    type: ClassVar[str] = "InvalidCheck"
+
+
+class JWTSessionError(AuthError):
+    """The session token could not be read or written."""
+
+    type: ClassVar[str] = "JWTSessionError"
+
+
+class MissingAdapter(AuthError):
+    """A feature that needs a database adapter has none."""
+
+    type: ClassVar[str] = "MissingAdapter"
+
+
+class MissingAdapterMethods(AuthError):
+    """The adapter lacks methods the configured features need."""
+
+    type: ClassVar[str] = "MissingAdapterMethods"
+
+
+class MissingAuthorize(AuthError):
+    """A credentials provider without ``authorize``."""
+
+    type: ClassVar[str] = "MissingAuthorize"
+
+
+class MissingSecretError(AuthError):
+    """No secret was configured."""
+
+    type: ClassVar[str] = "MissingSecret"
+
+
+class OAuthProfileParseError(AuthError):
+    """A provider's ``profile`` raised."""
+
+    type: ClassVar[str] = "OAuthProfileParseError"
+
+
+class SessionTokenError(AuthError):
+    """The database session lookup failed."""
+
+    type: ClassVar[str] = "SessionTokenError"
+
+
+class SignOutError(AuthError):
+    """Signing out failed part way (logged)."""
+
+    type: ClassVar[str] = "SignOutError"
+
+
+class UnknownAction(AuthError):
+    """The route, method or action is not known."""
+
+    type: ClassVar[str] = "UnknownAction"
+
+
+class UnsupportedStrategy(AuthError):
+    """The session strategy cannot serve the configured providers."""
+
+    type: ClassVar[str] = "UnsupportedStrategy"
+
+
+class InvalidProvider(AuthError):
+    """The provider cannot serve this route."""
+
+    type: ClassVar[str] = "InvalidProvider"
+
+
+class UntrustedHost(AuthError):
+    """The request host is not trusted (set ``trust_host`` or ``AUTH_URL``)."""
+
+    type: ClassVar[str] = "UntrustedHost"
+
+
+class Verification(AuthError):
+    """An e-mail sign-in link is invalid, expired or already used."""
+
+    type: ClassVar[str] = "Verification"
+    client_safe: ClassVar[bool] = True
+
+
+class Configuration(AuthError):
+    """The configuration is invalid."""
+
+    type: ClassVar[str] = "Configuration"
+
+
+class OAuthAccountNotLinked(SignInError):
+    """The account's e-mail belongs to a user it is not linked to."""
+
+    type: ClassVar[str] = "OAuthAccountNotLinked"
+    client_safe: ClassVar[bool] = True
+
+
+class OAuthCallbackError(SignInError):
+    """The provider answered the authorization request with an error."""
+
+    type: ClassVar[str] = "OAuthCallbackError"
+    client_safe: ClassVar[bool] = True
+
+
+class OAuthSignInError(SignInError):
+    """Starting an OAuth sign-in failed."""
+
+    type: ClassVar[str] = "OAuthSignInError"
+
+
+class EmailSignInError(SignInError):
+    """Sending the e-mail sign-in link failed."""
+
+    type: ClassVar[str] = "EmailSignInError"
+
+
+class MissingCSRF(SignInError):
+    """A state-changing POST without a matching CSRF token."""
+
+    type: ClassVar[str] = "MissingCSRF"
+    client_safe: ClassVar[bool] = True
+
+
+class AccountNotLinked(SignInError):
+    """The account belongs to another user."""
+
+    type: ClassVar[str] = "AccountNotLinked"
+    client_safe: ClassVar[bool] = True
+
+
+class WebAuthnVerificationError(AuthError):
+    """A WebAuthn response could not be verified."""
+
+    type: ClassVar[str] = "WebAuthnVerificationError"
+    client_safe: ClassVar[bool] = True
+
+
+class ExperimentalFeatureNotEnabled(AuthError):
+    """An experimental feature is used but not enabled."""
+
+    type: ClassVar[str] = "ExperimentalFeatureNotEnabled"
+
+
+MissingSecret = MissingSecretError
+
+
+def client_error_type(error: BaseException) -> str:
+    """The ``error`` value a browser may see for ``error``: its type or ``Configuration``."""
+    if isinstance(error, AuthError) and error.client_safe:
+        return error.type
+    return "Configuration"

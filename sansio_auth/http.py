@@ -1,0 +1,177 @@
+"""HTTP values: the incoming :class:`Request`, the final :class:`Response` and its cookies.
+
+All are frozen records; the engine reads them and makes new ones, it never does IO.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any, Literal
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
+
+import msgspec
+
+SameSite = Literal["lax", "strict", "none"]
+
+
+class Request(msgspec.Struct, frozen=True, kw_only=True):
+    """An incoming HTTP request, as a framework adapter hands it to the engine.
+
+    ``url`` is absolute (``scheme://host[:port]/path?query``); ``headers`` has
+    lower-case names (see :func:`headers_from_pairs`); ``body`` is the raw body.
+    """
+
+    method: str
+    url: str
+    headers: Mapping[str, str] = msgspec.field(default_factory=dict)
+    body: bytes = b""
+
+    def header(self, name: str) -> str | None:
+        """The value of header ``name`` (lower case), or ``None``."""
+        return self.headers.get(name)
+
+
+def headers_from_pairs(pairs: Iterable[tuple[str | bytes, str | bytes]]) -> dict[str, str]:
+    """Fold raw header pairs into a lower-case mapping (repeated ``cookie`` joined with ``; ``)."""
+    out: dict[str, str] = {}
+    for raw_name, raw_value in pairs:
+        name = (raw_name.decode("latin-1") if isinstance(raw_name, bytes) else raw_name).lower()
+        value = raw_value.decode("latin-1") if isinstance(raw_value, bytes) else raw_value
+        if name in out:
+            out[name] += ("; " if name == "cookie" else ", ") + value
+        else:
+            out[name] = value
+    return out
+
+
+class CookieOptions(msgspec.Struct, frozen=True, kw_only=True):
+    """Attributes of a ``Set-Cookie`` header (``expires`` is a Unix timestamp)."""
+
+    path: str = "/"
+    domain: str | None = None
+    http_only: bool = True
+    secure: bool = False
+    same_site: SameSite = "lax"
+    max_age: int | None = None
+    expires: float | None = None
+    partitioned: bool = False
+
+
+class Cookie(msgspec.Struct, frozen=True, kw_only=True):
+    """One ``Set-Cookie`` instruction. An empty value with ``max_age=0`` deletes."""
+
+    name: str
+    value: str
+    options: CookieOptions = CookieOptions()
+
+    def header_value(self) -> str:
+        """Serialise as Auth.js does (same attribute order, ``encodeURIComponent`` value)."""
+        o = self.options
+        parts = [f"{self.name}={quote(self.value, safe=_URI_COMPONENT_SAFE)}"]
+        if o.max_age is not None:
+            parts.append(f"Max-Age={o.max_age}")
+        if o.domain:
+            parts.append(f"Domain={o.domain}")
+        if o.path:
+            parts.append(f"Path={o.path}")
+        if o.expires is not None:
+            parts.append(f"Expires={http_date(o.expires)}")
+        if o.http_only:
+            parts.append("HttpOnly")
+        if o.secure:
+            parts.append("Secure")
+        if o.partitioned:
+            parts.append("Partitioned")
+        parts.append(f"SameSite={o.same_site.capitalize()}")
+        return "; ".join(parts)
+
+
+_URI_COMPONENT_SAFE = "-_.!~*'()"
+
+
+def http_date(timestamp: float) -> str:
+    """RFC 1123 date in GMT, e.g. ``Tue, 22 Dec 2026 12:50:10 GMT``."""
+    return datetime.fromtimestamp(int(timestamp), UTC).strftime("%a, %d %b %Y %H:%M:%S GMT")
+
+
+def iso_date(timestamp: float) -> str:
+    """ISO 8601 with milliseconds and ``Z``, as JavaScript's ``Date.toISOString``."""
+    moment = datetime.fromtimestamp(timestamp, UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def parse_cookie_header(header: str | None) -> dict[str, str]:
+    """Parse a ``Cookie`` header: first occurrence of a name wins, ``%`` values decoded."""
+    cookies: dict[str, str] = {}
+    if not header:
+        return cookies
+    for item in header.split(";"):
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep or not name or name in cookies:
+            continue
+        value = value.strip()
+        if len(value) > 1 and value[0] == value[-1] == '"':
+            value = value[1:-1]
+        if "%" in value:
+            value = unquote(value, errors="strict") if _decodes(value) else value
+        cookies[name] = value
+    return cookies
+
+
+def _decodes(value: str) -> bool:
+    try:
+        unquote(value, errors="strict")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+class Response(msgspec.Struct, frozen=True, kw_only=True):
+    """The engine's final answer: status, headers (without ``Set-Cookie``), cookies, body."""
+
+    status: int = 200
+    headers: tuple[tuple[str, str], ...] = ()
+    cookies: tuple[Cookie, ...] = ()
+    body: bytes = b""
+
+    def header(self, name: str) -> str | None:
+        """The first value of header ``name`` (case-insensitive), or ``None``."""
+        lowered = name.lower()
+        return next((v for k, v in self.headers if k.lower() == lowered), None)
+
+    @property
+    def location(self) -> str | None:
+        """The redirect target, if this is a redirect."""
+        return self.header("location")
+
+    def header_list(self) -> list[tuple[str, str]]:
+        """All headers, ``Set-Cookie`` lines included, ready for a server."""
+        return [*self.headers, *(("set-cookie", c.header_value()) for c in self.cookies)]
+
+    def json(self) -> Any:
+        """The body decoded as JSON."""
+        return msgspec.json.decode(self.body)
+
+
+def split_url(url: str) -> tuple[str, str, dict[str, str]]:
+    """``(origin, path, query)`` of an absolute URL; duplicate query keys: last wins."""
+    parts = urlsplit(url)
+    origin = f"{parts.scheme}://{parts.netloc}".lower()
+    return origin, parts.path or "/", dict(parse_qsl(parts.query, keep_blank_values=True))
+
+
+def same_origin(url: str, origin: str) -> bool:
+    """Whether absolute ``url`` has exactly ``origin`` (scheme, host and port)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return False
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return False
+    default = 443 if parts.scheme == "https" else 80
+    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+    netloc = host if port in (None, default) else f"{host}:{port}"
+    return f"{parts.scheme}://{netloc}".lower() == origin

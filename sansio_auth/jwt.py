@@ -1,0 +1,196 @@
+"""The session token: Auth.js's JWE, byte-compatible.
+
+``alg: dir`` with ``enc: A256CBC-HS512`` (``A256GCM`` accepted on decode); the key
+is HKDF-SHA256 of the secret with the salt (the cookie name) and the info string
+``Auth.js Generated Encryption Key (<salt>)``; the protected header is exactly
+``{"alg","enc","kid"}`` with ``kid`` the RFC 7638 thumbprint of the key. A cookie
+written by ``@auth/core`` with the same secret decodes here, and the reverse.
+
+The JWE is written with ``cryptography`` primitives rather than a JOSE library so
+that the IV comes from the injected entropy (the engine stays deterministic) and
+the hot path stays short; tests check it against ``joserfc`` and ``@auth/core``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any, Literal
+
+import msgspec
+from cryptography.hazmat.primitives import hashes, padding
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+DEFAULT_MAX_AGE = 30 * 24 * 60 * 60
+CLOCK_TOLERANCE = 15
+Encryption = Literal["A256CBC-HS512", "A256GCM"]
+Entropy = Callable[[int], bytes]
+JWT = dict[str, Any]
+
+
+class InvalidToken(ValueError):
+    """The token is malformed, was not made with any of the secrets, or has expired."""
+
+
+class _Key(msgspec.Struct, frozen=True):
+    material: bytes
+    kid: str
+    header_b64: bytes
+
+
+def _b64(data: bytes) -> bytes:
+    return base64.urlsafe_b64encode(data).rstrip(b"=")
+
+
+def _unb64(data: bytes) -> bytes:
+    if b"=" in data:
+        raise InvalidToken("padded base64url")
+    try:
+        return base64.urlsafe_b64decode(data + b"=" * (-len(data) % 4))
+    except (binascii.Error, ValueError) as err:
+        raise InvalidToken("bad base64url") from err
+
+
+@lru_cache(maxsize=256)
+def derive_key(secret: str, salt: str, enc: Encryption = "A256CBC-HS512") -> _Key:
+    """The encryption key for ``secret`` and ``salt`` (memoised: HKDF runs once per pair)."""
+    length = 64 if enc == "A256CBC-HS512" else 32
+    material = HKDF(
+        algorithm=hashes.SHA256(),
+        length=length,
+        salt=salt.encode(),
+        info=f"Auth.js Generated Encryption Key ({salt})".encode(),
+    ).derive(secret.encode())
+    jwk = b'{"k":"' + _b64(material) + b'","kty":"oct"}'
+    digest = hashlib.sha512 if length == 64 else hashlib.sha256
+    kid = _b64(digest(jwk).digest()).decode()
+    header = msgspec.json.encode({"alg": "dir", "enc": enc, "kid": kid})
+    return _Key(material, kid, _b64(header))
+
+
+def _secrets(secret: str | Sequence[str]) -> Sequence[str]:
+    return (secret,) if isinstance(secret, str) else secret
+
+
+def encode(
+    token: Mapping[str, Any],
+    secret: str | Sequence[str],
+    salt: str,
+    *,
+    now: float,
+    entropy: Entropy,
+    max_age: int = DEFAULT_MAX_AGE,
+) -> str:
+    """Encrypt ``token`` adding ``iat``, ``exp`` and ``jti``; the first secret is used."""
+    key = derive_key(_secrets(secret)[0], salt)
+    issued = int(now)
+    claims = {
+        **token,
+        "iat": issued,
+        "exp": issued + max_age,
+        "jti": str(uuid.UUID(bytes=entropy(16), version=4)),
+    }
+    iv = entropy(16)
+    padder = padding.PKCS7(128).padder()
+    plaintext = padder.update(msgspec.json.encode(claims)) + padder.finalize()
+    encryptor = Cipher(algorithms.AES(key.material[32:]), modes.CBC(iv)).encryptor()
+    ciphertext = encryptor.update(plaintext) + encryptor.finalize()
+    tag = _cbc_tag(key.material[:32], key.header_b64, iv, ciphertext)
+    return b".".join(
+        (key.header_b64, b"", _b64(iv), _b64(ciphertext), _b64(tag))
+    ).decode()
+
+
+def _cbc_tag(mac_key: bytes, aad: bytes, iv: bytes, ciphertext: bytes) -> bytes:
+    length = (len(aad) * 8).to_bytes(8, "big")
+    return hmac.digest(mac_key, aad + iv + ciphertext + length, "sha512")[:32]
+
+
+def decode(token: str, secret: str | Sequence[str], salt: str, *, now: float) -> JWT:
+    """Decrypt and check ``token``; raise :class:`InvalidToken` on any failure.
+
+    Each secret is tried (by ``kid``, or the first one when the header has none);
+    ``exp`` and ``nbf`` are checked with a 15 s tolerance.
+    """
+    parts = token.encode("ascii", "replace").split(b".")
+    if len(parts) != 5 or parts[1]:
+        raise InvalidToken("not a compact JWE with direct encryption")
+    header_b64, _, iv_b64, ct_b64, tag_b64 = parts
+    try:
+        header = msgspec.json.decode(_unb64(header_b64))
+    except msgspec.DecodeError as err:
+        raise InvalidToken("bad header") from err
+    if not isinstance(header, dict) or header.get("alg") != "dir":
+        raise InvalidToken("unsupported alg")
+    enc = header.get("enc")
+    if enc not in ("A256CBC-HS512", "A256GCM"):
+        raise InvalidToken("unsupported enc")
+    key = _find_key(header.get("kid"), _secrets(secret), salt, enc)
+    iv, ciphertext, tag = _unb64(iv_b64), _unb64(ct_b64), _unb64(tag_b64)
+    plaintext = (
+        _decrypt_cbc(key, header_b64, iv, ciphertext, tag)
+        if enc == "A256CBC-HS512"
+        else _decrypt_gcm(key, header_b64, iv, ciphertext, tag)
+    )
+    try:
+        claims = msgspec.json.decode(plaintext)
+    except msgspec.DecodeError as err:
+        raise InvalidToken("payload is not JSON") from err
+    if not isinstance(claims, dict):
+        raise InvalidToken("payload is not a JSON object")
+    _check_times(claims, now)
+    return claims
+
+
+def _find_key(kid: object, secrets: Sequence[str], salt: str, enc: Encryption) -> _Key:
+    if not secrets:
+        raise InvalidToken("no secret")
+    if kid is None:
+        return derive_key(secrets[0], salt, enc)
+    for secret in secrets:
+        key = derive_key(secret, salt, enc)
+        if hmac.compare_digest(key.kid, str(kid)):
+            return key
+    raise InvalidToken("no matching decryption secret")
+
+
+def _decrypt_cbc(key: _Key, aad: bytes, iv: bytes, ciphertext: bytes, tag: bytes) -> bytes:
+    if len(iv) != 16 or len(tag) != 32 or not ciphertext or len(ciphertext) % 16:
+        raise InvalidToken("bad CBC parameters")
+    if not hmac.compare_digest(tag, _cbc_tag(key.material[:32], aad, iv, ciphertext)):
+        raise InvalidToken("authentication tag mismatch")
+    decryptor = Cipher(algorithms.AES(key.material[32:]), modes.CBC(iv)).decryptor()
+    padded = decryptor.update(ciphertext) + decryptor.finalize()
+    unpadder = padding.PKCS7(128).unpadder()
+    try:
+        return unpadder.update(padded) + unpadder.finalize()
+    except ValueError as err:
+        raise InvalidToken("bad padding") from err
+
+
+def _decrypt_gcm(key: _Key, aad: bytes, iv: bytes, ciphertext: bytes, tag: bytes) -> bytes:
+    if len(iv) != 12 or len(tag) != 16:
+        raise InvalidToken("bad GCM parameters")
+    try:
+        return AESGCM(key.material).decrypt(iv, ciphertext + tag, aad)
+    except Exception as err:  # cryptography raises InvalidTag
+        raise InvalidToken("authentication tag mismatch") from err
+
+
+def _check_times(claims: Mapping[str, Any], now: float) -> None:
+    for name in ("exp", "nbf", "iat"):
+        value = claims.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise InvalidToken(f"{name} is not a number")
+    exp, nbf = claims.get("exp"), claims.get("nbf")
+    if exp is not None and now - CLOCK_TOLERANCE >= exp:
+        raise InvalidToken("expired")
+    if nbf is not None and now + CLOCK_TOLERANCE < nbf:
+        raise InvalidToken("not yet valid")

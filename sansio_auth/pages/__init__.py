@@ -1,0 +1,188 @@
+"""The built-in HTML pages: sign-in, sign-out, verify-request and error.
+
+Every interpolated value goes through :func:`html.escape`; colours and image
+URLs are also checked so that a theme value cannot break out of its attribute.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from html import escape
+from typing import Any
+
+from ..config import Theme
+from ..providers import Provider
+from ._style import CSS
+
+_SAFE_COLOR = re.compile(r"^[#a-zA-Z0-9(),.% -]{1,64}$")
+_SAFE_IMAGE = re.compile(r"^(https?://|/)[^\s\"'<>]*$|^data:image/[a-z+]+;base64,[A-Za-z0-9+/=]+$")
+
+SIGN_IN_ERRORS = {
+    "OAuthAccountNotLinked": "To confirm your identity, sign in with the same account you "
+    "used originally.",
+    "EmailSignin": "The e-mail could not be sent.",
+    "CredentialsSignin": "Sign in failed. Check the details you provided are correct.",
+    "SessionRequired": "Please sign in to access this page.",
+    "MissingCSRF": "The form expired. Please try again.",
+}
+_TRY_ANOTHER = "Try signing in with a different account."
+for _key in ("Signin", "OAuthSignin", "OAuthCallbackError", "OAuthCreateAccount",
+             "EmailCreateAccount", "Callback", "AccountNotLinked"):
+    SIGN_IN_ERRORS[_key] = _TRY_ANOTHER
+DEFAULT_SIGN_IN_ERROR = "Unable to sign in."
+
+ERROR_PAGES: Mapping[str, tuple[int, str, str]] = {
+    "Configuration": (500, "Server error", "There is a problem with the server configuration. "
+                      "Check the server logs for more information."),
+    "AccessDenied": (403, "Access Denied", "You do not have permission to sign in."),
+    "Verification": (403, "Unable to sign in", "The sign in link is no longer valid. "
+                     "It may have been used already or it may have expired."),
+}
+DEFAULT_ERROR_PAGE = (200, "Error", "An error occurred while signing in.")
+
+
+def _color(value: str | None) -> str | None:
+    return value if value and _SAFE_COLOR.match(value) else None
+
+
+def _image(value: str | None) -> str | None:
+    return value if value and _SAFE_IMAGE.match(value) else None
+
+
+def _attrs(values: Mapping[str, Any]) -> str:
+    parts = []
+    for name, value in values.items():
+        if value is None or value is False:
+            continue
+        if not re.fullmatch(r"[a-zA-Z_:][-a-zA-Z0-9_:.]*", name) or name.lower().startswith("on"):
+            continue
+        parts.append(escape(name) if value is True else f'{escape(name)}="{escape(str(value))}"')
+    return " ".join(parts)
+
+
+def _shell(title: str, body: str, theme: Theme) -> str:
+    style = []
+    if color := _color(theme.brand_color):
+        style.append(f"--brand-color:{color}")
+    if color := _color(theme.button_text):
+        style.append(f"--button-text-color:{color}")
+    logo = _image(theme.logo)
+    logo_html = f'<img class="logo" src="{escape(logo)}" alt="">' if logo else ""
+    scheme = theme.color_scheme if theme.color_scheme in ("auto", "dark", "light") else "auto"
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{CSS}</style></head>"
+        f'<body class="theme-{scheme}" style="{escape(";".join(style))}">'
+        f'<div class="page">{logo_html}<div class="card">{body}</div></div></body></html>'
+    )
+
+
+def _hidden(name: str, value: str | None) -> str:
+    if value is None:
+        return ""
+    return f'<input type="hidden" name="{escape(name)}" value="{escape(value)}">'
+
+
+def sign_in_page(
+    *,
+    providers: Sequence[Provider],
+    signin_urls: Mapping[str, str],
+    callback_urls: Mapping[str, str],
+    csrf_token: str,
+    callback_url: str | None,
+    theme: Theme,
+    error: str | None = None,
+    email: str | None = None,
+) -> str:
+    """The sign-in page: a button per OAuth provider, the e-mail form, the credentials forms."""
+    blocks: list[str] = []
+    banner = ""
+    if error:
+        banner = f'<p class="error">{escape(SIGN_IN_ERRORS.get(error, DEFAULT_SIGN_IN_ERROR))}</p>'
+    for provider in providers:
+        csrf = _hidden("csrfToken", csrf_token)
+        if provider.type in ("oauth", "oidc"):
+            blocks.append(_oauth_button(provider, signin_urls[provider.id], csrf, callback_url))
+        elif provider.type == "email":
+            field_id = f"input-email-for-{provider.id}-provider"
+            blocks.append(
+                f'<form action="{escape(signin_urls[provider.id])}" method="POST">{csrf}'
+                f'<label for="{escape(field_id)}">Email</label>'
+                f'<input id="{escape(field_id)}" type="email" name="email" '
+                f'placeholder="email@example.com" value="{escape(email or "")}" required autofocus>'
+                f"<button type=\"submit\">Sign in with {escape(provider.name)}</button></form>"
+            )
+        elif provider.type == "credentials" and getattr(provider, "credentials", None):
+            blocks.append(_credentials_form(provider, callback_urls[provider.id], csrf))
+    body = banner + _join(blocks)
+    return _shell("Sign In", body, theme)
+
+
+def _join(blocks: Iterable[str]) -> str:
+    return "<hr>".join(blocks)
+
+
+def _oauth_button(provider: Provider, url: str, csrf: str, callback_url: str | None) -> str:
+    style = provider.style
+    variables = []
+    if style is not None:
+        if bg := _color(style.brand_color or style.bg):
+            variables.append(f"--provider-bg:{bg}")
+        if text := _color(style.text):
+            variables.append(f"--provider-text:{text}")
+    logo = _image(style.logo if style else None)
+    logo_html = f'<img src="{escape(logo)}" alt="" loading="lazy">' if logo else ""
+    return (
+        f'<form class="provider" action="{escape(url)}" method="POST">{csrf}'
+        f"{_hidden('callbackUrl', callback_url)}"
+        f'<button type="submit" style="{escape(";".join(variables))}">'
+        f"{logo_html}<span>Sign in with {escape(provider.name)}</span></button></form>"
+    )
+
+
+def _credentials_form(provider: Provider, url: str, csrf: str) -> str:
+    fields = []
+    credentials: Mapping[str, Mapping[str, Any]] = getattr(provider, "credentials", {})
+    for name, spec in credentials.items():
+        field_id = f"input-{name}-for-{provider.id}-provider"
+        extra = {k: v for k, v in spec.items() if k not in ("label", "name", "id")}
+        attrs = _attrs({"type": "text", **extra, "name": name, "id": field_id})
+        label = str(spec.get("label") or name)
+        fields.append(f'<label for="{escape(field_id)}">{escape(label)}</label><input {attrs}>')
+    return (
+        f'<form action="{escape(url)}" method="POST">{csrf}{"".join(fields)}'
+        f'<button type="submit">Sign in with {escape(provider.name)}</button></form>'
+    )
+
+
+def sign_out_page(*, action_url: str, csrf_token: str, theme: Theme) -> str:
+    """The sign-out confirmation: a form that posts back to ``action_url``."""
+    body = (
+        "<h1>Signout</h1><p>Are you sure you want to sign out?</p>"
+        f'<form action="{escape(action_url)}" method="POST">{_hidden("csrfToken", csrf_token)}'
+        '<button type="submit">Sign out</button></form>'
+    )
+    return _shell("Sign Out", body, theme)
+
+
+def verify_request_page(*, origin: str, theme: Theme) -> str:
+    """'Check your email', with a link back to the site."""
+    host = origin.partition("://")[2]
+    body = (
+        "<h1>Check your email</h1><p>A sign in link has been sent to your email address.</p>"
+        f'<a class="button" href="{escape(origin)}">{escape(host)}</a>'
+    )
+    return _shell("Verify Request", body, theme)
+
+
+def error_page(*, error: str | None, origin: str, signin_url: str, theme: Theme) -> tuple[int, str]:
+    """The error page for ``error`` and its status (500, 403 or 200)."""
+    status, heading, message = ERROR_PAGES.get(error or "", DEFAULT_ERROR_PAGE)
+    if error in ("AccessDenied", "Verification"):
+        link = f'<a class="button" href="{escape(signin_url)}">Sign in</a>'
+    else:
+        link = f'<a class="button" href="{escape(origin)}">{escape(origin.partition("://")[2])}</a>'
+    body = f"<h1>{escape(heading)}</h1><p>{escape(message)}</p>{link}"
+    return status, _shell("Error", body, theme)

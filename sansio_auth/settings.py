@@ -1,0 +1,272 @@
+"""Resolve an :class:`AuthConfig` and an environment mapping into checked :class:`Settings`.
+
+Everything that can be wrong with a configuration fails here, at start-up, with
+a named :class:`~sansio_auth.errors.AuthError`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+import msgspec
+
+from .config import (
+    AuthConfig,
+    Callbacks,
+    Events,
+    JWTOptions,
+    Logger,
+    Pages,
+    SessionOptions,
+    Strategy,
+    Theme,
+    as_record,
+)
+from .cookies import CookieSet, cookie_set
+from .errors import (
+    Configuration,
+    MissingAdapter,
+    MissingAdapterMethods,
+    MissingAuthorize,
+    MissingSecretError,
+    UnsupportedStrategy,
+    UntrustedHost,
+)
+from .providers import PROVIDER_KINDS, CredentialsProvider, Provider
+
+DATABASE_METHODS = (
+    "create_user",
+    "get_user",
+    "get_user_by_email",
+    "get_user_by_account",
+    "update_user",
+    "link_account",
+    "create_session",
+    "get_session_and_user",
+    "update_session",
+    "delete_session",
+)
+EMAIL_METHODS = ("create_verification_token", "use_verification_token", "get_user_by_email")
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    """The checked configuration the engine runs on (derived; do not build by hand)."""
+
+    config: AuthConfig
+    secrets: tuple[str, ...]
+    base_path: str
+    url_origin: str | None
+    """Origin of ``AUTH_URL``: when set, the request's own host is never used."""
+    trust_host: bool
+    strategy: Strategy
+    session: SessionOptions
+    jwt: JWTOptions
+    jwt_max_age: int
+    secure_cookies: bool | None
+    cookies: CookieSet
+    secure_cookie_set: CookieSet
+    callbacks: Callbacks
+    events: Events
+    logger: Logger
+    pages: Pages
+    theme: Theme
+    providers: tuple[Provider, ...]
+    providers_by_id: Mapping[str, Provider]
+    skip_csrf: bool
+    debug: bool
+    redirect_proxy_url: str | None
+    adapter: Any
+    warnings: tuple[str, ...]
+
+    def cookies_for(self, secure: bool) -> CookieSet:
+        """The cookie set of the given security mode."""
+        return self.secure_cookie_set if secure else self.cookies
+
+
+def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
+    """Check ``config``, fill what it leaves out from ``env``, and derive the settings."""
+    if not isinstance(config, AuthConfig):
+        raise Configuration("the configuration must be an AuthConfig")
+    session = as_record(SessionOptions, config.session, "session")
+    jwt = as_record(JWTOptions, config.jwt, "jwt")
+    secrets = _secrets(config.secret, env)
+    auth_url = env.get("AUTH_URL") or env.get("NEXTAUTH_URL") or None
+    url_origin, url_path = _parse_auth_url(auth_url)
+    base_path = _base_path(config.base_path, url_path)
+    trust_host = _trust_host(config.trust_host, env)
+    if not trust_host and url_origin is None:
+        raise UntrustedHost(
+            "Host must be trusted: set trust_host=True (or AUTH_TRUST_HOST=true) when a "
+            "proxy you control sets the Host header, or set AUTH_URL to the public URL"
+        )
+    providers = tuple(_provider(value, env) for value in config.providers)
+    by_id: dict[str, Provider] = {}
+    for provider in providers:
+        if provider.id in by_id:
+            raise Configuration(f"two providers have the id {provider.id!r}")
+        by_id[provider.id] = provider
+    strategy = _strategy(session, config.adapter, providers)
+    _check_adapter(config.adapter, strategy, providers)
+    for number in ("max_age", "update_age"):
+        if not isinstance(getattr(session, number), int) or getattr(session, number) < 0:
+            raise Configuration(f"`session.{number}` must be a non-negative integer")
+    secure = config.use_secure_cookies
+    if secure is None and url_origin is not None:
+        secure = url_origin.startswith("https://")
+    overrides = dict(config.cookies)
+    warnings = []
+    if config.debug:
+        warnings.append("debug-enabled")
+    if config.skip_csrf_check is not None:
+        warnings.append("csrf-disabled")
+    return Settings(
+        config=config,
+        secrets=secrets,
+        base_path=base_path,
+        url_origin=url_origin,
+        trust_host=trust_host,
+        strategy=strategy,
+        session=session,
+        jwt=jwt,
+        jwt_max_age=jwt.max_age if jwt.max_age is not None else session.max_age,
+        secure_cookies=secure,
+        cookies=cookie_set(False, session.max_age, overrides),
+        secure_cookie_set=cookie_set(True, session.max_age, overrides),
+        callbacks=as_record(Callbacks, config.callbacks, "callbacks"),
+        events=as_record(Events, config.events, "events"),
+        logger=as_record(Logger, config.logger, "logger"),
+        pages=as_record(Pages, config.pages, "pages"),
+        theme=as_record(Theme, config.theme, "theme"),
+        providers=providers,
+        providers_by_id=by_id,
+        skip_csrf=config.skip_csrf_check is not None,
+        debug=config.debug,
+        redirect_proxy_url=config.redirect_proxy_url or env.get("AUTH_REDIRECT_PROXY_URL") or None,
+        adapter=config.adapter,
+        warnings=tuple(warnings),
+    )
+
+
+def _secrets(secret: str | Sequence[str] | None, env: Mapping[str, str]) -> tuple[str, ...]:
+    if isinstance(secret, str):
+        found: tuple[str, ...] = (secret,) if secret else ()
+    elif secret is not None:
+        found = tuple(s for s in secret if s)
+        if any(not isinstance(s, str) for s in found):
+            raise Configuration("`secret` must be a string or a list of strings")
+    else:
+        primary = env.get("AUTH_SECRET") or env.get("NEXTAUTH_SECRET")
+        numbered = [env.get(f"AUTH_SECRET_{n}") for n in (3, 2, 1)]
+        found = tuple(s for s in (*numbered, primary) if s)
+    if not found:
+        raise MissingSecretError(
+            "Please define a `secret` (or set AUTH_SECRET), e.g. from `openssl rand -base64 33`"
+        )
+    return found
+
+
+def _parse_auth_url(value: str | None) -> tuple[str | None, str | None]:
+    if not value:
+        return None, None
+    parts = urlsplit(value if "://" in value else f"https://{value}")
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise Configuration(f"AUTH_URL is not an http(s) URL: {value!r}")
+    path = parts.path.rstrip("/")
+    return f"{parts.scheme}://{parts.netloc}".lower(), path or None
+
+
+def _base_path(configured: str | None, url_path: str | None) -> str:
+    path = configured if configured is not None else (url_path or "/auth")
+    if not path.startswith("/") or "?" in path or "#" in path:
+        raise Configuration(f"`base_path` must be an absolute path, got {path!r}")
+    path = path.rstrip("/")
+    if not path:
+        raise Configuration("`base_path` cannot be the root path")
+    return path
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def _trust_host(configured: bool | None, env: Mapping[str, str]) -> bool:
+    if configured is not None:
+        return bool(configured)
+    raw = env.get("AUTH_TRUST_HOST")
+    if raw is None:
+        return False
+    value = raw.strip().lower()
+    if value not in _TRUE | _FALSE:
+        raise Configuration(f"AUTH_TRUST_HOST must be true or false, got {raw!r}")
+    return value in _TRUE
+
+
+def _provider(value: Any, env: Mapping[str, str]) -> Provider:
+    if isinstance(value, Provider):
+        provider = value
+    elif isinstance(value, Mapping):
+        kind = PROVIDER_KINDS.get(value.get("type", ""))
+        if kind is None:
+            known = ", ".join(sorted(PROVIDER_KINDS))
+            raise Configuration(
+                f"provider {value.get('id')!r} has unknown type {value.get('type')!r} "
+                f"(known: {known})"
+            )
+        provider = kind.from_mapping(value)
+    elif callable(value):
+        provider = value()
+        if not isinstance(provider, Provider):
+            raise Configuration(f"provider factory {value!r} did not return a provider")
+    else:
+        raise Configuration(f"not a provider: {value!r}")
+    return _fill_from_env(provider, env)
+
+
+def _fill_from_env(provider: Provider, env: Mapping[str, str]) -> Provider:
+    """``AUTH_<ID>_ID``/``_SECRET``/``_ISSUER`` fill ``client_id``/``client_secret``/``issuer``."""
+    prefix = "AUTH_" + provider.id.upper().replace("-", "_")
+    names = {f.name for f in dataclasses.fields(provider)}
+    fill = {
+        field: env[f"{prefix}_{suffix}"]
+        for field, suffix in (("client_id", "ID"), ("client_secret", "SECRET"), ("issuer", "ISSUER"))
+        if field in names and getattr(provider, field) is None and env.get(f"{prefix}_{suffix}")
+    }
+    return dataclasses.replace(provider, **fill) if fill else provider
+
+
+def _strategy(session: SessionOptions, adapter: Any, providers: Sequence[Provider]) -> Strategy:
+    if session.strategy not in (None, "jwt", "database"):
+        raise Configuration(f"`session.strategy` must be 'jwt' or 'database', "
+                            f"got {session.strategy!r}")
+    strategy: Strategy = session.strategy or ("database" if adapter is not None else "jwt")
+    for provider in providers:
+        if isinstance(provider, CredentialsProvider):
+            if provider.authorize is None:
+                raise MissingAuthorize(
+                    f"the credentials provider {provider.id!r} needs an `authorize` function"
+                )
+            if strategy == "database":
+                raise UnsupportedStrategy(
+                    "credentials sign-in only works with JWT sessions: set "
+                    "session={'strategy': 'jwt'} (an adapter makes 'database' the default)"
+                )
+    return strategy
+
+
+def _check_adapter(adapter: Any, strategy: Strategy, providers: Sequence[Provider]) -> None:
+    needs_email = any(p.type == "email" for p in providers)
+    if (needs_email or strategy == "database") and adapter is None:
+        feature = "e-mail sign-in" if needs_email else "the database session strategy"
+        raise MissingAdapter(f"{feature} requires an adapter")
+    required: list[str] = []
+    if needs_email:
+        required += EMAIL_METHODS
+    if strategy == "database":
+        required += DATABASE_METHODS
+    missing = sorted({m for m in required if not callable(getattr(adapter, m, None))})
+    if missing:
+        raise MissingAdapterMethods(f"Required adapter methods were missing: {', '.join(missing)}")
+
