@@ -201,8 +201,9 @@ class Context:
             if _http_or_relative(candidate, self.origin):
                 resolved = yield from self.redirect(candidate)
                 break
-            yield from log_warning("invalid-callback-url", "ignored a callback URL that is not "
-                                   "http(s)")
+            yield from log_warning(
+                "invalid-callback-url", "ignored a callback URL that is not http(s)"
+            )
             if candidate is cookie:
                 self.out_cookies.append(spec.delete())
         if resolved != cookie:
@@ -229,11 +230,19 @@ class Context:
         override = settings.jwt.encode
         if override is None:
             return jwt.encode(
-                token, settings.secrets, salt, now=self.now, entropy=self.entropy,
+                token,
+                settings.secrets,
+                salt,
+                now=self.now,
+                entropy=self.entropy,
                 max_age=settings.jwt_max_age,
             )
         value = yield from invoke(
-            "encode", override, token=token, secret=_secret_param(settings), salt=salt,
+            "encode",
+            override,
+            token=token,
+            secret=_secret_param(settings),
+            salt=salt,
             max_age=settings.jwt_max_age,
         )
         if not isinstance(value, str):

@@ -38,7 +38,7 @@ class Flow:
     ...     action = flow.send(perform(action))
     """
 
-    __slots__ = ("_gen", "_started", "_done")
+    __slots__ = ("_done", "_gen", "_started")
 
     def __init__(self, gen: Generator[Action, Event, None]) -> None:
         self._gen = gen

@@ -23,13 +23,13 @@ class Route(NamedTuple):
 
 
 ROUTES: dict[tuple[str, str], Route] = {
-    ("GET", "providers"): Route(misc.providers, "", "JSON of every provider's id, name, type and URLs"),
+    ("GET", "providers"): Route(misc.providers, "", "JSON of each provider's id, name, type, URLs"),
     ("GET", "csrf"): Route(misc.csrf, "", 'JSON `{"csrfToken"}`; sets the CSRF cookie'),
     ("GET", "session"): Route(session.get_session, "", "JSON session or `null`; slides the expiry"),
     ("POST", "session"): Route(
         session.update_session, "yes (400 `null`)", "update: `data` goes to the `jwt` callback"
     ),
-    ("GET", "signin"): Route(pages.signin_page, "", "sign-in page (or redirect to `pages.sign_in`)"),
+    ("GET", "signin"): Route(pages.signin_page, "", "sign-in page (or to `pages.sign_in`)"),
     ("POST", "signin"): Route(
         signin.sign_in, "yes", "start sign-in with `<provider>` (OAuth redirect, e-mail link)"
     ),
@@ -43,14 +43,23 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("GET", "error"): Route(pages.error_page, "", "error page; status by `?error=`"),
 }
 ACTIONS = frozenset(
-    {"providers", "session", "csrf", "signin", "signout", "callback", "verify-request", "error",
-     "webauthn-options"}
+    {
+        "providers",
+        "session",
+        "csrf",
+        "signin",
+        "signout",
+        "callback",
+        "verify-request",
+        "error",
+        "webauthn-options",
+    }
 )
 WITH_PROVIDER = frozenset({"signin", "callback", "webauthn-options"})
 
 
 def parse_action(path: str, base_path: str) -> tuple[str, str | None]:
-    """``(action, provider id)`` from a path under ``base_path``; :class:`BadRequest` if malformed."""
+    """``(action, provider id)`` of a path under ``base_path``; :class:`BadRequest` if malformed."""
     rest = path[len(base_path) :]
     if not rest.startswith("/"):
         raise BadRequest(f"not an auth route: {path}")

@@ -147,7 +147,7 @@ class AuthConfig:
     """Path of the auth routes; default ``/auth`` (or the path of ``AUTH_URL``)."""
     callbacks: Callbacks | Mapping[str, Fn] = field(default_factory=Callbacks)
     cookies: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    """Per-cookie overrides, e.g. ``{"session_token": {"name": "sid", "options": {"domain": "x"}}}``."""
+    """Per-cookie overrides: ``{"session_token": {"name": ..., "options": {"domain": ...}}}``."""
     debug: bool = False
     """Log debug messages (ignored when ``logger.debug`` is set)."""
     events: Events | Mapping[str, Fn] = field(default_factory=Events)

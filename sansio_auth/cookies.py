@@ -76,9 +76,7 @@ def cookie_set(secure: bool, session_max_age: int, overrides: Mapping[str, Any])
     specs = {
         "session_token": CookieSpec(prefix + _BASE_NAMES["session_token"], base, session_max_age),
         "callback_url": CookieSpec(prefix + _BASE_NAMES["callback_url"], base),
-        "csrf_token": CookieSpec(
-            ("__Host-" if secure else "") + _BASE_NAMES["csrf_token"], base
-        ),
+        "csrf_token": CookieSpec(("__Host-" if secure else "") + _BASE_NAMES["csrf_token"], base),
         "pkce_code_verifier": CookieSpec(
             prefix + _BASE_NAMES["pkce_code_verifier"], check, CHECK_MAX_AGE
         ),

@@ -63,8 +63,13 @@ class Engine:
             if request.method.upper() not in ("GET", "POST"):
                 raise BadRequest(f"method {request.method} is not allowed")
             ctx = Context(
-                settings, request, now=self._clock(), entropy=self._entropy,
-                origin=origin_of(settings, request), action=action, provider_id=provider_id,
+                settings,
+                request,
+                now=self._clock(),
+                entropy=self._entropy,
+                origin=origin_of(settings, request),
+                action=action,
+                provider_id=provider_id,
                 query=query,
             )
             route = ROUTES.get((ctx.method, action))
@@ -74,8 +79,9 @@ class Engine:
             response = _finish(ctx, reply, failed=False)
         except BadRequest as err:
             yield from log_error(UnknownAction(str(err)))
-            response = Response(status=400, headers=(("content-type", "application/json"),),
-                                body=b'"Bad request."')
+            response = Response(
+                status=400, headers=(("content-type", "application/json"),), body=b'"Bad request."'
+            )
         except Exception as err:
             yield from log_error(err)
             if ctx is None:
@@ -103,11 +109,13 @@ def _finish(ctx: Context, reply: Reply, *, failed: bool) -> Response:
     """Add cookies (only deletions after a failure) and honour ``X-Auth-Return-Redirect``."""
     cookies = tuple(c for c in ctx.out_cookies if not failed or c.options.max_age == 0)
     if reply.redirect is None:
-        return Response(status=reply.status, headers=reply.headers, cookies=cookies,
-                        body=reply.body)
+        return Response(
+            status=reply.status, headers=reply.headers, cookies=cookies, body=reply.body
+        )
     headers = (*reply.headers, ("location", reply.redirect))
     if ctx.request.header("x-auth-return-redirect") is not None:
         body = json_reply({"url": reply.redirect})
-        return Response(status=200, headers=(*body.headers, *headers), cookies=cookies,
-                        body=body.body)
+        return Response(
+            status=200, headers=(*body.headers, *headers), cookies=cookies, body=body.body
+        )
     return Response(status=302, headers=headers, cookies=cookies)

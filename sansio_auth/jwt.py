@@ -103,9 +103,7 @@ def encode(
     encryptor = Cipher(algorithms.AES(key.material[32:]), modes.CBC(iv)).encryptor()
     ciphertext = encryptor.update(plaintext) + encryptor.finalize()
     tag = _cbc_tag(key.material[:32], key.header_b64, iv, ciphertext)
-    return b".".join(
-        (key.header_b64, b"", _b64(iv), _b64(ciphertext), _b64(tag))
-    ).decode()
+    return b".".join((key.header_b64, b"", _b64(iv), _b64(ciphertext), _b64(tag))).decode()
 
 
 def _cbc_tag(mac_key: bytes, aad: bytes, iv: bytes, ciphertext: bytes) -> bytes:

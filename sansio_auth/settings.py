@@ -229,9 +229,13 @@ def _fill_from_env(provider: Provider, env: Mapping[str, str]) -> Provider:
     """``AUTH_<ID>_ID``/``_SECRET``/``_ISSUER`` fill ``client_id``/``client_secret``/``issuer``."""
     prefix = "AUTH_" + provider.id.upper().replace("-", "_")
     names = {f.name for f in dataclasses.fields(provider)}
-    fill = {
+    fill: dict[str, Any] = {
         field: env[f"{prefix}_{suffix}"]
-        for field, suffix in (("client_id", "ID"), ("client_secret", "SECRET"), ("issuer", "ISSUER"))
+        for field, suffix in (
+            ("client_id", "ID"),
+            ("client_secret", "SECRET"),
+            ("issuer", "ISSUER"),
+        )
         if field in names and getattr(provider, field) is None and env.get(f"{prefix}_{suffix}")
     }
     return dataclasses.replace(provider, **fill) if fill else provider
@@ -239,8 +243,9 @@ def _fill_from_env(provider: Provider, env: Mapping[str, str]) -> Provider:
 
 def _strategy(session: SessionOptions, adapter: Any, providers: Sequence[Provider]) -> Strategy:
     if session.strategy not in (None, "jwt", "database"):
-        raise Configuration(f"`session.strategy` must be 'jwt' or 'database', "
-                            f"got {session.strategy!r}")
+        raise Configuration(
+            f"`session.strategy` must be 'jwt' or 'database', got {session.strategy!r}"
+        )
     strategy: Strategy = session.strategy or ("database" if adapter is not None else "jwt")
     for provider in providers:
         if isinstance(provider, CredentialsProvider):
@@ -269,4 +274,3 @@ def _check_adapter(adapter: Any, strategy: Strategy, providers: Sequence[Provide
     missing = sorted({m for m in required if not callable(getattr(adapter, m, None))})
     if missing:
         raise MissingAdapterMethods(f"Required adapter methods were missing: {', '.join(missing)}")
-

@@ -21,10 +21,12 @@ def callback(ctx: Context) -> Step[Reply]:
     """Dispatch to the provider type's callback handler."""
     provider = ctx.settings.providers_by_id.get(ctx.provider_id or "")
     if provider is None:
-        raise InvalidProvider(f"Callback route called without a known provider "
-                              f"({ctx.provider_id!r})")
+        raise InvalidProvider(
+            f"Callback route called without a known provider ({ctx.provider_id!r})"
+        )
     methods, handler = CALLBACK_BY_TYPE.get(provider.type, (frozenset(), None))
     if handler is None or ctx.method not in methods:
-        raise InvalidProvider(f"The {provider.type} provider {provider.id!r} cannot be called "
-                              f"back with {ctx.method}")
+        raise InvalidProvider(
+            f"The {provider.type} provider {provider.id!r} cannot be called back with {ctx.method}"
+        )
     return (yield from handler(ctx, provider))

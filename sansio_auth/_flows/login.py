@@ -71,8 +71,15 @@ def issue_jwt_session(
     callback = ctx.settings.callbacks.jwt
     if callback is not None:
         token = yield from invoke(
-            "jwt", callback, token=token, user=user, account=account, profile=profile,
-            trigger="signUp" if is_new_user else "signIn", is_new_user=is_new_user, session=None,
+            "jwt",
+            callback,
+            token=token,
+            user=user,
+            account=account,
+            profile=profile,
+            trigger="signUp" if is_new_user else "signIn",
+            is_new_user=is_new_user,
+            session=None,
         )
     spec = ctx.cookie_specs.session_token
     _, present = read_chunked(ctx.cookies, spec.name)

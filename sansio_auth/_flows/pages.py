@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from .. import pages
 from .._context import Context, Reply, add_query, html_reply
 from .._flow import Step
-from .. import pages
 
 
 def signin_page(ctx: Context) -> Step[Reply]:

@@ -59,8 +59,14 @@ def _jwt_session(
     if callbacks.jwt is not None:
         before = msgspec.json.encode(token)
         token = yield from invoke(
-            "jwt", callbacks.jwt, token=token, session=data,
-            trigger="update" if update else None, user=None, account=None, profile=None,
+            "jwt",
+            callbacks.jwt,
+            token=token,
+            session=data,
+            trigger="update" if update else None,
+            user=None,
+            account=None,
+            profile=None,
             is_new_user=None,
         )
         if token is None:
@@ -87,8 +93,13 @@ def _jwt_session(
     session: Any = default
     if callbacks.session is not None:
         session = yield from invoke(
-            "session", callbacks.session, session=default, token=token, user=None,
-            new_session=data, trigger="update" if update else None,
+            "session",
+            callbacks.session,
+            session=default,
+            token=token,
+            user=None,
+            new_session=data,
+            trigger="update" if update else None,
         )
     yield from emit(settings.events.session, "session", session=session, token=token)
     return session

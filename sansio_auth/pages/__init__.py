@@ -27,17 +27,32 @@ SIGN_IN_ERRORS = {
     "MissingCSRF": "The form expired. Please try again.",
 }
 _TRY_ANOTHER = "Try signing in with a different account."
-for _key in ("Signin", "OAuthSignin", "OAuthCallbackError", "OAuthCreateAccount",
-             "EmailCreateAccount", "Callback", "AccountNotLinked"):
+for _key in (
+    "Signin",
+    "OAuthSignin",
+    "OAuthCallbackError",
+    "OAuthCreateAccount",
+    "EmailCreateAccount",
+    "Callback",
+    "AccountNotLinked",
+):
     SIGN_IN_ERRORS[_key] = _TRY_ANOTHER
 DEFAULT_SIGN_IN_ERROR = "Unable to sign in."
 
 ERROR_PAGES: Mapping[str, tuple[int, str, str]] = {
-    "Configuration": (500, "Server error", "There is a problem with the server configuration. "
-                      "Check the server logs for more information."),
+    "Configuration": (
+        500,
+        "Server error",
+        "There is a problem with the server configuration. "
+        "Check the server logs for more information.",
+    ),
     "AccessDenied": (403, "Access Denied", "You do not have permission to sign in."),
-    "Verification": (403, "Unable to sign in", "The sign in link is no longer valid. "
-                     "It may have been used already or it may have expired."),
+    "Verification": (
+        403,
+        "Unable to sign in",
+        "The sign in link is no longer valid. "
+        "It may have been used already or it may have expired.",
+    ),
 }
 DEFAULT_ERROR_PAGE = (200, "Error", "An error occurred while signing in.")
 
@@ -112,7 +127,7 @@ def sign_in_page(
                 f'<label for="{escape(field_id)}">Email</label>'
                 f'<input id="{escape(field_id)}" type="email" name="email" '
                 f'placeholder="email@example.com" value="{escape(email or "")}" required autofocus>'
-                f"<button type=\"submit\">Sign in with {escape(provider.name)}</button></form>"
+                f'<button type="submit">Sign in with {escape(provider.name)}</button></form>'
             )
         elif provider.type == "credentials" and getattr(provider, "credentials", None):
             blocks.append(_credentials_form(provider, callback_urls[provider.id], csrf))

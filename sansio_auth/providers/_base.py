@@ -57,10 +57,10 @@ def build(kind: type[P], defaults: Mapping[str, Any], overrides: Mapping[str, An
         values["style"] = ProviderStyle(**style)
     values.setdefault("type", kind.kind)
     if values["type"] != kind.kind:
-        raise Configuration(f"provider {values.get('id')!r} has type {values['type']!r}, "
-                            f"expected {kind.kind!r}")
+        raise Configuration(
+            f"provider {values.get('id')!r} has type {values['type']!r}, expected {kind.kind!r}"
+        )
     try:
         return kind(**values)
     except TypeError as err:
         raise Configuration(f"provider {values.get('id', kind.kind)!r}: {err}") from err
-
