@@ -1,0 +1,56 @@
+# Every target sets itself up: a fresh machine needs only python3 (3.11+) and make.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Debian packages the tests start for real: Node (the OpenID Provider and @auth/core interop),
+# Chromium (the pages), PostgreSQL and Redis (the database adapters).
+SYSTEM_PACKAGES := nodejs npm chromium chromium-driver postgresql redis-server
+
+.PHONY: install system-deps demo test test-quick lint typecheck bench fuzz clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+system-deps:
+	@missing=""; \
+	command -v node >/dev/null || missing="$$missing nodejs"; \
+	command -v npm >/dev/null || missing="$$missing npm"; \
+	command -v chromium >/dev/null || missing="$$missing chromium chromium-driver"; \
+	{ command -v pg_ctl >/dev/null || ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; } \
+	  || missing="$$missing postgresql"; \
+	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+demo: install
+	$(PY) -m io_bindings.demo
+
+test: install system-deps lint typecheck
+	$(PY) -m pytest -p no:cacheprovider
+
+test-quick: install
+	$(PY) -m pytest -p no:cacheprovider -m "not e2e"
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: install
+	$(VENV)/bin/mypy
+
+bench: install system-deps
+	$(PY) -m bench
+
+fuzz: install
+	HYPOTHESIS_PROFILE=long $(PY) -m pytest -p no:cacheprovider -m "not e2e" tests fuzz
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
