@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Chromium (the pages), PostgreSQL and Redis (the database adapters).
 SYSTEM_PACKAGES := nodejs npm chromium chromium-driver postgresql redis-server
 
-.PHONY: install system-deps demo test test-quick lint typecheck bench fuzz clean
+.PHONY: install system-deps demo test test-quick lint typecheck bench fuzz docs clean
 
 install: $(VENV)/.installed
 
@@ -54,3 +54,6 @@ fuzz: install
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+
+docs: install
+	$(PY) -c 'from sansio_auth._routes import routes_markdown as m; print(m(), end="")' > docs/routes.md

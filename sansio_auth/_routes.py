@@ -1,6 +1,6 @@
 """The route table: (method, action) → flow. The one place routes are defined.
 
-``docs/routes.md`` is generated from :data:`ROUTES` (``python -m sansio_auth._routes``).
+``docs/routes.md`` is generated from :data:`ROUTES` (``make docs``).
 """
 
 from __future__ import annotations
@@ -18,29 +18,40 @@ class Route(NamedTuple):
     """A flow, and what the docs say of it."""
 
     flow: Callable[[Context], Step[Reply]]
+    path: str
     csrf: str
     summary: str
 
 
 ROUTES: dict[tuple[str, str], Route] = {
-    ("GET", "providers"): Route(misc.providers, "", "JSON of each provider's id, name, type, URLs"),
-    ("GET", "csrf"): Route(misc.csrf, "", 'JSON `{"csrfToken"}`; sets the CSRF cookie'),
-    ("GET", "session"): Route(session.get_session, "", "JSON session or `null`; slides the expiry"),
+    ("GET", "providers"): Route(misc.providers, "providers", "", "JSON: each provider's URLs"),
+    ("GET", "csrf"): Route(misc.csrf, "csrf", "", 'JSON `{"csrfToken"}`; sets the CSRF cookie'),
+    ("GET", "session"): Route(session.get_session, "session", "", "JSON session or `null`"),
     ("POST", "session"): Route(
-        session.update_session, "yes (400 `null`)", "update: `data` goes to the `jwt` callback"
+        session.update_session,
+        "session",
+        "yes (else 400 `null`)",
+        "update: `data` goes to the `jwt` callback",
     ),
-    ("GET", "signin"): Route(pages.signin_page, "", "sign-in page (or to `pages.sign_in`)"),
+    ("GET", "signin"): Route(pages.signin_page, "signin", "", "sign-in page"),
     ("POST", "signin"): Route(
-        signin.sign_in, "yes", "start sign-in with `<provider>` (OAuth redirect, e-mail link)"
+        signin.sign_in, "signin[/<provider>]", "yes", "start a sign-in with `<provider>`"
     ),
-    ("GET", "callback"): Route(callback.callback, "", "OAuth/OIDC redirect back; e-mail link"),
+    ("GET", "callback"): Route(
+        callback.callback, "callback/<provider>", "", "OAuth redirect back; e-mail link"
+    ),
     ("POST", "callback"): Route(
-        callback.callback, "credentials only", "credentials sign-in; OAuth `form_post`"
+        callback.callback,
+        "callback/<provider>",
+        "credentials only",
+        "credentials sign-in; OAuth `form_post`",
     ),
-    ("GET", "signout"): Route(pages.signout_page, "", "sign-out confirmation page"),
-    ("POST", "signout"): Route(signout.sign_out, "yes", "sign out; redirect to the callback URL"),
-    ("GET", "verify-request"): Route(pages.verify_request_page, "", '"check your email" page'),
-    ("GET", "error"): Route(pages.error_page, "", "error page; status by `?error=`"),
+    ("GET", "signout"): Route(pages.signout_page, "signout", "", "sign-out confirmation page"),
+    ("POST", "signout"): Route(signout.sign_out, "signout", "yes", "sign out, then redirect"),
+    ("GET", "verify-request"): Route(
+        pages.verify_request_page, "verify-request", "", '"check your email" page'
+    ),
+    ("GET", "error"): Route(pages.error_page, "error", "", "error page; status by `?error=`"),
 }
 ACTIONS = frozenset(
     {
@@ -73,14 +84,24 @@ def parse_action(path: str, base_path: str) -> tuple[str, str | None]:
     return action, provider
 
 
-def markdown_table() -> str:
-    """The route table for the docs."""
-    rows = ["| Method | Path | CSRF | What it does |", "|---|---|---|---|"]
-    for (method, action), route in ROUTES.items():
-        path = f"{{base_path}}/{action}" + ("[/<provider>]" if action in WITH_PROVIDER else "")
-        rows.append(f"| {method} | `{path}` | {route.csrf or 'no'} | {route.summary} |")
-    return "\n".join(rows) + "\n"
+def routes_markdown() -> str:
+    """``docs/routes.md``: the route table, generated from :data:`ROUTES`."""
+    rows = "\n".join(
+        f"| {method} | `{{base_path}}/{route.path}` | {route.csrf or 'no'} | {route.summary} |"
+        for (method, _), route in ROUTES.items()
+    )
+    return f"""# Routes
 
+Served under `base_path` (default `/auth`). Generated from `sansio_auth/_routes.py`
+by `make docs`; a test keeps it in step.
 
-if __name__ == "__main__":
-    print(markdown_table(), end="")
+| Method | Path | CSRF | What it does |
+|---|---|---|---|
+{rows}
+
+Any other action under `base_path`, or a method other than GET and POST, answers
+`400` with the JSON string `"Bad request."`. A known action with the wrong method
+redirects to the error page with `error=Configuration`. A redirect answers
+`200 {{"url": ...}}` instead of `302` when the request has an `X-Auth-Return-Redirect`
+header (the `Set-Cookie` headers stay).
+"""
