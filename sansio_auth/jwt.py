@@ -53,9 +53,12 @@ def _unb64(data: bytes) -> bytes:
     if b"=" in data:
         raise InvalidToken("padded base64url")
     try:
-        return base64.urlsafe_b64decode(data + b"=" * (-len(data) % 4))
+        decoded = base64.urlsafe_b64decode(data + b"=" * (-len(data) % 4))
     except (binascii.Error, ValueError) as err:
         raise InvalidToken("bad base64url") from err
+    if _b64(decoded) != data:  # non-canonical spellings would make tokens malleable
+        raise InvalidToken("non-canonical base64url")
+    return decoded
 
 
 @lru_cache(maxsize=256)
@@ -123,7 +126,7 @@ def decode(token: str, secret: str | Sequence[str], salt: str, *, now: float) ->
     header_b64, _, iv_b64, ct_b64, tag_b64 = parts
     try:
         header = msgspec.json.decode(_unb64(header_b64))
-    except msgspec.DecodeError as err:
+    except (msgspec.DecodeError, UnicodeDecodeError) as err:
         raise InvalidToken("bad header") from err
     if not isinstance(header, dict) or header.get("alg") != "dir":
         raise InvalidToken("unsupported alg")
@@ -139,7 +142,7 @@ def decode(token: str, secret: str | Sequence[str], salt: str, *, now: float) ->
     )
     try:
         claims = msgspec.json.decode(plaintext)
-    except msgspec.DecodeError as err:
+    except (msgspec.DecodeError, UnicodeDecodeError) as err:
         raise InvalidToken("payload is not JSON") from err
     if not isinstance(claims, dict):
         raise InvalidToken("payload is not a JSON object")
