@@ -1,0 +1,40 @@
+"""Real servers for the e2e tests: uvicorn (asyncio) and hypercorn (trio) on 127.0.0.1."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from e2e_app import SECRET
+from live_server import SERVERS, LiveServer, free_port, serve
+
+
+@pytest.fixture(scope="module", params=sorted(SERVERS))
+def server(request: pytest.FixtureRequest) -> Iterator[LiveServer]:
+    """``e2e_app:app`` served by each server in turn; fails if it ever answered with a crash."""
+    port = free_port()
+    command = SERVERS[request.param](port=port, app="e2e_app:app")
+    with serve(command, port) as live:
+        yield live
+        log = live.log
+    assert "unexpected failure serving" not in log, log
+    for crash in ("Exception in ASGI application", "Error in ASGI Framework"):
+        assert crash not in log, log
+
+
+@pytest.fixture
+def client(server: LiveServer) -> Iterator[httpx.Client]:
+    """A browser-like client of ``server`` with its own cookie jar; redirects are not followed."""
+    with httpx.Client(base_url=server.url, timeout=10) as http:
+        yield http
+
+
+@pytest.fixture(scope="module")
+def demo_server() -> Iterator[LiveServer]:
+    """The demo (``python -m io_bindings.demo``) on a free port."""
+    port = free_port()
+    command = [sys.executable, "-m", "io_bindings.demo"]
+    with serve(command, port, env={"PORT": str(port), "AUTH_SECRET": SECRET}) as live:
+        yield live
