@@ -83,19 +83,21 @@ class DemoSite:
                 await send_response(send, Response(status=302, headers=(("location", location),)))
                 return
             user = session.get("user", {})
-            html = _page("Protected page", f"<p>Only signed-in users see this. Hello, "
-                         f"{escape(str(user.get('name')))}!</p>")
+            html = _page(
+                "Protected page",
+                f"<p>Only signed-in users see this. Hello, {escape(str(user.get('name')))}!</p>",
+            )
         else:
             await send_response(send, Response(status=404, body=b"Not Found"))
             return
         await send_response(
-            send, Response(headers=(("content-type", "text/html; charset=utf-8"),),
-                           body=html.encode())
+            send,
+            Response(headers=(("content-type", "text/html; charset=utf-8"),), body=html.encode()),
         )
 
     @staticmethod
     def _home(session: Any) -> str:
-        login = (f"<p>Demo user: <b>{DEMO_LOGIN[0]}</b>, password <b>{DEMO_LOGIN[1]}</b>.</p>")
+        login = f"<p>Demo user: <b>{DEMO_LOGIN[0]}</b>, password <b>{DEMO_LOGIN[1]}</b>.</p>"
         if session is None:
             state = '<p>You are <b>not signed in</b>. <a href="/auth/signin">Sign in</a>.</p>'
         else:
@@ -105,12 +107,13 @@ class DemoSite:
 
 
 def main() -> None:
-    """Serve the demo on 127.0.0.1:8000 with uvicorn."""
+    """Serve the demo with uvicorn on 127.0.0.1, port ``PORT`` (default 8000)."""
     import uvicorn
 
     site = DemoSite()
-    print("sansio-auth demo on http://127.0.0.1:8000  (sign in as demo / demo)")  # noqa: T201
-    uvicorn.run(site.auth_app, host="127.0.0.1", port=int(os.environ.get("PORT", "8000")))
+    port = int(os.environ.get("PORT", "8000"))
+    print(f"sansio-auth demo on http://127.0.0.1:{port}  (sign in as demo / demo)")
+    uvicorn.run(site.auth_app, host="127.0.0.1", port=port)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from e2e_app import SECRET
 from live_server import SERVERS, LiveServer, free_port, serve
 
 
@@ -36,5 +35,5 @@ def demo_server() -> Iterator[LiveServer]:
     """The demo (``python -m io_bindings.demo``) on a free port."""
     port = free_port()
     command = [sys.executable, "-m", "io_bindings.demo"]
-    with serve(command, port, env={"PORT": str(port), "AUTH_SECRET": SECRET}) as live:
+    with serve(command, port, env={"PORT": str(port)}) as live:
         yield live
