@@ -49,6 +49,7 @@ DATABASE_METHODS = (
     "update_session",
     "delete_session",
 )
+EXPERIMENTAL_FLAGS = frozenset({"enable_web_authn"})
 EMAIL_METHODS = ("create_verification_token", "use_verification_token", "get_user_by_email")
 
 
@@ -110,9 +111,16 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
         by_id[provider.id] = provider
     strategy = _strategy(session, config.adapter, providers)
     _check_adapter(config.adapter, strategy, providers)
-    for number in ("max_age", "update_age"):
-        if not isinstance(getattr(session, number), int) or getattr(session, number) < 0:
-            raise Configuration(f"`session.{number}` must be a non-negative integer")
+    for option, number in (
+        ("session.max_age", session.max_age),
+        ("session.update_age", session.update_age),
+        ("jwt.max_age", 0 if jwt.max_age is None else jwt.max_age),
+    ):
+        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+            raise Configuration(f"`{option}` must be a non-negative integer")
+    unknown = sorted(set(config.experimental) - EXPERIMENTAL_FLAGS)
+    if unknown:
+        raise Configuration(f"`experimental` has unknown keys: {', '.join(unknown)}")
     secure = config.use_secure_cookies
     if secure is None and url_origin is not None:
         secure = url_origin.startswith("https://")

@@ -1,0 +1,245 @@
+"""Auth.js's cookie names, attributes, overrides and the chunking of long session cookies."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sansio_auth import Cookie, CookieOptions
+from sansio_auth.cookies import CHUNK_SIZE, cookie_set, read_chunked, write_chunked
+from sansio_auth.errors import Configuration
+from sansio_auth.http import http_date, parse_cookie_header
+from tests.sansio_auth.driver import START, parse_set_cookie
+
+MAX_AGE = 2592000
+
+
+def test_chunk_size_is_auth_js():
+    assert CHUNK_SIZE == 3936
+
+
+def test_default_names_and_attributes():
+    cookies = cookie_set(False, MAX_AGE, {})
+    assert cookies.session_token.name == "authjs.session-token"
+    assert cookies.callback_url.name == "authjs.callback-url"
+    assert cookies.csrf_token.name == "authjs.csrf-token"
+    assert cookies.pkce_code_verifier.name == "authjs.pkce.code_verifier"
+    assert cookies.state.name == "authjs.state"
+    assert cookies.nonce.name == "authjs.nonce"
+    assert cookies.webauthn_challenge.name == "authjs.challenge"
+    for spec in (cookies.session_token, cookies.callback_url, cookies.csrf_token):
+        assert spec.options == CookieOptions(path="/", http_only=True, same_site="lax")
+
+
+def test_secure_names_and_attributes():
+    cookies = cookie_set(True, MAX_AGE, {})
+    assert cookies.session_token.name == "__Secure-authjs.session-token"
+    assert cookies.callback_url.name == "__Secure-authjs.callback-url"
+    assert cookies.csrf_token.name == "__Host-authjs.csrf-token"
+    assert cookies.pkce_code_verifier.name == "__Secure-authjs.pkce.code_verifier"
+    assert cookies.state.name == "__Secure-authjs.state"
+    assert cookies.nonce.name == "__Secure-authjs.nonce"
+    assert cookies.webauthn_challenge.name == "__Secure-authjs.challenge"
+    for key in cookies.__struct_fields__:
+        spec = getattr(cookies, key)
+        assert spec.options.secure
+        assert spec.options.path == "/"
+        assert spec.options.domain is None
+
+
+def test_session_cookie_expires_with_the_session_and_has_no_max_age():
+    line = cookie_set(False, 60, {}).session_token.make("v", START).header_value()
+    expires = http_date(START + 60)
+    assert line == f"authjs.session-token=v; Path=/; Expires={expires}; HttpOnly; SameSite=Lax"
+
+
+def test_check_cookie_lifetimes():
+    cookies = cookie_set(False, MAX_AGE, {})
+    for spec in (cookies.pkce_code_verifier, cookies.state, cookies.webauthn_challenge):
+        _, _, attrs = parse_set_cookie(spec.make("v", START).header_value())
+        assert attrs["max-age"] == "900"
+        assert attrs["expires"] == http_date(START + 900)
+    _, _, attrs = parse_set_cookie(cookies.nonce.make("v", START).header_value())
+    assert "max-age" not in attrs
+    assert attrs["expires"] == http_date(START + 900)
+
+
+def test_session_scoped_cookies_have_no_expiry():
+    cookies = cookie_set(False, MAX_AGE, {})
+    for spec in (cookies.csrf_token, cookies.callback_url):
+        _, _, attrs = parse_set_cookie(spec.make("v", START).header_value())
+        assert "expires" not in attrs
+        assert "max-age" not in attrs
+
+
+def test_deletion_format():
+    spec = cookie_set(False, MAX_AGE, {}).session_token
+    assert spec.delete().header_value() == (
+        "authjs.session-token=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax"
+    )
+    assert spec.delete("authjs.session-token.3").name == "authjs.session-token.3"
+
+
+def test_attribute_order_of_a_full_cookie():
+    options = CookieOptions(
+        domain="example.com",
+        secure=True,
+        same_site="none",
+        max_age=10,
+        expires=START,
+        partitioned=True,
+    )
+    assert Cookie(name="n", value="v", options=options).header_value() == (
+        f"n=v; Max-Age=10; Domain=example.com; Path=/; Expires={http_date(START)}; "
+        "HttpOnly; Secure; Partitioned; SameSite=None"
+    )
+
+
+def test_values_are_encoded_as_encode_uri_component():
+    assert Cookie(name="c", value="tok|hash").header_value().startswith("c=tok%7Chash;")
+    url = Cookie(name="c", value="http://localhost:3000/dash").header_value()
+    assert url.startswith("c=http%3A%2F%2Flocalhost%3A3000%2Fdash;")
+    assert (
+        Cookie(name="c", value="a-b_c.d!e~f*g'h(i)j")
+        .header_value()
+        .startswith("c=a-b_c.d!e~f*g'h(i)j;")
+    )
+
+
+def test_http_date_is_rfc_1123():
+    assert http_date(1797943810) == "Tue, 22 Dec 2026 12:50:10 GMT"
+
+
+def test_overrides_merge_over_the_defaults():
+    cookies = cookie_set(
+        True,
+        MAX_AGE,
+        {
+            "session_token": {"name": "my-session", "options": {"domain": "example.com"}},
+            "csrf_token": {"options": {"same_site": "strict"}},
+        },
+    )
+    assert cookies.session_token.name == "my-session"
+    assert cookies.session_token.options.domain == "example.com"
+    assert cookies.session_token.options.secure  # untouched options keep their default
+    assert cookies.session_token.expires_in == MAX_AGE
+    assert cookies.csrf_token.name == "__Host-authjs.csrf-token"
+    assert cookies.csrf_token.options.same_site == "strict"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "named"),
+    [
+        ({"session": {}}, "session"),
+        ({"state": {"nam": "x"}}, "nam"),
+        ({"state": {"options": {"colour": "red"}}}, "colour"),
+        ({"state": {"options": {"same_site": "sometimes"}}}, "state"),
+        ({"state": {"options": {"max_age": "soon"}}}, "state"),
+    ],
+)
+def test_bad_overrides_are_named(overrides, named):
+    with pytest.raises(Configuration, match=named):
+        cookie_set(False, MAX_AGE, overrides)
+
+
+# -- parsing the Cookie header -----------------------------------------------------------------
+
+
+def test_parse_cookie_header():
+    assert parse_cookie_header("a=1; b=2;c=3") == {"a": "1", "b": "2", "c": "3"}
+    assert parse_cookie_header("a=1; a=2") == {"a": "1"}  # first wins, as Auth.js
+    assert parse_cookie_header("a=tok%7Chash") == {"a": "tok|hash"}
+    assert parse_cookie_header("a=%E0%A4%A") == {"a": "%E0%A4%A"}  # undecodable stays raw
+    assert parse_cookie_header('a="quoted"') == {"a": "quoted"}
+    assert parse_cookie_header("novalue; =x; b=") == {"b": ""}
+    assert parse_cookie_header(None) == {}
+    assert parse_cookie_header("") == {}
+
+
+# -- chunking ------------------------------------------------------------------------------------
+
+
+def apply(jar: dict[str, str], cookies: list[Cookie]) -> None:
+    """What a browser does with the Set-Cookie lines (via their wire form)."""
+    for cookie in cookies:
+        name, value, attrs = parse_set_cookie(cookie.header_value())
+        if attrs.get("max-age") == "0":
+            jar.pop(name, None)
+        else:
+            jar[name] = value
+
+
+def roundtrip(jar: dict[str, str]) -> dict[str, str]:
+    header = "; ".join(f"{k}={v}" for k, v in jar.items())
+    return parse_cookie_header(header)
+
+
+SPEC = cookie_set(False, MAX_AGE, {}).session_token
+NAME = SPEC.name
+
+
+def test_short_value_is_one_cookie():
+    cookies = write_chunked(SPEC, "x" * CHUNK_SIZE, START, [])
+    assert [c.name for c in cookies] == [NAME]
+
+
+def test_long_value_is_chunked():
+    cookies = write_chunked(SPEC, "x" * (CHUNK_SIZE + 1), START, [])
+    assert [c.name for c in cookies] == [f"{NAME}.0", f"{NAME}.1"]
+    assert [len(c.value) for c in cookies] == [CHUNK_SIZE, 1]
+    assert all(c.options.expires == START + MAX_AGE for c in cookies)
+
+
+def test_going_from_chunked_to_single_deletes_the_chunks():
+    cookies = write_chunked(SPEC, "short", START, [f"{NAME}.0", f"{NAME}.1"])
+    deleted = [c.name for c in cookies if c.options.max_age == 0]
+    assert deleted == [f"{NAME}.0", f"{NAME}.1"]
+    assert [c.name for c in cookies if c.options.max_age != 0] == [NAME]
+
+
+def test_read_orders_chunks_by_number():
+    cookies = {f"{NAME}.{i}": str(i) + "|" for i in (10, 2, 0, 1, 9)}
+    value, present = read_chunked(cookies, NAME)
+    assert value == "0|1|2|9|10|"
+    assert present == [f"{NAME}.{i}" for i in (0, 1, 2, 9, 10)]
+
+
+def test_read_ignores_foreign_names():
+    cookies = {NAME: "whole", f"{NAME}.x": "no", f"{NAME}-other": "no", "other": "no"}
+    assert read_chunked(cookies, NAME) == ("whole", [NAME])
+
+
+def test_read_of_nothing():
+    assert read_chunked({}, NAME) == (None, [])
+    assert read_chunked({NAME: ""}, NAME) == (None, [NAME])
+
+
+TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_."
+
+
+def value_of(length: int, pattern: str) -> str:
+    return (pattern * (length // len(pattern) + 1))[:length]
+
+
+lengths = st.integers(min_value=1, max_value=5 * CHUNK_SIZE + 7)
+patterns = st.text(alphabet=TOKEN_CHARS, min_size=1, max_size=12)
+
+
+@given(first=lengths, second=lengths, pattern=patterns, garbage=st.booleans())
+def test_chunking_round_trips_and_cleans_stale_chunks(first, second, pattern, garbage):
+    jar: dict[str, str] = {"unrelated": "keep"}
+    if garbage:
+        jar[f"{NAME}.7"] = "stale-from-elsewhere"
+    _, present = read_chunked(roundtrip(jar), NAME)
+    apply(jar, write_chunked(SPEC, value_of(first, pattern), START, present))
+    assert read_chunked(roundtrip(jar), NAME)[0] == value_of(first, pattern)
+
+    _, present = read_chunked(roundtrip(jar), NAME)
+    new_value = value_of(second, pattern[::-1])
+    apply(jar, write_chunked(SPEC, new_value, START, present))
+    value, present = read_chunked(roundtrip(jar), NAME)
+    assert value == new_value
+    chunks = -(-second // CHUNK_SIZE)
+    expected = [NAME] if chunks == 1 else [f"{NAME}.{i}" for i in range(chunks)]
+    assert present == expected  # no stale chunk survives
+    assert jar["unrelated"] == "keep"
+    assert all(len(v) <= CHUNK_SIZE for k, v in jar.items() if k.startswith(NAME))

@@ -1,0 +1,83 @@
+"""HTTP values: requests, responses, URL helpers, dates."""
+
+import pytest
+
+from sansio_auth import Cookie, Request, Response, headers_from_pairs
+from sansio_auth.http import iso_date, same_origin, split_url
+
+
+def test_headers_from_pairs_lowercases_and_folds():
+    headers = headers_from_pairs(
+        [
+            (b"Cookie", b"a=1"),
+            ("X-Thing", "x"),
+            (b"cookie", b"b=2"),
+            (b"Accept", b"text/html"),
+            (b"accept", b"application/json"),
+        ]
+    )
+    assert headers == {
+        "cookie": "a=1; b=2",
+        "x-thing": "x",
+        "accept": "text/html, application/json",
+    }
+
+
+def test_headers_from_pairs_latin1():
+    assert headers_from_pairs([(b"x", "é".encode("latin-1"))]) == {"x": "é"}
+
+
+def test_request_header():
+    request = Request(method="GET", url="http://h/", headers={"x-a": "1"})
+    assert request.header("x-a") == "1"
+    assert request.header("x-b") is None
+
+
+def test_response_helpers():
+    response = Response(
+        status=302,
+        headers=(("Location", "/there"), ("content-type", "application/json")),
+        cookies=(Cookie(name="a", value="b"),),
+        body=b'{"x": 1}',
+    )
+    assert response.header("location") == "/there"
+    assert response.location == "/there"
+    assert response.header("missing") is None
+    assert response.json() == {"x": 1}
+    assert response.header_list()[-1] == ("set-cookie", "a=b; Path=/; HttpOnly; SameSite=Lax")
+
+
+def test_split_url():
+    assert split_url("HTTP://Example.COM:8080/a/b?x=1&x=2&y=") == (
+        "http://example.com:8080",
+        "/a/b",
+        {"x": "2", "y": ""},
+    )
+    assert split_url("http://h")[1] == "/"
+
+
+@pytest.mark.parametrize(
+    ("url", "origin", "same"),
+    [
+        ("http://localhost:3000/x", "http://localhost:3000", True),
+        ("HTTP://LOCALHOST:3000/ok", "http://localhost:3000", True),
+        ("https://example.com:443/x", "https://example.com", True),
+        ("http://example.com:80", "http://example.com", True),
+        ("http://[::1]:8000/", "http://[::1]:8000", True),
+        ("https://localhost:3000/x", "http://localhost:3000", False),
+        ("http://localhost:3001/x", "http://localhost:3000", False),
+        ("http://localhost:3000.evil.com/", "http://localhost:3000", False),
+        ("http://localhost:3000@evil.com/", "http://localhost:3000", False),
+        ("javascript:alert(1)", "http://localhost:3000", False),
+        ("http://localhost:99999/", "http://localhost:3000", False),
+        ("//localhost:3000/x", "http://localhost:3000", False),
+        ("", "http://localhost:3000", False),
+    ],
+)
+def test_same_origin(url, origin, same):
+    assert same_origin(url, origin) is same
+
+
+def test_iso_date_matches_javascript():
+    assert iso_date(1797943810.25) == "2026-12-22T12:50:10.250Z"
+    assert iso_date(0) == "1970-01-01T00:00:00.000Z"
