@@ -1,0 +1,149 @@
+"""``@auth/core`` in Node, for the interop tests.
+
+The fixture installs ``@auth/core@0.41.3`` with npm into
+``~/.cache/sansio-auth/npm/authjs-core`` (reused when present; Node and npm come
+from Debian, ``make system-deps``) and writes :data:`SCRIPT` into a temp dir. Each
+call runs one operation in Node: JSON in on stdin, JSON out on stdout's last line.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+VERSION = "0.41.3"
+CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sansio-auth" / "npm"
+PACKAGE_DIR = CACHE / "authjs-core"
+
+SCRIPT = r"""
+import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+
+const core = (file) =>
+  import(pathToFileURL(`${process.env.AUTHJS_CORE}/node_modules/@auth/core/${file}`).href);
+const { encode, decode } = await core("jwt.js");
+const { Auth } = await core("index.js");
+const { default: Credentials } = await core("providers/credentials.js");
+
+// The same app as the Python side of the tests: Ada signs in with a password; `blob`
+// makes the token big enough to be chunked; the session shows `sub` and the blob's size.
+const ADA = {
+  id: "42", name: "Ada", email: "ada@example.com", image: "https://example.com/ada.png",
+};
+const config = ({ secret, blob }) => ({
+  secret,
+  trustHost: true,
+  basePath: "/auth",
+  providers: [
+    Credentials({
+      credentials: { username: {}, password: {} },
+      authorize: async (c) => (c.username === "ada" && c.password === "lovelace" ? ADA : null),
+    }),
+  ],
+  callbacks: {
+    jwt: ({ token, user }) => (user && blob ? { ...token, blob } : token),
+    session: ({ session, token }) =>
+      ({ ...session, sub: token.sub, blobLength: token.blob?.length ?? 0 }),
+  },
+});
+const pairs = (response) => response.headers.getSetCookie().map((line) => line.split(";")[0]);
+
+const ops = {
+  encode: ({ token, secret, salt }) => encode({ token, secret, salt }),
+  decode: async ({ token, secret, salt }) => {
+    try {
+      return { claims: await decode({ token, secret, salt }) };
+    } catch (error) {
+      return { error: `${error.name}: ${error.message}` };
+    }
+  },
+  signIn: async ({ origin, secret, blob, password }) => {
+    const options = config({ secret, blob });
+    const csrf = await Auth(new Request(`${origin}/auth/csrf`), options);
+    const { csrfToken } = await csrf.json();
+    const response = await Auth(
+      new Request(`${origin}/auth/callback/credentials`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          cookie: pairs(csrf).join("; "),
+        },
+        body: new URLSearchParams({ csrfToken, username: "ada", password }),
+      }),
+      options,
+    );
+    const location = response.headers.get("location");
+    return { status: response.status, location, cookies: pairs(response) };
+  },
+  session: async ({ origin, secret, cookie }) => {
+    const request = new Request(`${origin}/auth/session`, { headers: { cookie } });
+    const response = await Auth(request, config({ secret }));
+    return { status: response.status, body: await response.json(), cookies: pairs(response) };
+  },
+};
+
+const input = JSON.parse(readFileSync(0, "utf8"));
+process.stdout.write("\n" + JSON.stringify(await ops[input.op](input)) + "\n");
+"""
+
+
+def _installed() -> bool:
+    manifest = PACKAGE_DIR / "node_modules" / "@auth" / "core" / "package.json"
+    return manifest.exists() and json.loads(manifest.read_text()).get("version") == VERSION
+
+
+def _install() -> None:
+    PACKAGE_DIR.mkdir(parents=True, exist_ok=True)
+    with (CACHE / "authjs-core.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one installer at a time across test sessions
+        if _installed():
+            return
+        subprocess.run(
+            ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(PACKAGE_DIR),
+             f"@auth/core@{VERSION}"],
+            check=True, capture_output=True, timeout=300,
+        )  # fmt: skip
+    assert _installed()
+
+
+class AuthJS:
+    """Runs :data:`SCRIPT` operations in Node against the installed ``@auth/core``."""
+
+    def __init__(self, script: Path) -> None:
+        self.script = script
+
+    def __call__(self, op: str, **payload: Any) -> Any:
+        """The JSON result of operation ``op`` (``encode``, ``decode``, ``signIn``, ``session``)."""
+        done = subprocess.run(
+            ["node", str(self.script)],
+            input=json.dumps({"op": op, **payload}).encode(),
+            capture_output=True,
+            timeout=60,
+            env={**os.environ, "AUTHJS_CORE": str(PACKAGE_DIR)},
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"node {op} failed:\n{done.stderr.decode(errors='replace')}")
+        return json.loads(done.stdout.decode().strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="session")
+def authjs(tmp_path_factory: pytest.TempPathFactory) -> AuthJS:
+    """``@auth/core`` in Node; skips only when Node or npm is not installed."""
+    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"{' and '.join(missing)} not installed (run `make system-deps`)")
+    if not _installed():
+        try:
+            _install()
+        except subprocess.CalledProcessError as err:
+            pytest.fail(f"npm could not install @auth/core@{VERSION}:\n{err.stderr.decode()}")
+    script = tmp_path_factory.mktemp("authjs") / "authjs.mjs"
+    script.write_text(SCRIPT)
+    return AuthJS(script)
