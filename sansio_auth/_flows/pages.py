@@ -5,10 +5,13 @@ from __future__ import annotations
 from .. import pages
 from .._context import Context, Reply, add_query, html_reply
 from .._flow import Step
+from ..errors import UnknownAction
 
 
 def signin_page(ctx: Context) -> Step[Reply]:
     """The built-in sign-in page, or a redirect to ``pages.sign_in``."""
+    if ctx.provider_id is not None:
+        raise UnknownAction(f"GET signin/{ctx.provider_id} is not a page; POST it to sign in")
     settings = ctx.settings
     callback_url = yield from ctx.callback_url()
     error = ctx.query.get("error") or None
