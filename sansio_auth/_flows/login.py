@@ -40,10 +40,10 @@ def run_sign_in_callback(ctx: Context, **params: Any) -> Step[str | None]:
         raise
     except Exception as err:
         raise AccessDenied(err) from err
-    if isinstance(allowed, str):
-        return (yield from ctx.redirect(allowed))
     if not allowed:
         raise AccessDenied("the sign_in callback refused the sign-in")
+    if isinstance(allowed, str):
+        return (yield from ctx.redirect(allowed))
     return None
 
 
