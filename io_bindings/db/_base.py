@@ -1,0 +1,370 @@
+"""What every adapter of :mod:`io_bindings.db` shares.
+
+Each adapter is a synchronous *store* (one transaction per method, blocking
+driver) wrapped in :class:`StoreAdapter`, which gives it the async
+:class:`~sansio_auth.adapters.Adapter` interface. Blocking stores run in anyio
+worker threads, so the same adapter works on asyncio and on trio; a cancelled
+call still finishes its transaction before the caller sees the cancellation.
+Records are normalised here, once, so every store gets and returns the same shape.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any, Protocol, TypeVar, cast
+
+import anyio.to_thread
+
+from sansio_auth.adapters import (
+    AdapterAccount,
+    AdapterSession,
+    AdapterUser,
+    Authenticator,
+    SessionAndUser,
+    SessionUpdate,
+    UserAndAccount,
+    UserUpdate,
+    VerificationToken,
+)
+
+T = TypeVar("T")
+Record = dict[str, Any]
+
+USER_FIELDS = ("id", "email", "email_verified", "name", "image")
+TOKEN_FIELDS = (
+    "access_token",
+    "token_type",
+    "id_token",
+    "refresh_token",
+    "scope",
+    "expires_at",
+    "session_state",
+)
+ACCOUNT_FIELDS = ("user_id", "type", "provider", "provider_account_id", *TOKEN_FIELDS)
+SESSION_FIELDS = ("session_token", "user_id", "expires")
+AUTHENTICATOR_FIELDS = (
+    "credential_id",
+    "user_id",
+    "provider_account_id",
+    "credential_public_key",
+    "counter",
+    "credential_device_type",
+    "credential_backed_up",
+    "transports",
+)
+
+
+def utc(value: Any, field: str) -> datetime:
+    """``value`` as an aware UTC datetime; naive datetimes are refused (their zone is unknown)."""
+    if not isinstance(value, datetime):
+        raise TypeError(f"{field} must be a datetime, got {type(value).__name__}")
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError(f"{field} must be timezone-aware (UTC), got naive {value!r}")
+    return value.astimezone(UTC)
+
+
+def optional_utc(value: Any, field: str) -> datetime | None:
+    """:func:`utc`, letting ``None`` through."""
+    return None if value is None else utc(value, field)
+
+
+def format_time(value: datetime) -> str:
+    """A fixed-width, sortable UTC text form (microseconds kept)."""
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_time(text: str) -> datetime:
+    """The inverse of :func:`format_time` (any ISO 8601 form with a zone)."""
+    return utc(datetime.fromisoformat(text), "stored time")
+
+
+def new_id() -> str:
+    """A fresh random user id."""
+    return str(uuid.uuid4())
+
+
+def _require(record: Mapping[str, Any], kind: str, *fields: str) -> None:
+    missing = [f for f in fields if record.get(f) in (None, "")]
+    if missing:
+        raise ValueError(f"{kind} needs {', '.join(missing)}")
+
+
+def normal_user(user: Mapping[str, Any]) -> Record:
+    """A user to create: every standard key present, an ``id`` (kept or new), UTC time."""
+    out = dict(user)
+    out["id"] = str(user.get("id") or new_id())
+    out["email"] = user.get("email")
+    out["email_verified"] = optional_utc(user.get("email_verified"), "email_verified")
+    out.setdefault("name", None)
+    out.setdefault("image", None)
+    return out
+
+
+def normal_user_update(update: Mapping[str, Any]) -> Record:
+    """An update: ``id`` required, other keys only as given."""
+    _require(update, "update_user", "id")
+    out = dict(update)
+    out["id"] = str(update["id"])
+    if "email_verified" in out:
+        out["email_verified"] = optional_utc(out["email_verified"], "email_verified")
+    return out
+
+
+def normal_account(account: Mapping[str, Any]) -> Record:
+    """An account to link: required keys checked, every token key present."""
+    _require(account, "an account", "user_id", "type", "provider", "provider_account_id")
+    out = dict(account)
+    out["user_id"] = str(account["user_id"])
+    out["provider_account_id"] = str(account["provider_account_id"])
+    for field in TOKEN_FIELDS:
+        out.setdefault(field, None)
+    expires_at = out["expires_at"]
+    if expires_at is not None:
+        out["expires_at"] = int(expires_at)
+    return out
+
+
+def normal_session(session: Mapping[str, Any]) -> Record:
+    """A session to create."""
+    _require(session, "a session", *SESSION_FIELDS)
+    return {
+        "session_token": str(session["session_token"]),
+        "user_id": str(session["user_id"]),
+        "expires": utc(session["expires"], "expires"),
+    }
+
+
+def normal_session_update(update: Mapping[str, Any]) -> Record:
+    """A session update: ``session_token`` required, other keys only as given."""
+    _require(update, "update_session", "session_token")
+    out: Record = {"session_token": str(update["session_token"])}
+    if "user_id" in update:
+        out["user_id"] = str(update["user_id"])
+    if "expires" in update:
+        out["expires"] = utc(update["expires"], "expires")
+    return out
+
+
+def normal_token(token: Mapping[str, Any]) -> Record:
+    """A verification token to create."""
+    _require(token, "a verification token", "identifier", "token", "expires")
+    return {
+        "identifier": str(token["identifier"]),
+        "token": str(token["token"]),
+        "expires": utc(token["expires"], "expires"),
+    }
+
+
+def normal_authenticator(authenticator: Mapping[str, Any]) -> Record:
+    """An authenticator to create."""
+    _require(
+        authenticator,
+        "an authenticator",
+        "credential_id",
+        "user_id",
+        "provider_account_id",
+        "credential_public_key",
+        "credential_device_type",
+    )
+    out = {f: authenticator.get(f) for f in AUTHENTICATOR_FIELDS}
+    out["user_id"] = str(out["user_id"])
+    out["counter"] = int(authenticator.get("counter") or 0)
+    out["credential_backed_up"] = bool(authenticator.get("credential_backed_up"))
+    return out
+
+
+class Store(Protocol):
+    """The synchronous side of an adapter: the same methods, each one transaction.
+
+    Arguments arrive normalised (see ``normal_*``); results use the same shapes.
+    """
+
+    def open(self) -> None: ...
+    def close(self) -> None: ...
+    def create_user(self, user: Record) -> Record: ...
+    def get_user(self, user_id: str) -> Record | None: ...
+    def get_user_by_email(self, email: str) -> Record | None: ...
+    def get_user_by_account(self, provider: str, provider_account_id: str) -> Record | None: ...
+    def update_user(self, update: Record) -> Record: ...
+    def delete_user(self, user_id: str) -> Record | None: ...
+    def link_account(self, account: Record) -> Record: ...
+    def unlink_account(self, provider: str, provider_account_id: str) -> Record | None: ...
+    def create_user_and_account(self, user: Record, account: Record) -> tuple[Record, Record]: ...
+    def create_session(self, session: Record) -> Record: ...
+    def get_session_and_user(self, session_token: str) -> tuple[Record, Record] | None: ...
+    def update_session(self, update: Record) -> Record | None: ...
+    def delete_session(self, session_token: str) -> Record | None: ...
+    def create_verification_token(self, token: Record) -> Record: ...
+    def use_verification_token(self, identifier: str, token: str) -> Record | None: ...
+    def get_account(self, provider: str, provider_account_id: str) -> Record | None: ...
+    def get_authenticator(self, credential_id: str) -> Record | None: ...
+    def create_authenticator(self, authenticator: Record) -> Record: ...
+    def list_authenticators_by_user_id(self, user_id: str) -> list[Record]: ...
+    def update_authenticator_counter(self, credential_id: str, counter: int) -> Record: ...
+
+
+class StoreAdapter:
+    """The async :class:`~sansio_auth.adapters.Adapter` over a :class:`Store`.
+
+    The store is opened (connected, schema created or migrated) on first use or
+    by :meth:`open`; :meth:`aclose` releases it. Use ``async with`` for both.
+    """
+
+    def __init__(self, store: Store, *, threaded: bool) -> None:
+        self._store = store
+        self._threaded = threaded
+        self._lock = threading.Lock()
+        self._state: str = "new"
+
+    async def _run(self, function: Callable[..., T], *args: Any) -> T:
+        if self._threaded:
+            return await anyio.to_thread.run_sync(self._opened, function, *args)
+        return self._opened(function, *args)
+
+    def _opened(self, function: Callable[..., T], *args: Any) -> T:
+        if self._state != "open":
+            with self._lock:
+                if self._state == "closed":
+                    raise RuntimeError("this adapter has been closed")
+                if self._state == "new":
+                    self._store.open()
+                    self._state = "open"
+        return function(*args)
+
+    async def open(self) -> None:
+        """Connect and create or migrate the schema now (else it happens on first use)."""
+        await self._run(lambda: None)
+
+    async def aclose(self) -> None:
+        """Release connections; later calls raise :class:`RuntimeError`."""
+
+        def close() -> None:
+            with self._lock:
+                if self._state == "open":
+                    self._store.close()
+                self._state = "closed"
+
+        if self._threaded:
+            await anyio.to_thread.run_sync(close)
+        else:
+            close()
+
+    async def __aenter__(self) -> StoreAdapter:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def create_user(self, user: AdapterUser) -> AdapterUser:
+        """See :meth:`sansio_auth.adapters.Adapter.create_user`."""
+        return cast(AdapterUser, await self._run(self._store.create_user, normal_user(user)))
+
+    async def get_user(self, user_id: str) -> AdapterUser | None:
+        """See :meth:`sansio_auth.adapters.Adapter.get_user`."""
+        return cast(AdapterUser | None, await self._run(self._store.get_user, str(user_id)))
+
+    async def get_user_by_email(self, email: str) -> AdapterUser | None:
+        """See :meth:`sansio_auth.adapters.Adapter.get_user_by_email`."""
+        return cast(AdapterUser | None, await self._run(self._store.get_user_by_email, email))
+
+    async def get_user_by_account(
+        self, provider: str, provider_account_id: str
+    ) -> AdapterUser | None:
+        """See :meth:`sansio_auth.adapters.Adapter.get_user_by_account`."""
+        found = await self._run(self._store.get_user_by_account, provider, provider_account_id)
+        return cast(AdapterUser | None, found)
+
+    async def update_user(self, user: UserUpdate) -> AdapterUser:
+        """See :meth:`sansio_auth.adapters.Adapter.update_user`."""
+        update = normal_user_update(user)
+        return cast(AdapterUser, await self._run(self._store.update_user, update))
+
+    async def delete_user(self, user_id: str) -> AdapterUser | None:
+        """See :meth:`sansio_auth.adapters.Adapter.delete_user`."""
+        return cast(AdapterUser | None, await self._run(self._store.delete_user, str(user_id)))
+
+    async def link_account(self, account: AdapterAccount) -> AdapterAccount:
+        """See :meth:`sansio_auth.adapters.Adapter.link_account`."""
+        linked = await self._run(self._store.link_account, normal_account(account))
+        return cast(AdapterAccount, linked)
+
+    async def unlink_account(
+        self, provider: str, provider_account_id: str
+    ) -> AdapterAccount | None:
+        """See :meth:`sansio_auth.adapters.Adapter.unlink_account`."""
+        found = await self._run(self._store.unlink_account, provider, provider_account_id)
+        return cast(AdapterAccount | None, found)
+
+    async def create_user_and_account(
+        self, user: AdapterUser, account: AdapterAccount
+    ) -> UserAndAccount:
+        """See :meth:`sansio_auth.adapters.AtomicSignUp.create_user_and_account`."""
+        new_user = normal_user(user)
+        new_account = normal_account({**account, "user_id": new_user["id"]})
+        stored = await self._run(self._store.create_user_and_account, new_user, new_account)
+        return cast(UserAndAccount, {"user": stored[0], "account": stored[1]})
+
+    async def create_session(self, session: AdapterSession) -> AdapterSession:
+        """See :meth:`sansio_auth.adapters.Adapter.create_session`."""
+        created = await self._run(self._store.create_session, normal_session(session))
+        return cast(AdapterSession, created)
+
+    async def get_session_and_user(self, session_token: str) -> SessionAndUser | None:
+        """See :meth:`sansio_auth.adapters.Adapter.get_session_and_user`."""
+        found = await self._run(self._store.get_session_and_user, session_token)
+        if found is None:
+            return None
+        return cast(SessionAndUser, {"session": found[0], "user": found[1]})
+
+    async def update_session(self, session: SessionUpdate) -> AdapterSession | None:
+        """See :meth:`sansio_auth.adapters.Adapter.update_session`."""
+        updated = await self._run(self._store.update_session, normal_session_update(session))
+        return cast(AdapterSession | None, updated)
+
+    async def delete_session(self, session_token: str) -> AdapterSession | None:
+        """See :meth:`sansio_auth.adapters.Adapter.delete_session`."""
+        found = await self._run(self._store.delete_session, session_token)
+        return cast(AdapterSession | None, found)
+
+    async def create_verification_token(self, token: VerificationToken) -> VerificationToken:
+        """See :meth:`sansio_auth.adapters.Adapter.create_verification_token`."""
+        created = await self._run(self._store.create_verification_token, normal_token(token))
+        return cast(VerificationToken, created)
+
+    async def use_verification_token(self, identifier: str, token: str) -> VerificationToken | None:
+        """See :meth:`sansio_auth.adapters.Adapter.use_verification_token`."""
+        found = await self._run(self._store.use_verification_token, identifier, token)
+        return cast(VerificationToken | None, found)
+
+    async def get_account(self, provider: str, provider_account_id: str) -> AdapterAccount | None:
+        """See :meth:`sansio_auth.adapters.Adapter.get_account`."""
+        found = await self._run(self._store.get_account, provider, provider_account_id)
+        return cast(AdapterAccount | None, found)
+
+    async def get_authenticator(self, credential_id: str) -> Authenticator | None:
+        """See :meth:`sansio_auth.adapters.Adapter.get_authenticator`."""
+        found = await self._run(self._store.get_authenticator, credential_id)
+        return cast(Authenticator | None, found)
+
+    async def create_authenticator(self, authenticator: Authenticator) -> Authenticator:
+        """See :meth:`sansio_auth.adapters.Adapter.create_authenticator`."""
+        record = normal_authenticator(authenticator)
+        return cast(Authenticator, await self._run(self._store.create_authenticator, record))
+
+    async def list_authenticators_by_user_id(self, user_id: str) -> list[Authenticator]:
+        """See :meth:`sansio_auth.adapters.Adapter.list_authenticators_by_user_id`."""
+        found = await self._run(self._store.list_authenticators_by_user_id, str(user_id))
+        return cast(list[Authenticator], found)
+
+    async def update_authenticator_counter(
+        self, credential_id: str, new_counter: int
+    ) -> Authenticator:
+        """See :meth:`sansio_auth.adapters.Adapter.update_authenticator_counter`."""
+        updated = await self._run(
+            self._store.update_authenticator_counter, credential_id, int(new_counter)
+        )
+        return cast(Authenticator, updated)

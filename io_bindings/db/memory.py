@@ -1,0 +1,197 @@
+"""An adapter that keeps everything in process memory: for tests and demos.
+
+>>> from io_bindings.db.memory import MemoryAdapter
+>>> config = AuthConfig(adapter=MemoryAdapter(), providers=[...])
+
+Nothing survives the process. Every method runs without yielding to the event
+loop, under one lock, so each is atomic.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+
+from sansio_auth.adapters import AdapterConflict
+
+from ._base import Record, StoreAdapter
+
+
+def _copy(record: Record | None) -> Record | None:
+    return None if record is None else copy.deepcopy(record)
+
+
+class MemoryStore:
+    """The dictionaries behind :class:`MemoryAdapter`."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self.users: dict[str, Record] = {}
+        self.user_by_email: dict[str, str] = {}
+        self.accounts: dict[tuple[str, str], Record] = {}
+        self.sessions: dict[str, Record] = {}
+        self.tokens: dict[tuple[str, str], Record] = {}
+        self.authenticators: dict[str, Record] = {}
+
+    def open(self) -> None:
+        """Nothing to open."""
+
+    def close(self) -> None:
+        """Nothing to release (the data stays until the adapter is dropped)."""
+
+    def _user(self, user_id: str) -> Record:
+        user = self.users.get(user_id)
+        if user is None:
+            raise LookupError(f"no user with id {user_id!r}")
+        return user
+
+    def _claim_email(self, email: str | None, user_id: str) -> None:
+        if email is None:
+            return
+        owner = self.user_by_email.get(email)
+        if owner is not None and owner != user_id:
+            raise AdapterConflict("a user with this e-mail address exists")
+        self.user_by_email[email] = user_id
+
+    def create_user(self, user: Record) -> Record:
+        with self._lock:
+            if user["id"] in self.users:
+                raise AdapterConflict("a user with this id exists")
+            self._claim_email(user["email"], user["id"])
+            self.users[user["id"]] = copy.deepcopy(user)
+            return copy.deepcopy(user)
+
+    def get_user(self, user_id: str) -> Record | None:
+        with self._lock:
+            return _copy(self.users.get(user_id))
+
+    def get_user_by_email(self, email: str) -> Record | None:
+        with self._lock:
+            user_id = self.user_by_email.get(email)
+            return None if user_id is None else _copy(self.users[user_id])
+
+    def get_user_by_account(self, provider: str, provider_account_id: str) -> Record | None:
+        with self._lock:
+            account = self.accounts.get((provider, provider_account_id))
+            return None if account is None else _copy(self.users[account["user_id"]])
+
+    def update_user(self, update: Record) -> Record:
+        with self._lock:
+            user = self._user(update["id"])
+            if "email" in update and update["email"] != user["email"]:
+                self._claim_email(update["email"], user["id"])
+                if user["email"] is not None:
+                    del self.user_by_email[user["email"]]
+            user.update(copy.deepcopy(update))
+            return copy.deepcopy(user)
+
+    def delete_user(self, user_id: str) -> Record | None:
+        with self._lock:
+            user = self.users.pop(user_id, None)
+            if user is None:
+                return None
+            if user["email"] is not None:
+                del self.user_by_email[user["email"]]
+            for pair in [k for k, v in self.accounts.items() if v["user_id"] == user_id]:
+                del self.accounts[pair]
+            for table in (self.sessions, self.authenticators):
+                for key in [k for k, v in table.items() if v["user_id"] == user_id]:
+                    del table[key]
+            return user
+
+    def link_account(self, account: Record) -> Record:
+        with self._lock:
+            self._user(account["user_id"])
+            key = (account["provider"], account["provider_account_id"])
+            if key in self.accounts:
+                raise AdapterConflict("this account is linked already")
+            self.accounts[key] = copy.deepcopy(account)
+            return copy.deepcopy(account)
+
+    def unlink_account(self, provider: str, provider_account_id: str) -> Record | None:
+        with self._lock:
+            return self.accounts.pop((provider, provider_account_id), None)
+
+    def create_user_and_account(self, user: Record, account: Record) -> tuple[Record, Record]:
+        with self._lock:
+            if (account["provider"], account["provider_account_id"]) in self.accounts:
+                raise AdapterConflict("this account is linked already")
+            created = self.create_user(user)
+            return created, self.link_account(account)
+
+    def create_session(self, session: Record) -> Record:
+        with self._lock:
+            self._user(session["user_id"])
+            if session["session_token"] in self.sessions:
+                raise AdapterConflict("a session with this token exists")
+            self.sessions[session["session_token"]] = dict(session)
+            return dict(session)
+
+    def get_session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
+        with self._lock:
+            session = self.sessions.get(session_token)
+            if session is None:
+                return None
+            return dict(session), copy.deepcopy(self.users[session["user_id"]])
+
+    def update_session(self, update: Record) -> Record | None:
+        with self._lock:
+            session = self.sessions.get(update["session_token"])
+            if session is None:
+                return None
+            if "user_id" in update:
+                self._user(update["user_id"])
+            session.update(update)
+            return dict(session)
+
+    def delete_session(self, session_token: str) -> Record | None:
+        with self._lock:
+            return self.sessions.pop(session_token, None)
+
+    def create_verification_token(self, token: Record) -> Record:
+        with self._lock:
+            key = (token["identifier"], token["token"])
+            if key in self.tokens:
+                raise AdapterConflict("this verification token exists")
+            self.tokens[key] = dict(token)
+            return dict(token)
+
+    def use_verification_token(self, identifier: str, token: str) -> Record | None:
+        with self._lock:
+            return self.tokens.pop((identifier, token), None)
+
+    def get_account(self, provider: str, provider_account_id: str) -> Record | None:
+        with self._lock:
+            return _copy(self.accounts.get((provider, provider_account_id)))
+
+    def get_authenticator(self, credential_id: str) -> Record | None:
+        with self._lock:
+            return _copy(self.authenticators.get(credential_id))
+
+    def create_authenticator(self, authenticator: Record) -> Record:
+        with self._lock:
+            self._user(authenticator["user_id"])
+            if authenticator["credential_id"] in self.authenticators:
+                raise AdapterConflict("an authenticator with this credential id exists")
+            self.authenticators[authenticator["credential_id"]] = dict(authenticator)
+            return dict(authenticator)
+
+    def list_authenticators_by_user_id(self, user_id: str) -> list[Record]:
+        with self._lock:
+            return [dict(a) for a in self.authenticators.values() if a["user_id"] == user_id]
+
+    def update_authenticator_counter(self, credential_id: str, counter: int) -> Record:
+        with self._lock:
+            authenticator = self.authenticators.get(credential_id)
+            if authenticator is None:
+                raise LookupError(f"no authenticator with credential id {credential_id!r}")
+            authenticator["counter"] = counter
+            return dict(authenticator)
+
+
+class MemoryAdapter(StoreAdapter):
+    """The in-memory adapter (``AuthConfig(adapter=MemoryAdapter())``)."""
+
+    def __init__(self) -> None:
+        self.store = MemoryStore()
+        super().__init__(self.store, threaded=False)

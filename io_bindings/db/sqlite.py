@@ -1,0 +1,467 @@
+"""The embedded adapter: one SQLite file, stdlib :mod:`sqlite3` in worker threads.
+
+>>> from io_bindings.db.sqlite import SQLiteAdapter
+>>> config = AuthConfig(adapter=SQLiteAdapter("auth.db"), providers=[...])
+
+Works on asyncio and trio (the blocking calls run in anyio worker threads).
+The file is put in WAL mode; the schema is created, or migrated forward, on
+first use (the version is kept in the ``sansio_auth_schema`` table). Each
+adapter method is one transaction; writes take the write lock up front
+(``BEGIN IMMEDIATE``) so concurrent requests serialise instead of failing.
+Custom keys of users and accounts are kept as JSON in an ``extra`` column.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import sqlite3
+import threading
+from collections.abc import Iterator
+from os import PathLike
+from typing import Any
+
+import msgspec
+
+from sansio_auth.adapters import AdapterConflict
+
+from ._base import (
+    ACCOUNT_FIELDS,
+    AUTHENTICATOR_FIELDS,
+    USER_FIELDS,
+    Record,
+    StoreAdapter,
+    format_time,
+    parse_time,
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (  # version 1
+        """CREATE TABLE users (
+            id TEXT PRIMARY KEY,
+            email TEXT UNIQUE,
+            email_verified TEXT,
+            name TEXT,
+            image TEXT,
+            extra TEXT
+        )""",
+        """CREATE TABLE accounts (
+            user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            type TEXT NOT NULL,
+            provider TEXT NOT NULL,
+            provider_account_id TEXT NOT NULL,
+            access_token TEXT,
+            token_type TEXT,
+            id_token TEXT,
+            refresh_token TEXT,
+            scope TEXT,
+            expires_at INTEGER,
+            session_state TEXT,
+            extra TEXT,
+            PRIMARY KEY (provider, provider_account_id)
+        )""",
+        "CREATE INDEX accounts_user_id ON accounts (user_id)",
+        """CREATE TABLE sessions (
+            session_token TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            expires TEXT NOT NULL
+        )""",
+        "CREATE INDEX sessions_user_id ON sessions (user_id)",
+        """CREATE TABLE verification_tokens (
+            identifier TEXT NOT NULL,
+            token TEXT NOT NULL,
+            expires TEXT NOT NULL,
+            PRIMARY KEY (identifier, token)
+        )""",
+        """CREATE TABLE authenticators (
+            credential_id TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            provider_account_id TEXT NOT NULL,
+            credential_public_key TEXT NOT NULL,
+            counter INTEGER NOT NULL,
+            credential_device_type TEXT NOT NULL,
+            credential_backed_up INTEGER NOT NULL,
+            transports TEXT
+        )""",
+        "CREATE INDEX authenticators_user_id ON authenticators (user_id)",
+    ),
+)
+"""Schema migrations: entry ``n`` takes the schema from version ``n`` to ``n + 1``."""
+
+SCHEMA_VERSION = len(MIGRATIONS)
+_SELECT_USER = "SELECT id, email, email_verified, name, image, extra FROM users "
+_SELECT_ACCOUNT = (
+    "SELECT user_id, type, provider, provider_account_id, access_token, token_type, id_token, "
+    "refresh_token, scope, expires_at, session_state, extra FROM accounts "
+)
+_SELECT_AUTHENTICATOR = (
+    "SELECT credential_id, user_id, provider_account_id, credential_public_key, counter, "
+    "credential_device_type, credential_backed_up, transports FROM authenticators "
+)
+
+
+def _one(conn: sqlite3.Connection, sql: str, params: Any = ()) -> sqlite3.Row | None:
+    """The first row (the statement is run to completion, so no transaction stays open)."""
+    rows = conn.execute(sql, params).fetchall()
+    return rows[0] if rows else None
+
+
+def _with_extra(row: sqlite3.Row, fields: tuple[str, ...]) -> Record:
+    record: Record = msgspec.json.decode(row["extra"]) if row["extra"] else {}
+    record.update((field, row[field]) for field in fields)
+    return record
+
+
+def _extra(record: Record, fields: tuple[str, ...]) -> bytes | None:
+    extra = {k: v for k, v in record.items() if k not in fields}
+    return msgspec.json.encode(extra) if extra else None
+
+
+def _user(row: sqlite3.Row | None) -> Record | None:
+    if row is None:
+        return None
+    user = _with_extra(row, USER_FIELDS)
+    if user["email_verified"] is not None:
+        user["email_verified"] = parse_time(user["email_verified"])
+    return user
+
+
+def _account(row: sqlite3.Row | None) -> Record | None:
+    return None if row is None else _with_extra(row, ACCOUNT_FIELDS)
+
+
+def _session(row: sqlite3.Row | None) -> Record | None:
+    if row is None:
+        return None
+    return {
+        "session_token": row["session_token"],
+        "user_id": row["user_id"],
+        "expires": parse_time(row["expires"]),
+    }
+
+
+def _authenticator(row: sqlite3.Row | None) -> Record | None:
+    if row is None:
+        return None
+    record = {field: row[field] for field in AUTHENTICATOR_FIELDS}
+    record["credential_backed_up"] = bool(record["credential_backed_up"])
+    return record
+
+
+def _user_params(user: Record) -> tuple[Any, ...]:
+    verified = user["email_verified"]
+    return (
+        user["id"],
+        user["email"],
+        None if verified is None else format_time(verified),
+        user["name"],
+        user["image"],
+        _extra(user, USER_FIELDS),
+    )
+
+
+@contextlib.contextmanager
+def _integrity() -> Iterator[None]:
+    """Constraint failures as the adapter contract names them."""
+    try:
+        yield
+    except sqlite3.IntegrityError as err:
+        if "FOREIGN KEY" in str(err):
+            raise LookupError("no such user") from err
+        if "UNIQUE" in str(err):
+            raise AdapterConflict(str(err)) from err
+        raise
+
+
+class SQLiteStore:
+    """The synchronous store behind :class:`SQLiteAdapter` (a small pool of connections)."""
+
+    def __init__(self, path: str | PathLike[str], *, pool_size: int, timeout: float) -> None:
+        self.path = str(path)
+        self.pool_size = 1 if self.path == ":memory:" else pool_size
+        self.timeout = timeout
+        self._idle: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue()
+        self._all: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
+        )
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        return conn
+
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        try:
+            conn = self._idle.get_nowait()
+        except queue.Empty:
+            with self._lock:
+                grow = len(self._all) < self.pool_size
+                if grow:
+                    conn = self._connect()
+                    self._all.append(conn)
+            if not grow:
+                try:
+                    conn = self._idle.get(timeout=self.timeout)
+                except queue.Empty:
+                    raise TimeoutError("no SQLite connection free in time") from None
+        try:
+            yield conn
+        finally:
+            self._idle.put(conn)
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, holding the database's write lock from the start."""
+        with self._connection() as conn, _integrity():
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def open(self) -> None:
+        """Switch to WAL and bring the schema to :data:`SCHEMA_VERSION`."""
+        with self._connection() as conn:
+            conn.execute("PRAGMA journal_mode = WAL")
+        with self._write() as conn:
+            conn.execute("CREATE TABLE IF NOT EXISTS sansio_auth_schema (version INTEGER NOT NULL)")
+            row = _one(conn, "SELECT version FROM sansio_auth_schema")
+            version = 0 if row is None else row["version"]
+            if version > SCHEMA_VERSION:
+                raise RuntimeError(
+                    f"{self.path} has auth schema version {version}; this version of "
+                    f"sansio-auth knows up to {SCHEMA_VERSION}"
+                )
+            for statements in MIGRATIONS[version:]:
+                for statement in statements:
+                    conn.execute(statement)
+            if row is None:
+                conn.execute("INSERT INTO sansio_auth_schema VALUES (?)", (SCHEMA_VERSION,))
+            else:
+                conn.execute("UPDATE sansio_auth_schema SET version = ?", (SCHEMA_VERSION,))
+
+    def close(self) -> None:
+        """Close every connection of the pool."""
+        with self._lock:
+            for conn in self._all:
+                conn.close()
+            self._all.clear()
+
+    def _query(self, sql: str, *params: Any) -> sqlite3.Row | None:
+        with self._connection() as conn:
+            return _one(conn, sql, params)
+
+    def create_user(self, user: Record) -> Record:
+        with self._write() as conn:
+            return self._insert_user(conn, user)
+
+    def _insert_user(self, conn: sqlite3.Connection, user: Record) -> Record:
+        conn.execute(
+            "INSERT INTO users (id, email, email_verified, name, image, extra) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            _user_params(user),
+        )
+        return user
+
+    def get_user(self, user_id: str) -> Record | None:
+        return _user(self._query(_SELECT_USER + "WHERE id = ?", user_id))
+
+    def get_user_by_email(self, email: str) -> Record | None:
+        return _user(self._query(_SELECT_USER + "WHERE email = ?", email))
+
+    def get_user_by_account(self, provider: str, provider_account_id: str) -> Record | None:
+        row = self._query(
+            "SELECT u.id, u.email, u.email_verified, u.name, u.image, u.extra "
+            "FROM users u JOIN accounts a ON a.user_id = u.id "
+            "WHERE a.provider = ? AND a.provider_account_id = ?",
+            provider,
+            provider_account_id,
+        )
+        return _user(row)
+
+    def update_user(self, update: Record) -> Record:
+        with self._write() as conn:
+            row = _one(conn, _SELECT_USER + "WHERE id = ?", (update["id"],))
+            user = _user(row)
+            if user is None:
+                raise LookupError(f"no user with id {update['id']!r}")
+            user.update(update)
+            params = _user_params(user)
+            conn.execute(
+                "UPDATE users SET email = ?, email_verified = ?, name = ?, image = ?, extra = ? "
+                "WHERE id = ?",
+                (*params[1:], params[0]),
+            )
+            return user
+
+    def delete_user(self, user_id: str) -> Record | None:
+        with self._write() as conn:
+            sql = (
+                "DELETE FROM users WHERE id = ? "
+                "RETURNING id, email, email_verified, name, image, extra"
+            )
+            return _user(_one(conn, sql, (user_id,)))
+
+    def link_account(self, account: Record) -> Record:
+        with self._write() as conn:
+            return self._insert_account(conn, account)
+
+    def _insert_account(self, conn: sqlite3.Connection, account: Record) -> Record:
+        params = [account[field] for field in ACCOUNT_FIELDS]
+        params.append(_extra(account, ACCOUNT_FIELDS))
+        conn.execute(
+            "INSERT INTO accounts (user_id, type, provider, provider_account_id, access_token, "
+            "token_type, id_token, refresh_token, scope, expires_at, session_state, extra) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            params,
+        )
+        return account
+
+    def unlink_account(self, provider: str, provider_account_id: str) -> Record | None:
+        with self._write() as conn:
+            row = _one(
+                conn,
+                "DELETE FROM accounts WHERE provider = ? AND provider_account_id = ? "
+                "RETURNING user_id, type, provider, provider_account_id, access_token, "
+                "token_type, id_token, refresh_token, scope, expires_at, session_state, extra",
+                (provider, provider_account_id),
+            )
+            return _account(row)
+
+    def create_user_and_account(self, user: Record, account: Record) -> tuple[Record, Record]:
+        with self._write() as conn:
+            return self._insert_user(conn, user), self._insert_account(conn, account)
+
+    def create_session(self, session: Record) -> Record:
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO sessions (session_token, user_id, expires) VALUES (?, ?, ?)",
+                (session["session_token"], session["user_id"], format_time(session["expires"])),
+            )
+        return session
+
+    def get_session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
+        row = self._query(
+            "SELECT s.session_token, s.user_id, s.expires, "
+            "u.id, u.email, u.email_verified, u.name, u.image, u.extra "
+            "FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.session_token = ?",
+            session_token,
+        )
+        session, user = _session(row), _user(row)
+        return None if session is None or user is None else (session, user)
+
+    def update_session(self, update: Record) -> Record | None:
+        with self._write() as conn:
+            row = _one(
+                conn,
+                "SELECT session_token, user_id, expires FROM sessions WHERE session_token = ?",
+                (update["session_token"],),
+            )
+            session = _session(row)
+            if session is None:
+                return None
+            session.update(update)
+            conn.execute(
+                "UPDATE sessions SET user_id = ?, expires = ? WHERE session_token = ?",
+                (session["user_id"], format_time(session["expires"]), session["session_token"]),
+            )
+            return session
+
+    def delete_session(self, session_token: str) -> Record | None:
+        with self._write() as conn:
+            row = _one(
+                conn,
+                "DELETE FROM sessions WHERE session_token = ? "
+                "RETURNING session_token, user_id, expires",
+                (session_token,),
+            )
+            return _session(row)
+
+    def create_verification_token(self, token: Record) -> Record:
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO verification_tokens (identifier, token, expires) VALUES (?, ?, ?)",
+                (token["identifier"], token["token"], format_time(token["expires"])),
+            )
+        return token
+
+    def use_verification_token(self, identifier: str, token: str) -> Record | None:
+        with self._write() as conn:
+            row = _one(
+                conn,
+                "DELETE FROM verification_tokens WHERE identifier = ? AND token = ? "
+                "RETURNING identifier, token, expires",
+                (identifier, token),
+            )
+        if row is None:
+            return None
+        return {"identifier": row[0], "token": row[1], "expires": parse_time(row[2])}
+
+    def get_account(self, provider: str, provider_account_id: str) -> Record | None:
+        row = self._query(
+            _SELECT_ACCOUNT + "WHERE provider = ? AND provider_account_id = ?",
+            provider,
+            provider_account_id,
+        )
+        return _account(row)
+
+    def get_authenticator(self, credential_id: str) -> Record | None:
+        row = self._query(
+            _SELECT_AUTHENTICATOR + "WHERE credential_id = ?",
+            credential_id,
+        )
+        return _authenticator(row)
+
+    def create_authenticator(self, authenticator: Record) -> Record:
+        params = [authenticator[field] for field in AUTHENTICATOR_FIELDS]
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO authenticators (credential_id, user_id, provider_account_id, "
+                "credential_public_key, counter, credential_device_type, credential_backed_up, "
+                "transports) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                params,
+            )
+        return authenticator
+
+    def list_authenticators_by_user_id(self, user_id: str) -> list[Record]:
+        with self._connection() as conn:
+            rows = conn.execute(
+                _SELECT_AUTHENTICATOR + "WHERE user_id = ? ORDER BY rowid",
+                (user_id,),
+            ).fetchall()
+        return [a for a in map(_authenticator, rows) if a is not None]
+
+    def update_authenticator_counter(self, credential_id: str, counter: int) -> Record:
+        with self._write() as conn:
+            row = _one(
+                conn,
+                "UPDATE authenticators SET counter = ? WHERE credential_id = ? "
+                "RETURNING credential_id, user_id, provider_account_id, credential_public_key, "
+                "counter, credential_device_type, credential_backed_up, transports",
+                (counter, credential_id),
+            )
+        found = _authenticator(row)
+        if found is None:
+            raise LookupError(f"no authenticator with credential id {credential_id!r}")
+        return found
+
+
+class SQLiteAdapter(StoreAdapter):
+    """The SQLite adapter (``AuthConfig(adapter=SQLiteAdapter("auth.db"))``).
+
+    ``pool_size`` connections at most (one for ``":memory:"``, which then lives
+    as long as the adapter); ``timeout`` seconds to wait for a lock or a connection.
+    """
+
+    def __init__(
+        self, path: str | PathLike[str], *, pool_size: int = 4, timeout: float = 10.0
+    ) -> None:
+        self.store = SQLiteStore(path, pool_size=pool_size, timeout=timeout)
+        super().__init__(self.store, threaded=True)

@@ -1,0 +1,234 @@
+"""The database adapter contract: Auth.js's adapter interface in snake_case.
+
+The engine never calls an adapter itself: each call is a
+:class:`~sansio_auth.events.CallAdapter` action (``method`` and positional
+``args``) that the binding performs, awaiting the result when the method is
+``async`` (sync methods work too). Ready adapters live in :mod:`io_bindings.db`.
+
+Records are plain dicts with snake_case keys (the :class:`~typing.TypedDict`\\ s
+below). Datetimes are timezone-aware and UTC. Keys an adapter does not know
+are extra data: the memory, SQLite and Redis adapters keep them, the
+PostgreSQL adapter keeps those that name a column of its table (Auth.js's
+``@auth/pg-adapter`` behaviour, so the tables can be extended as upstream
+documents).
+
+Every method is atomic on the adapters of :mod:`io_bindings.db`: it either
+happens completely or not at all, even when two requests race (e.g. two uses of
+one verification token: exactly one gets it). Methods that write a unique key
+twice raise :class:`AdapterConflict`; methods that refer to a user who does not
+exist raise :class:`LookupError`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal, NotRequired, Protocol, Required, TypedDict, runtime_checkable
+
+AccountType = Literal["oauth", "oidc", "email", "webauthn"]
+
+
+class AdapterUser(TypedDict):
+    """A user. ``id`` is chosen by the adapter (it may keep the one it is given)."""
+
+    id: str
+    email: str | None
+    email_verified: datetime | None
+    name: NotRequired[str | None]
+    image: NotRequired[str | None]
+
+
+class UserUpdate(TypedDict, total=False):
+    """The argument of :meth:`Adapter.update_user`: ``id`` and the keys to change."""
+
+    id: Required[str]
+    email: str | None
+    email_verified: datetime | None
+    name: str | None
+    image: str | None
+
+
+class AdapterAccount(TypedDict):
+    """An account of a provider linked to a user (OAuth tokens in snake_case, as on the wire)."""
+
+    user_id: str
+    type: AccountType
+    provider: str
+    provider_account_id: str
+    access_token: NotRequired[str | None]
+    token_type: NotRequired[str | None]
+    id_token: NotRequired[str | None]
+    refresh_token: NotRequired[str | None]
+    scope: NotRequired[str | None]
+    expires_at: NotRequired[int | None]
+    """Seconds since the epoch."""
+    session_state: NotRequired[str | None]
+
+
+class AdapterSession(TypedDict):
+    """A database session: the cookie holds ``session_token``."""
+
+    session_token: str
+    user_id: str
+    expires: datetime
+
+
+class SessionUpdate(TypedDict, total=False):
+    """The argument of :meth:`Adapter.update_session`: ``session_token`` and the keys to change."""
+
+    session_token: Required[str]
+    user_id: str
+    expires: datetime
+
+
+class SessionAndUser(TypedDict):
+    """What :meth:`Adapter.get_session_and_user` returns."""
+
+    session: AdapterSession
+    user: AdapterUser
+
+
+class VerificationToken(TypedDict):
+    """A one-time e-mail sign-in token; ``token`` is stored hashed (by the engine)."""
+
+    identifier: str
+    token: str
+    expires: datetime
+
+
+class Authenticator(TypedDict):
+    """A WebAuthn credential (passkey) of a user."""
+
+    credential_id: str
+    user_id: str
+    provider_account_id: str
+    credential_public_key: str
+    counter: int
+    credential_device_type: str
+    credential_backed_up: bool
+    transports: NotRequired[str | None]
+
+
+class UserAndAccount(TypedDict):
+    """What :meth:`AtomicSignUp.create_user_and_account` returns."""
+
+    user: AdapterUser
+    account: AdapterAccount
+
+
+class AdapterConflict(Exception):
+    """A write would duplicate a unique key: an e-mail, an account, a session token,
+    a verification token or a credential id (e.g. the loser of a sign-up race)."""
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """Auth.js's database adapter interface (``@auth/core/adapters``) in snake_case.
+
+    Every method is optional in a custom adapter; start-up checks that the ones
+    the configured features need exist and names any that are missing.
+    """
+
+    async def create_user(self, user: AdapterUser) -> AdapterUser:
+        """Store a new user (``id`` may be kept or replaced); return it as stored."""
+        ...
+
+    async def get_user(self, user_id: str) -> AdapterUser | None:
+        """The user with ``user_id``, or ``None``."""
+        ...
+
+    async def get_user_by_email(self, email: str) -> AdapterUser | None:
+        """The user with exactly this e-mail address, or ``None``."""
+        ...
+
+    async def get_user_by_account(
+        self, provider: str, provider_account_id: str
+    ) -> AdapterUser | None:
+        """The user an account of ``provider`` is linked to, or ``None``."""
+        ...
+
+    async def update_user(self, user: UserUpdate) -> AdapterUser:
+        """Change the keys given (``id`` says which user); return the whole user.
+
+        Raises :class:`LookupError` when there is no such user.
+        """
+        ...
+
+    async def delete_user(self, user_id: str) -> AdapterUser | None:
+        """Delete a user with their sessions, accounts and authenticators; return it."""
+        ...
+
+    async def link_account(self, account: AdapterAccount) -> AdapterAccount:
+        """Link an account to ``account["user_id"]``; return it as stored."""
+        ...
+
+    async def unlink_account(
+        self, provider: str, provider_account_id: str
+    ) -> AdapterAccount | None:
+        """Remove the link; return the account, or ``None`` when it was not linked."""
+        ...
+
+    async def create_session(self, session: AdapterSession) -> AdapterSession:
+        """Store a new session for an existing user."""
+        ...
+
+    async def get_session_and_user(self, session_token: str) -> SessionAndUser | None:
+        """The session and its user, or ``None`` (expired sessions are returned as they are)."""
+        ...
+
+    async def update_session(self, session: SessionUpdate) -> AdapterSession | None:
+        """Change the keys given (``session_token`` says which); ``None`` if there is none."""
+        ...
+
+    async def delete_session(self, session_token: str) -> AdapterSession | None:
+        """Delete a session; return it, or ``None`` when there was none."""
+        ...
+
+    async def create_verification_token(self, token: VerificationToken) -> VerificationToken:
+        """Store a verification token."""
+        ...
+
+    async def use_verification_token(self, identifier: str, token: str) -> VerificationToken | None:
+        """Delete and return the token matching both ``identifier`` and ``token``, else ``None``.
+
+        Atomic: of two racing uses of one token, exactly one gets it.
+        """
+        ...
+
+    async def get_account(self, provider: str, provider_account_id: str) -> AdapterAccount | None:
+        """The account of ``provider`` with this id, or ``None``."""
+        ...
+
+    async def get_authenticator(self, credential_id: str) -> Authenticator | None:
+        """The authenticator with this credential id, or ``None``."""
+        ...
+
+    async def create_authenticator(self, authenticator: Authenticator) -> Authenticator:
+        """Store a new authenticator for an existing user."""
+        ...
+
+    async def list_authenticators_by_user_id(self, user_id: str) -> list[Authenticator]:
+        """The user's authenticators (empty when none)."""
+        ...
+
+    async def update_authenticator_counter(
+        self, credential_id: str, new_counter: int
+    ) -> Authenticator:
+        """Set the signature counter; raises :class:`LookupError` when there is no such one."""
+        ...
+
+
+@runtime_checkable
+class AtomicSignUp(Protocol):
+    """An optional extension: create a user and link their first account in one transaction.
+
+    When the adapter has it the engine's sign-up cannot leave a user without
+    the account it was created for; otherwise the engine compensates by
+    deleting the new user when linking fails.
+    """
+
+    async def create_user_and_account(
+        self, user: AdapterUser, account: AdapterAccount
+    ) -> UserAndAccount:
+        """:meth:`Adapter.create_user` then :meth:`Adapter.link_account` (its ``user_id``
+        set to the new user's id), all or nothing."""
+        ...
