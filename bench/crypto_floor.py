@@ -1,0 +1,65 @@
+"""The crypto floor: what one session read-and-rewrite costs in ``cryptography`` alone.
+
+AES-256-CBC + HMAC-SHA-512/256 (A256CBC-HS512) decrypt of the session token, then
+encrypt of the same plaintext with a fresh IV: no base64, no JSON, no HKDF (the key
+is derived once, as the engine memoises it).
+"""
+
+from __future__ import annotations
+
+import base64
+import hmac
+import os
+import time
+
+from cryptography.hazmat.primitives import padding
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+from sansio_auth.jwt import derive_key
+
+from .app import SECRET, SESSION_COOKIE, session_cookie
+
+BATCH = 500
+
+
+def _unb64(data: bytes) -> bytes:
+    return base64.urlsafe_b64decode(data + b"=" * (-len(data) % 4))
+
+
+def _tag(mac_key: bytes, aad: bytes, iv: bytes, ciphertext: bytes) -> bytes:
+    length = (len(aad) * 8).to_bytes(8, "big")
+    return hmac.digest(mac_key, aad + iv + ciphertext + length, "sha512")[:32]
+
+
+def decrypt_encrypt_per_second(seconds: float) -> float:
+    """Decrypt + encrypt round trips per second of the benchmark's session token."""
+    token = session_cookie().partition("=")[2].encode()
+    aad, _, iv_b64, ct_b64, tag_b64 = token.split(b".")
+    iv, ciphertext, tag = _unb64(iv_b64), _unb64(ct_b64), _unb64(tag_b64)
+    key = derive_key(SECRET, SESSION_COOKIE).material
+    mac_key, enc_key = key[:32], key[32:]
+    aes = algorithms.AES(enc_key)
+
+    def round_trip() -> None:
+        if not hmac.compare_digest(_tag(mac_key, aad, iv, ciphertext), tag):
+            raise RuntimeError("the floor must decrypt the real token")
+        decryptor = Cipher(aes, modes.CBC(iv)).decryptor()
+        unpadder = padding.PKCS7(128).unpadder()
+        padded = decryptor.update(ciphertext) + decryptor.finalize()
+        plaintext = unpadder.update(padded) + unpadder.finalize()
+        new_iv = os.urandom(16)
+        padder = padding.PKCS7(128).padder()
+        encryptor = Cipher(aes, modes.CBC(new_iv)).encryptor()
+        data = padder.update(plaintext) + padder.finalize()
+        new_ciphertext = encryptor.update(data) + encryptor.finalize()
+        _tag(mac_key, aad, new_iv, new_ciphertext)
+
+    round_trip()
+    count = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        for _ in range(BATCH):
+            round_trip()
+        count += BATCH
+    return count / (time.perf_counter() - start)

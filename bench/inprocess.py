@@ -1,0 +1,50 @@
+"""Session checks in process: a :class:`Request` with a valid cookie, run to a :class:`Response`."""
+
+from __future__ import annotations
+
+import time
+
+import anyio
+
+from io_bindings.anyio import Auth
+from sansio_auth import NotAnAuthRoute, Request, Response
+
+from .app import USER, config, session_cookie
+
+BATCH = 200
+
+
+def _check(response: Response, *, reissued: bool) -> None:
+    """Fail loudly unless the run measured what it claims to."""
+    if response.status != 200 or response.json()["user"]["name"] != USER["name"]:
+        raise RuntimeError(f"not a session: {response.status} {response.body!r}")
+    if bool(response.cookies) != reissued:
+        raise RuntimeError(f"expected the cookie {'re-issued' if reissued else 'kept'}")
+
+
+async def _run(update_age: int, seconds: float) -> float:
+    auth = Auth(config(update_age), env={})
+    engine, dispatcher = auth.engine, auth.dispatcher
+    request = Request(
+        method="GET",
+        url="http://127.0.0.1:8000/auth/session",
+        headers={"host": "127.0.0.1:8000", "cookie": session_cookie()},
+    )
+    warm_up = engine.handle(request)
+    assert not isinstance(warm_up, NotAnAuthRoute)
+    _check(await dispatcher.run(warm_up), reissued=update_age == 0)
+    count = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        for _ in range(BATCH):
+            flow = engine.handle(request)
+            assert not isinstance(flow, NotAnAuthRoute)
+            await dispatcher.run(flow)
+        count += BATCH
+    return count / (time.perf_counter() - start)
+
+
+def session_checks_per_second(update_age: int, seconds: float) -> float:
+    """Session checks per second on asyncio for a config with ``update_age``."""
+    return anyio.run(_run, update_age, seconds)
