@@ -150,6 +150,23 @@ def decode(token: str, secret: str | Sequence[str], salt: str, *, now: float) ->
     return claims
 
 
+def made_with(token: str, secret: str, salt: str) -> bool:
+    """Whether ``token``'s header names the key of ``secret`` (no ``kid`` means the first one).
+
+    Lets a reader re-issue tokens still encrypted with an older secret after a rotation.
+    """
+    try:
+        header = msgspec.json.decode(_unb64(token.partition(".")[0].encode("ascii", "replace")))
+    except (InvalidToken, msgspec.DecodeError, UnicodeDecodeError):
+        return False
+    if not isinstance(header, dict) or header.get("kid") is None:
+        return True
+    enc = header.get("enc")
+    if enc not in ("A256CBC-HS512", "A256GCM"):
+        return False
+    return bool(header["kid"] == derive_key(secret, salt, enc).kid)
+
+
 def _find_key(kid: object, secrets: Sequence[str], salt: str, enc: Encryption) -> _Key:
     if not secrets:
         raise InvalidToken("no secret")

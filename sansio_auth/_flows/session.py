@@ -11,7 +11,7 @@ from .._flow import Step, emit, invoke, log_error
 from ..cookies import read_chunked, write_chunked
 from ..errors import Configuration, JWTSessionError, MissingCSRF
 from ..http import iso_date
-from ..jwt import InvalidToken
+from ..jwt import InvalidToken, made_with
 
 
 def get_session(ctx: Context) -> Step[Reply]:
@@ -76,12 +76,15 @@ def _jwt_session(
             raise Configuration("the `jwt` callback must return a dict or None")
         changed = msgspec.json.encode(token) != before
     update_age = settings.session.update_age
-    if changed or update or not isinstance(issued_at, int) or ctx.now - issued_at >= update_age:
+    rotated = settings.jwt.decode is None and not made_with(value, settings.secrets[0], spec.name)
+    reissue = changed or update or rotated
+    expires: float
+    if not reissue and isinstance(issued_at, int) and ctx.now - issued_at < update_age:
+        expires = issued_at + settings.session.max_age
+    else:
         expires = ctx.now + settings.session.max_age
         encoded = yield from ctx.encode_token(token)
         ctx.out_cookies.extend(write_chunked(spec, encoded, ctx.now, present))
-    else:
-        expires = issued_at + settings.session.max_age
     default = {
         "user": {
             key: token[field]

@@ -269,3 +269,14 @@ def test_non_canonical_base64url_is_refused():
     )
     with pytest.raises(InvalidToken, match="non-canonical"):
         jwt.decode(same_bytes, SECRET, SALT, now=START)
+
+
+def test_made_with_tells_which_secret_encrypted_a_token():
+    token = encode({}, secret=["new", "old"])
+    assert jwt.made_with(token, "new", SALT)
+    assert not jwt.made_with(token, "old", SALT)
+    no_kid = jwe.encrypt_compact(
+        {"alg": "dir", "enc": "A256GCM"}, b"{}", joserfc_key(enc="A256GCM"), ["dir", "A256GCM"]
+    )
+    assert jwt.made_with(no_kid, "anything", SALT)  # no kid: read with the first secret
+    assert not jwt.made_with("garbage", "new", SALT)
