@@ -12,6 +12,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from sansio_auth import AuthConfig, Engine, NotAnAuthRoute, Request, Response
 from sansio_auth.http import headers_from_pairs
@@ -115,7 +116,12 @@ class AuthApp:
             await _send_plain(send, 413, b"Request body too large")
             return
         try:
-            response = await self.auth.respond(request_from_scope(scope, body))
+            request = request_from_scope(scope, body)
+        except ValueError:
+            await _send_plain(send, 400, b"Bad Request: invalid Host header")
+            return
+        try:
+            response = await self.auth.respond(request)
         except Exception:
             logger.exception("[auth][error] unexpected failure serving %s", path)
             response = Response(
@@ -126,7 +132,10 @@ class AuthApp:
 
 
 def request_from_scope(scope: Scope, body: bytes) -> Request:
-    """The engine's :class:`Request` for an ASGI HTTP scope."""
+    """The engine's :class:`Request` for an ASGI HTTP scope.
+
+    Raises :class:`ValueError` when the ``Host`` header does not make a valid URL.
+    """
     headers = headers_from_pairs(scope.get("headers", ()))
     scheme = scope.get("scheme", "http")
     host = headers.get("host")
@@ -138,6 +147,7 @@ def request_from_scope(scope: Scope, body: bytes) -> Request:
     url = f"{scheme}://{host}{path.decode('latin-1')}"
     if query:
         url += "?" + query.decode("latin-1")
+    urlsplit(url).port  # noqa: B018 - raises ValueError for a malformed host or port
     return Request(method=scope["method"], url=url, headers=headers, body=body)
 
 

@@ -245,3 +245,9 @@ def test_sign_in_page_lists_the_credentials_forms(client: httpx.Client, server: 
         assert f'id="input-username-for-{provider}-provider"' in page.text
     token = client.cookies["authjs.csrf-token"].split("%7C")[0]
     assert f'name="csrfToken" value="{token}"' in page.text
+
+
+@pytest.mark.parametrize("host", ["[bad", "127.0.0.1:99999"])
+def test_malformed_host_header_is_400(server: LiveServer, host: str) -> None:
+    response = httpx.get(f"{server.url}/auth/session", headers={"host": host})
+    assert response.status_code == 400
