@@ -296,7 +296,6 @@ class AuthPair:
         env: Mapping[str, str] | None = None,
         origin: str = ORIGIN,
         seed: int | str = 0,
-        adapter: Any = None,
         **options: Any,
     ) -> AuthPair:
         """A pair for ``config`` (or ``AuthConfig(secret=SECRET, trust_host=True, **options)``)."""
@@ -306,7 +305,7 @@ class AuthPair:
             config = AuthConfig(**options)
         clock = Clock()
         engine = Engine(config, clock=clock, entropy=seeded_entropy(seed), env=env or {})
-        performer = Performer(engine, adapter=adapter)
+        performer = Performer(engine, adapter=engine.settings.adapter)
         return cls(engine, performer, clock, Browser(engine, performer, clock, origin))
 
     def new_browser(self, origin: str | None = None) -> Browser:
