@@ -35,6 +35,7 @@ from .errors import (
     UnsupportedStrategy,
     UntrustedHost,
 )
+from .oauth.cache import ProviderCache
 from .providers import PROVIDER_KINDS, CredentialsProvider, Provider
 
 DATABASE_METHODS = (
@@ -81,6 +82,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     redirect_proxy_url: str | None
     adapter: Any
     warnings: tuple[str, ...]
+    provider_cache: ProviderCache = msgspec.field(default_factory=ProviderCache)
+    """Discovery documents and JWKS fetched so far (expiring by the injected clock)."""
 
     def cookies_for(self, secure: bool) -> CookieSet:
         """The cookie set of the given security mode."""
@@ -230,7 +233,9 @@ def _provider(value: Any, env: Mapping[str, str]) -> Provider:
             raise Configuration(f"provider factory {value!r} did not return a provider")
     else:
         raise Configuration(f"not a provider: {value!r}")
-    return _fill_from_env(provider, env)
+    provider = _fill_from_env(provider, env)
+    provider.check()
+    return provider
 
 
 def _fill_from_env(provider: Provider, env: Mapping[str, str]) -> Provider:

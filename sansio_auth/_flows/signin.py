@@ -8,9 +8,10 @@ from .._context import Context, Reply
 from .._flow import Step
 from ..errors import Configuration
 from ..providers import Provider
+from .oauth import oauth_sign_in
 
 SignInStart = Callable[[Context, Provider], Step[Reply]]
-SIGN_IN_BY_TYPE: dict[str, SignInStart] = {}
+SIGN_IN_BY_TYPE: dict[str, SignInStart] = {"oauth": oauth_sign_in, "oidc": oauth_sign_in}
 """How each provider type starts a sign-in (``oauth``, ``oidc``, ``email`` register here)."""
 
 

@@ -37,6 +37,9 @@ class Provider:
         """This kind of provider from its defaults updated with ``options``."""
         return build(cls, cls.defaults, options)
 
+    def check(self) -> None:
+        """Start-up checks run after ``AUTH_<ID>_*`` inference; raise a named config error."""
+
 
 P = TypeVar("P", bound=Provider)
 

@@ -1,0 +1,371 @@
+"""``POST signin/<oauth id>`` and ``GET|POST callback/<oauth id>``: the authorization code flow.
+
+Sign-in sends the browser to the provider with the check values (PKCE, state,
+nonce) kept in their cookies. The callback checks the response, exchanges the
+code, validates the ID token (oidc) or fetches userinfo (oauth), maps the profile
+to a user and an account, asks the ``sign_in`` callback and issues the session.
+Any failure ends on the error page (``OAuthCallbackError`` on the sign-in page)
+with no session cookie and no ``sign_in`` event; the check cookies are deleted
+whatever happens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import msgspec
+
+from .._context import Context, Reply
+from .._flow import Step, invoke
+from ..errors import (
+    AuthError,
+    CallbackRouteError,
+    Configuration,
+    InvalidCheck,
+    InvalidEndpoints,
+    OAuthCallbackError,
+    OAuthProfileParseError,
+)
+from ..http import split_url
+from ..oauth.authorize_url import (
+    OIDC_DEFAULT_SCOPE,
+    authorization_url,
+    is_form_post,
+    request_params,
+)
+from ..oauth.callback import ProviderDenied, StateMismatch, parse_authorization_response
+from ..oauth.checks import (
+    new_state,
+    pkce_challenge,
+    random_value,
+    read_state,
+    seal,
+    unseal,
+)
+from ..oauth.discovery import AuthorizationServer, authorization_server
+from ..oauth.fetch import send
+from ..oauth.id_token import IDTokenError, allowed_algorithms, validate_id_token
+from ..oauth.tokens import TokenSet, parse_token_response, token_request
+from ..providers import Provider
+from ..providers.oauth import OAuthProvider, OIDCProvider
+from .login import as_user, emit_sign_in, issue_jwt_session, run_sign_in_callback
+
+# -- sign-in -----------------------------------------------------------------------------------
+
+
+def oauth_sign_in(ctx: Context, provider: Provider) -> Step[Reply]:
+    """Redirect to the provider's authorization endpoint, setting the check cookies."""
+    assert isinstance(provider, OAuthProvider)
+    settings = ctx.settings
+    server = yield from authorization_server(
+        provider, settings.provider_cache, ctx.now, callback=False
+    )
+    endpoint = server.authorization_endpoint
+    if endpoint is None:
+        raise InvalidEndpoints(f"provider {provider.id!r} has no authorization endpoint")
+    proxy = _redirect_proxy(ctx, provider)
+    params = request_params(
+        endpoint,
+        client_id=provider.client_id or "",
+        redirect_uri=_redirect_uri(ctx, provider, proxy),
+        provider_params={**provider.authorization.params, **provider.authorization_params},
+        request_query=ctx.query,
+    )
+    cross_site = is_form_post(params)
+    checks = _checks(provider, proxy)
+
+    def keep(spec_name: str, value: str) -> None:
+        spec = getattr(ctx.cookie_specs, spec_name)
+        ctx.out_cookies.append(
+            seal(
+                spec,
+                value,
+                provider_id=provider.id,
+                secrets=settings.secrets,
+                now=ctx.now,
+                entropy=ctx.entropy,
+                cross_site=cross_site,
+            )
+        )
+
+    state = challenge = nonce = None
+    if "state" in checks:
+        on_proxy = proxy is not None and _origin(proxy) == ctx.origin
+        origin = ctx.url("callback", provider.id) if proxy is not None and not on_proxy else None
+        state = new_state(settings.secrets, now=ctx.now, entropy=ctx.entropy, origin=origin)
+        keep("state", state)
+    if "pkce" in checks:
+        verifier = random_value(ctx.entropy)
+        challenge = pkce_challenge(verifier)
+        keep("pkce_code_verifier", verifier)
+    if "nonce" in checks:
+        nonce = random_value(ctx.entropy)
+        keep("nonce", nonce)
+    url = authorization_url(
+        endpoint,
+        params,
+        state=state,
+        code_challenge=challenge,
+        nonce=nonce,
+        default_scope=OIDC_DEFAULT_SCOPE if isinstance(provider, OIDCProvider) else None,
+    )
+    return Reply(redirect=url)
+
+
+def _configured_form_post(provider: OAuthProvider) -> bool:
+    url = provider.authorization.url or ""
+    params = request_params(
+        url,
+        client_id="",
+        redirect_uri="",
+        provider_params={**provider.authorization.params, **provider.authorization_params},
+        request_query={},
+    )
+    return is_form_post(params)
+
+
+def _redirect_proxy(ctx: Context, provider: OAuthProvider) -> str | None:
+    """The redirect proxy base URL, unless the provider posts its response (``form_post``)."""
+    proxy = provider.redirect_proxy_url or ctx.settings.redirect_proxy_url
+    if proxy is None or _configured_form_post(provider):
+        return None
+    return proxy.rstrip("/")
+
+
+def _redirect_uri(ctx: Context, provider: OAuthProvider, proxy: str | None) -> str:
+    if proxy is not None:
+        return f"{proxy}/callback/{provider.id}"
+    return ctx.url("callback", provider.id)
+
+
+def _checks(provider: OAuthProvider, proxy: str | None) -> frozenset[str]:
+    checks = set(provider.checks)
+    if proxy is not None:
+        checks.add("state")  # the proxy hop needs it
+    return frozenset(checks)
+
+
+def _origin(url: str) -> str:
+    return split_url(url)[0]
+
+
+# -- callback ----------------------------------------------------------------------------------
+
+
+def oauth_callback(ctx: Context, provider: Any) -> Step[Reply]:
+    """Finish the sign-in the provider sent the browser back from."""
+    assert isinstance(provider, OAuthProvider)
+    params: Mapping[str, Any] = ctx.form if ctx.method == "POST" else ctx.query
+    hop = _proxy_hop(ctx, provider, params)
+    if hop is not None:
+        return hop
+    _delete_check_cookies(ctx)
+    try:
+        return (yield from _callback(ctx, provider, params))
+    except AuthError:
+        raise
+    except Exception as err:
+        raise CallbackRouteError(err, cause={"provider": provider.id}) from err
+
+
+def _proxy_hop(ctx: Context, provider: OAuthProvider, params: Mapping[str, Any]) -> Reply | None:
+    """On the redirect proxy, send a preview deployment's callback on to it (§6.10)."""
+    proxy = _redirect_proxy(ctx, provider)
+    state = params.get("state")
+    if proxy is None or _origin(proxy) != ctx.origin or not isinstance(state, str):
+        return None
+    target = read_state(state, ctx.settings.secrets, now=ctx.now).get("origin")
+    if not isinstance(target, str):
+        return None
+    parts = urlsplit(target)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query:
+        raise InvalidCheck("the state's origin is not a callback URL")
+    if _origin(target) == ctx.origin:
+        return None
+    query = urlencode({k: v for k, v in params.items() if isinstance(v, str)})
+    return Reply(redirect=f"{target}?{query}")
+
+
+def _delete_check_cookies(ctx: Context) -> None:
+    """Every check cookie the browser sent is used up by this callback."""
+    specs = ctx.cookie_specs
+    for spec in (specs.state, specs.pkce_code_verifier, specs.nonce):
+        if spec.name in ctx.cookies:
+            cookie = spec.delete()
+            if ctx.method == "POST":  # it was set cross-site (form_post): delete it alike
+                options = msgspec.structs.replace(cookie.options, same_site="none", secure=True)
+                cookie = msgspec.structs.replace(cookie, options=options)
+            ctx.out_cookies.append(cookie)
+
+
+def _callback(ctx: Context, provider: OAuthProvider, params: Mapping[str, Any]) -> Step[Reply]:
+    settings = ctx.settings
+    proxy = _redirect_proxy(ctx, provider)
+    checks = _checks(provider, proxy)
+
+    def used(spec_name: str, what: str) -> str | None:
+        if what not in checks:
+            return None
+        spec = getattr(ctx.cookie_specs, spec_name)
+        return unseal(
+            ctx.cookies,
+            spec,
+            what=what,
+            provider_id=provider.id,
+            secrets=settings.secrets,
+            now=ctx.now,
+        )
+
+    expected_state = used("state", "state")
+    server = yield from authorization_server(
+        provider, settings.provider_cache, ctx.now, callback=True
+    )
+    try:
+        code = parse_authorization_response(
+            params,
+            expected_state=expected_state,
+            issuer=server.issuer,
+            iss_required=server.iss_parameter_supported,
+        )
+    except StateMismatch as err:
+        raise InvalidCheck(str(err), cause={"provider": provider.id}) from err
+    except ProviderDenied as err:
+        raise OAuthCallbackError(
+            "OAuth Provider returned an error",
+            cause={"provider": provider.id, "error": err.error, "description": err.description},
+        ) from err
+    verifier = used("pkce_code_verifier", "pkce")
+    nonce = used("nonce", "nonce")
+    if server.token_endpoint is None:
+        raise InvalidEndpoints(f"provider {provider.id!r} has no token endpoint")
+    request = token_request(
+        server.token_endpoint,
+        code=code.code,
+        redirect_uri=_redirect_uri(ctx, provider, proxy),
+        code_verifier=verifier,
+        client_id=provider.client_id or "",
+        client_secret=provider.client_secret,
+        auth_method=provider.client.token_endpoint_auth_method,
+        extra={k: str(v) for k, v in provider.token.params.items()},
+    )
+    response = yield from send(request, "token")
+    tokens = parse_token_response(
+        response.status, response.body, now=ctx.now, conform=provider.conform_token_response
+    )
+    profile = yield from _profile(ctx, provider, server, tokens, nonce)
+    user, account = yield from _user_and_account(ctx, provider, profile, tokens)
+    redirect = yield from run_sign_in_callback(
+        ctx, user=user, account=account, profile=profile, credentials=None, email=None
+    )
+    if redirect is not None:
+        return Reply(redirect=redirect)
+    if settings.strategy != "jwt":
+        raise Configuration("OAuth sign-in with database sessions is not available yet")
+    yield from issue_jwt_session(ctx, user=user, account=account, profile=profile)
+    yield from emit_sign_in(ctx, user=user, account=account, profile=profile, is_new_user=False)
+    return Reply(redirect=(yield from ctx.callback_url()))
+
+
+def _profile(
+    ctx: Context,
+    provider: OAuthProvider,
+    server: AuthorizationServer,
+    tokens: TokenSet,
+    nonce: str | None,
+) -> Step[dict[str, Any]]:
+    """oidc: the valid ID token's claims (or userinfo with the same ``sub``); oauth: userinfo."""
+    if not isinstance(provider, OIDCProvider):
+        return (yield from _userinfo(provider, server, tokens))
+    id_token = tokens.get("id_token")
+    if not isinstance(id_token, str):
+        raise IDTokenError("the token response has no `id_token`")
+    assert server.issuer is not None  # an oidc provider always has discovered metadata here
+    claims = yield from validate_id_token(
+        id_token,
+        jwks_uri=server.jwks_uri,
+        algorithms=allowed_algorithms(
+            provider.client.id_token_signed_response_alg, server.id_token_algorithms
+        ),
+        cache=ctx.settings.provider_cache,
+        issuer=server.issuer,
+        client_id=provider.client_id or "",
+        now=ctx.now,
+        nonce=nonce,
+    )
+    if provider.id_token:
+        return claims
+    profile = yield from _userinfo(provider, server, tokens)
+    if profile.get("sub") != claims["sub"]:
+        raise IDTokenError("the userinfo `sub` is not the ID token's")
+    return profile
+
+
+def _userinfo(
+    provider: OAuthProvider, server: AuthorizationServer, tokens: TokenSet
+) -> Step[dict[str, Any]]:
+    if provider.userinfo.request is not None:
+        profile = yield from invoke(
+            "userinfo", provider.userinfo.request, tokens=tokens, provider=provider
+        )
+    else:
+        url = server.userinfo_endpoint
+        if url is None:
+            raise InvalidEndpoints(f"provider {provider.id!r} has no userinfo endpoint")
+        if provider.userinfo.params:
+            url += ("&" if "?" in url else "?") + urlencode(provider.userinfo.params)
+        profile = yield from provider.request_userinfo(url, tokens)
+    if not isinstance(profile, Mapping):
+        raise ValueError("the userinfo profile is not a mapping")
+    return dict(profile)
+
+
+def default_profile(profile: Mapping[str, Any]) -> dict[str, Any]:
+    """Auth.js's default ``profile()``: ``id``, ``name``, ``email``, ``image`` from OIDC claims."""
+    values = {
+        "id": _first(profile, "sub", "id"),
+        "name": _first(profile, "name", "nickname", "preferred_username"),
+        "email": profile.get("email"),
+        "image": profile.get("picture"),
+    }
+    return {key: value for key, value in values.items() if value is not None}
+
+
+def _first(profile: Mapping[str, Any], *names: str) -> Any:
+    return next((profile[n] for n in names if profile.get(n) is not None), None)
+
+
+def _user_and_account(
+    ctx: Context, provider: OAuthProvider, profile: dict[str, Any], tokens: TokenSet
+) -> Step[tuple[dict[str, Any], dict[str, Any]]]:
+    """The user (a fresh random ``id``, e-mail lower-cased) and the account (token set + ids)."""
+    if provider.profile is None:
+        mapped: Any = default_profile(profile)
+    else:
+        try:
+            mapped = yield from invoke("profile", provider.profile, profile=profile, tokens=tokens)
+        except AuthError:
+            raise
+        except Exception as err:
+            raise OAuthProfileParseError(err, cause={"provider": provider.id}) from err
+    try:
+        user = as_user(mapped)
+    except Configuration as err:
+        raise OAuthProfileParseError(err, cause={"provider": provider.id}) from err
+    account_id = user.get("id")
+    if account_id is None or account_id == "" or isinstance(account_id, bool):
+        raise OAuthProfileParseError(
+            f"the {provider.id} profile has no id: the account could not be recognised again",
+            cause={"provider": provider.id},
+        )
+    user["id"] = ctx.random_uuid()
+    if isinstance(user.get("email"), str):
+        user["email"] = user["email"].lower()
+    account = {
+        **tokens,
+        "provider": provider.id,
+        "type": provider.type,
+        "provider_account_id": str(account_id),
+    }
+    return user, account

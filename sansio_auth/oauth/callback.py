@@ -1,0 +1,86 @@
+"""The authorization response: what the provider sends back to ``callback/<id>``.
+
+Checked in oauth4webapi's order: the RFC 9207 ``iss`` parameter (required when the
+issuer advertises it, compared exactly whenever present and the issuer is known), then
+``state``, then a provider ``error``; implicit and hybrid responses are refused and
+a ``code`` is required. Pure: the flow maps each error to the page Auth.js shows.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+
+class AuthorizationResponseError(ValueError):
+    """The response breaks the protocol (issuer, implicit parameters, no code)."""
+
+
+class StateMismatch(AuthorizationResponseError):
+    """``state`` is missing or is not the value this browser's cookie holds."""
+
+
+class ProviderDenied(Exception):
+    """The provider answered with ``error`` (e.g. ``access_denied``)."""
+
+    def __init__(self, error: str, description: str | None, uri: str | None) -> None:
+        super().__init__(error if description is None else f"{error}: {description}")
+        self.error = error
+        self.description = description
+        self.uri = uri
+
+
+class AuthorizationCode(msgspec.Struct, frozen=True, kw_only=True):
+    """A successful authorization response."""
+
+    code: str
+
+
+def parse_authorization_response(
+    params: Mapping[str, Any],
+    *,
+    expected_state: str | None,
+    issuer: str | None,
+    iss_required: bool,
+) -> AuthorizationCode:
+    """Check ``params`` (query or ``form_post`` body) and return the code.
+
+    ``expected_state`` is ``None`` when the state check is off. Raises
+    :class:`StateMismatch`, :class:`ProviderDenied` or :class:`AuthorizationResponseError`.
+    """
+    iss = params.get("iss")
+    if iss is None:
+        if iss_required:
+            raise AuthorizationResponseError("the issuer requires an `iss` parameter; none came")
+    elif not isinstance(iss, str) or (issuer is not None and iss != issuer):
+        raise AuthorizationResponseError("the `iss` parameter is not the provider's issuer")
+    if expected_state is not None:
+        state = params.get("state")
+        if not isinstance(state, str) or not hmac.compare_digest(
+            state.encode(), expected_state.encode()
+        ):
+            raise StateMismatch("the `state` parameter is missing or does not match")
+    if "error" in params:
+        error = params["error"]
+        if not isinstance(error, str):
+            raise AuthorizationResponseError("the `error` parameter is not a string")
+        return _raise_denied(error, params)
+    if "id_token" in params or "token" in params or "access_token" in params:
+        raise AuthorizationResponseError("implicit and hybrid responses are not accepted")
+    code = params.get("code")
+    if not isinstance(code, str) or not code:
+        raise AuthorizationResponseError("the response has no `code`")
+    return AuthorizationCode(code=code)
+
+
+def _raise_denied(error: str, params: Mapping[str, Any]) -> AuthorizationCode:
+    description = params.get("error_description")
+    uri = params.get("error_uri")
+    raise ProviderDenied(
+        error[:200],
+        description[:500] if isinstance(description, str) else None,
+        uri[:500] if isinstance(uri, str) else None,
+    )

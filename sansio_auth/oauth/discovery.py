@@ -1,0 +1,161 @@
+"""Where a provider's endpoints are: its configuration, else its discovery document; its JWKS.
+
+``<issuer>/.well-known/openid-configuration`` is fetched once and cached (its
+``issuer`` must be the configured one); a JWKS is cached too and refetched when
+an ID token names a key it lacks, at most once a minute per URL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+import msgspec
+
+from .._flow import Step
+from ..events import OutboundRequest
+from ..providers.oauth import OAuthProvider, OIDCProvider
+from .cache import DISCOVERY_TTL, JWKS_TTL, ProviderCache
+from .fetch import ACCEPT_JSON, ProviderResponseError, decode_json, max_age, send
+
+JWK = Mapping[str, Any]
+
+
+class ServerMetadata(msgspec.Struct, frozen=True, kw_only=True):
+    """The parts of an OpenID Provider's metadata (RFC 8414 / OIDC Discovery) used here."""
+
+    issuer: str
+    authorization_endpoint: str | None = None
+    token_endpoint: str | None = None
+    userinfo_endpoint: str | None = None
+    jwks_uri: str | None = None
+    id_token_signing_alg_values_supported: tuple[str, ...] | None = None
+    authorization_response_iss_parameter_supported: bool = False
+
+
+class AuthorizationServer(msgspec.Struct, frozen=True, kw_only=True):
+    """A provider's endpoints and issuer facts: configuration first, discovery for the rest."""
+
+    issuer: str | None = None
+    authorization_endpoint: str | None = None
+    token_endpoint: str | None = None
+    userinfo_endpoint: str | None = None
+    jwks_uri: str | None = None
+    id_token_algorithms: tuple[str, ...] | None = None
+    iss_parameter_supported: bool = False
+
+
+def well_known_url(provider: OAuthProvider) -> str:
+    """The discovery URL: ``well_known``, else ``<issuer>/.well-known/openid-configuration``."""
+    if provider.well_known:
+        return provider.well_known
+    assert provider.issuer is not None
+    return provider.issuer.rstrip("/") + "/.well-known/openid-configuration"
+
+
+def same_issuer(found: str, expected: str) -> bool:
+    """Issuer identifiers are equal (scheme and host case-insensitive, ``/`` for an empty path)."""
+
+    def normal(value: str) -> str:
+        parts = urlsplit(value)
+        return f"{parts.scheme.lower()}://{parts.netloc.lower()}{parts.path or '/'}" + (
+            f"?{parts.query}" if parts.query else ""
+        )
+
+    try:
+        return found == expected or normal(found) == normal(expected)
+    except ValueError:
+        return False
+
+
+def parse_metadata(body: bytes, expected_issuer: str) -> ServerMetadata:
+    """A discovery document, checked: JSON object, typed fields, and the expected issuer."""
+    try:
+        metadata = msgspec.json.decode(body, type=ServerMetadata)
+    except msgspec.DecodeError as err:
+        raise ProviderResponseError(f"the discovery document is invalid: {err}") from err
+    if not same_issuer(metadata.issuer, expected_issuer):
+        raise ProviderResponseError(
+            f"the discovery document's issuer {metadata.issuer!r} is not {expected_issuer!r}"
+        )
+    return metadata
+
+
+def discover(provider: OAuthProvider, cache: ProviderCache, now: float) -> Step[ServerMetadata]:
+    """The provider's discovery document, from the cache or fetched (then cached)."""
+    url = well_known_url(provider)
+    cached = cache.metadata.get(url, now)
+    if isinstance(cached, ServerMetadata):
+        return cached
+    request = OutboundRequest(method="GET", url=url, headers=(ACCEPT_JSON,))
+    response = yield from send(request, "discovery")
+    if response.status != 200:
+        raise ProviderResponseError(f"the discovery endpoint answered HTTP {response.status}")
+    metadata = parse_metadata(response.body, provider.issuer or "")
+    ttl = max_age(response, DISCOVERY_TTL, low=300, high=DISCOVERY_TTL)
+    cache.metadata.put(url, metadata, now=now, ttl=ttl)
+    return metadata
+
+
+def authorization_server(
+    provider: OAuthProvider, cache: ProviderCache, now: float, *, callback: bool
+) -> Step[AuthorizationServer]:
+    """The endpoints for the sign-in start (``callback=False``) or the callback.
+
+    Discovery runs when an endpoint the step needs is not configured, and always
+    for an OIDC callback (the JWKS and the issuer's metadata are needed).
+    """
+    oidc = isinstance(provider, OIDCProvider)
+    if callback:
+        profile_from_userinfo = not isinstance(provider, OIDCProvider) or not provider.id_token
+        needs_discovery = (
+            oidc
+            or provider.token.url is None
+            or (profile_from_userinfo and not (provider.userinfo.url or provider.userinfo.request))
+        )
+    else:
+        needs_discovery = provider.authorization.url is None
+    if not needs_discovery:
+        return AuthorizationServer(
+            issuer=provider.issuer,
+            authorization_endpoint=provider.authorization.url,
+            token_endpoint=provider.token.url,
+            userinfo_endpoint=provider.userinfo.url,
+        )
+    metadata = yield from discover(provider, cache, now)
+    return AuthorizationServer(
+        issuer=metadata.issuer,
+        authorization_endpoint=provider.authorization.url or metadata.authorization_endpoint,
+        token_endpoint=provider.token.url or metadata.token_endpoint,
+        userinfo_endpoint=provider.userinfo.url or metadata.userinfo_endpoint,
+        jwks_uri=metadata.jwks_uri,
+        id_token_algorithms=metadata.id_token_signing_alg_values_supported,
+        iss_parameter_supported=metadata.authorization_response_iss_parameter_supported,
+    )
+
+
+def parse_jwks(body: bytes) -> tuple[dict[str, Any], ...]:
+    """The keys of a JWKS document (entries that are not JSON objects with a ``kty`` dropped)."""
+    document = decode_json(body, "JWKS")
+    keys = document.get("keys") if isinstance(document, dict) else None
+    if not isinstance(keys, list):
+        raise ProviderResponseError("the JWKS document has no `keys` list")
+    return tuple(k for k in keys if isinstance(k, dict) and isinstance(k.get("kty"), str))
+
+
+def get_jwks(
+    url: str, cache: ProviderCache, now: float, *, refresh: bool = False
+) -> Step[tuple[dict[str, Any], ...]]:
+    """The JWKS at ``url``: cached unless ``refresh`` (the caller rate-limits refreshes)."""
+    cached = None if refresh else cache.jwks.get(url, now)
+    if isinstance(cached, tuple):
+        return cached
+    request = OutboundRequest(method="GET", url=url, headers=(ACCEPT_JSON,))
+    response = yield from send(request, "JWKS")
+    cache.jwks_fetched(url, now)
+    if response.status != 200:
+        raise ProviderResponseError(f"the JWKS endpoint answered HTTP {response.status}")
+    keys = parse_jwks(response.body)
+    cache.jwks.put(url, keys, now=now, ttl=max_age(response, JWKS_TTL, low=60, high=24 * 3600))
+    return keys

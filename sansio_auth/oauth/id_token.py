@@ -1,0 +1,222 @@
+"""ID token validation, signature included (Auth.js checks only the claims).
+
+The key comes from the issuer's JWKS: the one with the token's ``kid``, or, when the
+token names none, the only key that fits its algorithm. Only asymmetric algorithms
+are accepted (``alg: none`` and HMAC are refused whatever the metadata says, so a
+public key can never be used as an HMAC secret); the default is ``RS256``. Claims:
+``iss`` exactly the issuer, ``aud`` contains the client, ``azp`` is the client when
+present (required with several audiences), ``exp``/``iat``/``nbf`` within a 30 s
+tolerance, ``sub`` a non-empty string, and ``nonce`` as expected (absent when the
+nonce check is off).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import msgspec
+from joserfc import jws
+from joserfc.errors import JoseError
+from joserfc.jwk import JWKRegistry, Key
+
+from .._flow import Step
+from ..providers.oauth import ID_TOKEN_ALGORITHMS
+from .cache import ProviderCache
+from .discovery import get_jwks
+
+CLOCK_TOLERANCE = 30
+DEFAULT_ALGORITHMS = ("RS256",)
+_KEY_TYPES = {"RS": "RSA", "PS": "RSA", "ES": "EC", "Ed": "OKP"}
+_CURVES = {"ES256": "P-256", "ES384": "P-384", "ES512": "P-521", "EdDSA": "Ed25519"}
+
+
+class IDTokenError(ValueError):
+    """The ID token is not acceptable."""
+
+
+class UnknownKey(IDTokenError):
+    """No key of the JWKS fits the token (a rotated key: refetch the JWKS once)."""
+
+
+def allowed_algorithms(configured: str | None, advertised: Sequence[str] | None) -> tuple[str, ...]:
+    """The client's algorithm, else the issuer's supported list, else ``RS256``; asymmetric only."""
+    if configured is not None:
+        candidates: Sequence[str] = (configured,)
+    elif advertised:
+        candidates = advertised
+    else:
+        candidates = DEFAULT_ALGORITHMS
+    return tuple(alg for alg in candidates if alg in ID_TOKEN_ALGORITHMS)
+
+
+def _b64decode(segment: str) -> bytes:
+    if "=" in segment:
+        raise IDTokenError("the ID token is not base64url without padding")
+    try:
+        return base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
+    except (binascii.Error, ValueError) as err:
+        raise IDTokenError("the ID token is not base64url") from err
+
+
+def _json_object(segment: str, what: str) -> dict[str, Any]:
+    try:
+        value = msgspec.json.decode(_b64decode(segment))
+    except msgspec.DecodeError as err:
+        raise IDTokenError(f"the ID token {what} is not JSON") from err
+    if not isinstance(value, dict):
+        raise IDTokenError(f"the ID token {what} is not a JSON object")
+    return value
+
+
+def read_header(id_token: str) -> dict[str, Any]:
+    """The protected header of a compact JWS (not verified)."""
+    parts = id_token.split(".")
+    if len(parts) != 3:
+        raise IDTokenError("the ID token is not a compact JWS (a JWE or malformed)")
+    return _json_object(parts[0], "header")
+
+
+def select_key(header: Mapping[str, Any], keys: Sequence[Mapping[str, Any]]) -> Key:
+    """The JWKS key to verify a token with ``header``; :class:`UnknownKey` when none fits."""
+    alg = header["alg"]
+    kid = header.get("kid")
+    if kid is not None and not isinstance(kid, str):
+        raise IDTokenError("the ID token's `kid` is not a string")
+    kty = _KEY_TYPES[alg[:2]]
+    fitting = [
+        jwk
+        for jwk in keys
+        if jwk.get("kty") == kty
+        and jwk.get("use") in (None, "sig")
+        and jwk.get("alg") in (None, alg)
+        and (alg not in _CURVES or jwk.get("crv") == _CURVES[alg])
+        and _may_verify(jwk.get("key_ops"))
+        and (kid is None or jwk.get("kid") == kid)
+    ]
+    if not fitting:
+        raise UnknownKey(f"no key in the JWKS fits alg {alg} and kid {kid!r}")
+    if len(fitting) > 1:
+        raise IDTokenError(f"{len(fitting)} keys in the JWKS fit alg {alg} and kid {kid!r}")
+    public = {k: v for k, v in fitting[0].items() if k not in ("d", "p", "q", "dp", "dq", "qi")}
+    try:
+        return JWKRegistry.import_key(public)
+    except (JoseError, ValueError, TypeError) as err:
+        raise IDTokenError("the JWKS key could not be imported") from err
+
+
+def _may_verify(key_ops: Any) -> bool:
+    return key_ops is None or (isinstance(key_ops, list) and "verify" in key_ops)
+
+
+def verify_signature(
+    id_token: str, keys: Sequence[Mapping[str, Any]], algorithms: Sequence[str]
+) -> dict[str, Any]:
+    """The claims of ``id_token`` once its signature checks out with a JWKS key."""
+    header = read_header(id_token)
+    alg = header.get("alg")
+    if not isinstance(alg, str) or alg.lower() == "none":
+        raise IDTokenError("the ID token is unsigned (alg none)")
+    if alg.upper().startswith("HS"):
+        raise IDTokenError(f"the ID token uses symmetric {alg}; only public-key signatures count")
+    if alg not in algorithms:
+        raise IDTokenError(f"the ID token's alg {alg} is not one of {', '.join(algorithms)}")
+    key = select_key(header, keys)
+    try:
+        signed = jws.deserialize_compact(id_token, key, algorithms=[alg])
+    except JoseError as err:
+        raise IDTokenError(f"the ID token's signature is invalid ({err.error})") from err
+    try:
+        claims = msgspec.json.decode(signed.payload)
+    except msgspec.DecodeError as err:
+        raise IDTokenError("the ID token payload is not JSON") from err
+    if not isinstance(claims, dict):
+        raise IDTokenError("the ID token payload is not a JSON object")
+    return claims
+
+
+def _number(claims: Mapping[str, Any], name: str, *, required: bool) -> float | None:
+    value = claims.get(name)
+    if value is None:
+        if required:
+            raise IDTokenError(f"the ID token has no `{name}`")
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise IDTokenError(f"the ID token's `{name}` is not a number")
+    return float(value)
+
+
+def check_claims(
+    claims: Mapping[str, Any],
+    *,
+    issuer: str,
+    client_id: str,
+    now: float,
+    nonce: str | None,
+    tolerance: int = CLOCK_TOLERANCE,
+) -> None:
+    """Raise :class:`IDTokenError` unless the claims are for this client, now, from ``issuer``."""
+    if claims.get("iss") != issuer:
+        raise IDTokenError("the ID token's `iss` is not the issuer")
+    sub = claims.get("sub")
+    if not isinstance(sub, str) or not sub:
+        raise IDTokenError("the ID token has no `sub`")
+    aud = claims.get("aud")
+    audiences = [aud] if isinstance(aud, str) else aud
+    if not isinstance(audiences, list) or not all(isinstance(a, str) for a in audiences):
+        raise IDTokenError("the ID token's `aud` is missing or malformed")
+    if client_id not in audiences:
+        raise IDTokenError("the ID token is not for this client (`aud`)")
+    azp = claims.get("azp")
+    if len(audiences) > 1 and azp is None:
+        raise IDTokenError("the ID token has several audiences and no `azp`")
+    if azp is not None and azp != client_id:
+        raise IDTokenError("the ID token was issued to another party (`azp`)")
+    exp = _number(claims, "exp", required=True)
+    iat = _number(claims, "iat", required=True)
+    nbf = _number(claims, "nbf", required=False)
+    assert exp is not None
+    assert iat is not None
+    if exp <= now - tolerance:
+        raise IDTokenError("the ID token has expired (`exp`)")
+    if iat > now + tolerance:
+        raise IDTokenError("the ID token was issued in the future (`iat`)")
+    if nbf is not None and nbf > now + tolerance:
+        raise IDTokenError("the ID token is not valid yet (`nbf`)")
+    found = claims.get("nonce")
+    if nonce is None:
+        if found is not None:
+            raise IDTokenError("the ID token has a `nonce` but none was sent")
+    elif not isinstance(found, str) or not hmac.compare_digest(found.encode(), nonce.encode()):
+        raise IDTokenError("the ID token's `nonce` does not match")
+
+
+def validate_id_token(
+    id_token: str,
+    *,
+    jwks_uri: str | None,
+    algorithms: Sequence[str],
+    cache: ProviderCache,
+    issuer: str,
+    client_id: str,
+    now: float,
+    nonce: str | None,
+) -> Step[dict[str, Any]]:
+    """The claims of a valid ``id_token``; an unknown key refetches the JWKS once (rate-limited)."""
+    if not algorithms:
+        raise IDTokenError("no acceptable ID token algorithm (the issuer lists only none/HMAC)")
+    if jwks_uri is None:
+        raise IDTokenError("the issuer publishes no `jwks_uri`: ID tokens cannot be verified")
+    keys = yield from get_jwks(jwks_uri, cache, now)
+    try:
+        claims = verify_signature(id_token, keys, algorithms)
+    except UnknownKey:
+        if not cache.may_refetch_jwks(jwks_uri, now):
+            raise
+        keys = yield from get_jwks(jwks_uri, cache, now, refresh=True)
+        claims = verify_signature(id_token, keys, algorithms)
+    check_claims(claims, issuer=issuer, client_id=client_id, now=now, nonce=nonce)
+    return claims

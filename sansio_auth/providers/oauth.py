@@ -1,0 +1,270 @@
+"""OAuth 2.0 and OpenID Connect provider records.
+
+A provider is given as a record (:class:`OAuthProvider`, :class:`OIDCProvider`, or a
+built-in such as :func:`~sansio_auth.providers.GitHub`) or as a plain mapping with
+Auth.js's provider keys in snake_case::
+
+    {"id": "op", "name": "My OP", "type": "oidc", "issuer": "https://op.example",
+     "client_id": "...", "client_secret": "...", "checks": ["pkce", "nonce"],
+     "client": {"token_endpoint_auth_method": "client_secret_post"}}
+
+``authorization``, ``token`` and ``userinfo`` take a URL or ``{"url", "params"}``
+(``userinfo`` also ``{"request": fn}``); without them the endpoints come from the
+issuer's discovery document. Unknown keys are a configuration error naming them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Literal, Self, get_args
+from urllib.parse import urlsplit
+
+from ..errors import Configuration, InvalidEndpoints
+from ..events import Action, Event
+from ..oauth.fetch import bearer_request, get_json
+from ._base import Provider, ProviderStyle, ProviderType, build
+
+TokenEndpointAuthMethod = Literal["client_secret_basic", "client_secret_post", "none"]
+Check = Literal["pkce", "state", "nonce", "none"]
+Profile = dict[str, Any]
+TokenSet = Mapping[str, Any]
+
+ID_TOKEN_ALGORITHMS = frozenset(
+    {"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
+)
+"""ID token signature algorithms accepted: asymmetric only (no ``none``, no HMAC)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Endpoint:
+    """An endpoint: its URL, extra query/body ``params``, and (userinfo only) a ``request``.
+
+    ``request(tokens, provider)`` (sync or async) replaces the userinfo request and
+    returns the profile.
+    """
+
+    url: str | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+    request: Callable[..., Any] | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ClientOptions:
+    """How the client authenticates and what it expects (OAuth client metadata)."""
+
+    token_endpoint_auth_method: TokenEndpointAuthMethod = "client_secret_basic"  # noqa: S105
+    """``client_secret_basic`` (default), ``client_secret_post``, or ``none`` (PKCE required)."""
+    id_token_signed_response_alg: str | None = None
+    """The one ID token algorithm to accept; default: the issuer's list, else ``RS256``."""
+
+
+Step = Generator[Action, Event, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class OAuthProvider(Provider):
+    """An OAuth 2.0 provider (``type: "oauth"``): the profile comes from ``userinfo``."""
+
+    kind: ClassVar[ProviderType] = "oauth"
+    default_checks: ClassVar[tuple[Check, ...]] = ("pkce",)
+    issuer: str | None = None
+    """Authorization server issuer: discovery base, RFC 9207 ``iss`` check, ID token ``iss``."""
+    client_id: str | None = None
+    """Default ``AUTH_<ID>_ID``."""
+    client_secret: str | None = field(default=None, repr=False)
+    """Default ``AUTH_<ID>_SECRET``."""
+    authorization: Endpoint = field(default_factory=Endpoint)
+    token: Endpoint = field(default_factory=Endpoint)
+    userinfo: Endpoint = field(default_factory=Endpoint)
+    well_known: str | None = None
+    """Discovery URL; default ``<issuer>/.well-known/openid-configuration``."""
+    authorization_params: Mapping[str, Any] = field(default_factory=dict)
+    """Extra authorization request parameters (after ``authorization.params``)."""
+    checks: tuple[Check, ...] = ()
+    """``pkce``, ``state``, ``nonce`` (oidc only) or ``none``; default ``("pkce",)``."""
+    client: ClientOptions = field(default_factory=ClientOptions)
+    profile: Callable[..., Any] | None = None
+    """``(profile, tokens) -> user`` mapping; the user's ``id`` becomes ``provider_account_id``."""
+    account: Callable[..., Any] | None = None
+    """``(tokens) -> fields`` stored with a linked account (database sessions)."""
+    allow_dangerous_email_account_linking: bool = False
+    redirect_proxy_url: str | None = None
+    """Overrides the configuration's ``redirect_proxy_url`` for this provider."""
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        for name in ("authorization", "token", "userinfo"):
+            set_(self, name, _endpoint(getattr(self, name), self.id, name))
+        if isinstance(self.client, Mapping):
+            set_(self, "client", _record(ClientOptions, self.client, self.id, "client"))
+        if isinstance(self.style, Mapping):
+            set_(self, "style", _record(ProviderStyle, self.style, self.id, "style"))
+        set_(self, "checks", self._checks(self.checks))
+        set_(self, "authorization_params", dict(self.authorization_params))
+
+    def _checks(self, value: Any) -> tuple[Check, ...]:
+        items = (value,) if isinstance(value, str) else tuple(value or self.default_checks)
+        allowed = set(get_args(Check)) - ({"nonce"} if self.type == "oauth" else set())
+        bad = sorted(str(c) for c in items if c not in allowed)
+        if bad:
+            raise Configuration(
+                f"provider {self.id!r}: unknown checks {', '.join(bad)} "
+                f"(allowed for {self.type}: {', '.join(sorted(allowed))})"
+            )
+        return tuple(dict.fromkeys(items))
+
+    @classmethod
+    def from_mapping(cls, options: Mapping[str, Any]) -> Self:
+        """A record from the defaults deep-merged with ``options`` (the user wins)."""
+        merged = dict(options)
+        for key in ("authorization", "token", "userinfo", "client", "style"):
+            if key in options and key in cls.defaults:
+                merged[key] = merge_options(cls.defaults[key], options[key])
+        if "name" not in merged and "name" not in cls.defaults and "id" in merged:
+            merged["name"] = merged["id"]
+        return build(cls, cls.defaults, merged)
+
+    # -- start-up checks (after AUTH_<ID>_* inference) ----------------------------------------
+
+    def check(self) -> None:
+        """Refuse a provider that cannot work: missing credentials or endpoints."""
+        prefix = "AUTH_" + self.id.upper().replace("-", "_")
+        method = self.client.token_endpoint_auth_method
+        if method not in get_args(TokenEndpointAuthMethod):
+            raise Configuration(
+                f"provider {self.id!r}: token_endpoint_auth_method {method!r} is not supported "
+                f"(use {', '.join(get_args(TokenEndpointAuthMethod))})"
+            )
+        if not self.client_id:
+            raise Configuration(f"provider {self.id!r} needs a client_id (or {prefix}_ID)")
+        if method != "none" and not self.client_secret:
+            raise Configuration(f"provider {self.id!r} needs a client_secret (or {prefix}_SECRET)")
+        if method == "none" and "pkce" not in self.checks:
+            raise Configuration(f"provider {self.id!r}: a public client (auth 'none') needs pkce")
+        alg = self.client.id_token_signed_response_alg
+        if alg is not None and alg not in ID_TOKEN_ALGORITHMS:
+            raise Configuration(
+                f"provider {self.id!r}: ID token algorithm {alg!r} is not accepted "
+                f"(use one of {', '.join(sorted(ID_TOKEN_ALGORITHMS))})"
+            )
+        for name, url in (
+            ("issuer", self.issuer),
+            ("well_known", self.well_known),
+            ("redirect_proxy_url", self.redirect_proxy_url),
+            ("authorization", self.authorization.url),
+            ("token", self.token.url),
+            ("userinfo", self.userinfo.url),
+        ):
+            if url is not None and not _is_http_url(url):
+                raise Configuration(f"provider {self.id!r}: {name} is not an http(s) URL: {url!r}")
+        if self.issuer is None:
+            self._check_endpoints(prefix)
+
+    def _check_endpoints(self, prefix: str) -> None:
+        missing = [
+            name
+            for name, present in (
+                ("authorization", self.authorization.url),
+                ("token", self.token.url),
+                ("userinfo", self.userinfo.url or self.userinfo.request),
+            )
+            if not present
+        ]
+        if missing:
+            raise InvalidEndpoints(
+                f"provider {self.id!r} is missing both issuer ({prefix}_ISSUER) and "
+                f"{' and '.join(missing)} endpoint config"
+            )
+
+    # -- hooks for providers whose service needs more than the standard -----------------------
+
+    def conform_token_response(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Fix a token endpoint's non-standard JSON before it is parsed (identity here)."""
+        return body
+
+    def request_userinfo(self, url: str, tokens: TokenSet) -> Step:
+        """GET ``url`` with the access token; override when a service needs more requests."""
+        profile = yield from get_json(bearer_request(url, tokens["access_token"]), "userinfo")
+        if not isinstance(profile, dict):
+            raise ValueError("the userinfo response is not a JSON object")
+        return profile
+
+
+@dataclass(frozen=True, kw_only=True)
+class OIDCProvider(OAuthProvider):
+    """An OpenID Connect provider (``type: "oidc"``): the profile comes from the ID token.
+
+    The ID token is always validated, signature included. With ``id_token=False``
+    the profile is the userinfo response instead (its ``sub`` must match).
+    """
+
+    kind: ClassVar[ProviderType] = "oidc"
+    id_token: bool = True
+
+    def check(self) -> None:
+        """Also: an issuer is required (discovery, JWKS, ``iss``)."""
+        if not self.issuer:
+            prefix = "AUTH_" + self.id.upper().replace("-", "_")
+            raise Configuration(f"oidc provider {self.id!r} needs an issuer (or {prefix}_ISSUER)")
+        super().check()
+
+
+def _is_http_url(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
+def _endpoint(value: Any, provider_id: str, name: str) -> Endpoint:
+    if isinstance(value, Endpoint):
+        endpoint = value
+    elif value is None:
+        endpoint = Endpoint()
+    elif isinstance(value, str):
+        endpoint = Endpoint(url=value)
+    elif isinstance(value, Mapping):
+        endpoint = _record(Endpoint, value, provider_id, name)
+    else:
+        raise Configuration(f"provider {provider_id!r}: {name} must be a URL or a mapping")
+    if endpoint.request is not None and name != "userinfo":
+        raise Configuration(f"provider {provider_id!r}: only userinfo takes a `request` function")
+    if not isinstance(endpoint.params, Mapping):
+        raise Configuration(f"provider {provider_id!r}: {name}.params must be a mapping")
+    return endpoint
+
+
+def _record(kind: type[Any], value: Mapping[str, Any], provider_id: str, option: str) -> Any:
+    known = {f.name for f in fields(kind)}
+    unknown = sorted(set(value) - known)
+    if unknown:
+        raise Configuration(
+            f"provider {provider_id!r}: `{option}` has unknown keys: {', '.join(unknown)} "
+            f"(known: {', '.join(sorted(known))})"
+        )
+    return kind(**value)
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    if isinstance(value, str):
+        return {"url": value}
+    if isinstance(value, Mapping):
+        return dict(value)
+    if value is None:
+        return {}
+    return {f.name: getattr(value, f.name) for f in fields(value)}
+
+
+def merge_options(default: Any, override: Any) -> Any:
+    """Deep-merge ``override`` over ``default`` (a URL string counts as ``{"url": ...}``)."""
+    if not isinstance(override, Mapping):
+        return default if override is None else override  # a URL or a record replaces it
+    merged = _as_dict(default)
+    for key, value in _as_dict(override).items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = {**merged[key], **value}
+        elif value is not None:
+            merged[key] = value
+    return merged
