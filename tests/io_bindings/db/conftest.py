@@ -106,11 +106,9 @@ def redis_url() -> Iterator[str]:
     if program is None:
         raise RuntimeError("redis-server is not installed: run `make system-deps`")
     root, port = tempfile.mkdtemp(prefix="sansio-auth-redis-"), free_port()
-    process = subprocess.Popen(
-        [program, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-        + ["--dir", root],
-        stdout=subprocess.DEVNULL,
-    )
+    args = ["--port", str(port), "--bind", "127.0.0.1", "--dir", root]
+    args += ["--save", "", "--appendonly", "no"]
+    process = subprocess.Popen([program, *args], stdout=subprocess.DEVNULL)
     try:
         wait_for_port(port, process)
         yield f"redis://127.0.0.1:{port}/0"

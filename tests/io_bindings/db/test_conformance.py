@@ -332,8 +332,12 @@ async def test_delete_user_cascades(adapter: StoreAdapter) -> None:
     assert await adapter.get_user(user["id"]) is None
     assert await adapter.get_user_by_email(user["email"]) is None
     for account in accounts:
-        assert await adapter.get_account(account["provider"], account["provider_account_id"]) is None
-        found = await adapter.get_user_by_account(account["provider"], account["provider_account_id"])
+        assert (
+            await adapter.get_account(account["provider"], account["provider_account_id"]) is None
+        )
+        found = await adapter.get_user_by_account(
+            account["provider"], account["provider_account_id"]
+        )
         assert found is None
     for session in sessions:
         assert await adapter.get_session_and_user(session["session_token"]) is None
@@ -375,7 +379,10 @@ async def test_authenticators(adapter: StoreAdapter) -> None:
     await adapter.create_authenticator(second)  # type: ignore[arg-type]
     assert await adapter.get_authenticator(first["credential_id"]) == first
     assert await adapter.get_authenticator("unknown") is None
-    assert await adapter.list_authenticators_by_user_id(user["id"]) == [first, second]
+    listed = await adapter.list_authenticators_by_user_id(user["id"])
+    assert sorted(listed, key=lambda a: a["credential_id"]) == sorted(
+        [first, second], key=lambda a: a["credential_id"]
+    )
     updated = await adapter.update_authenticator_counter(first["credential_id"], 7)
     assert updated == {**first, "counter": 7}
     assert await adapter.get_authenticator(first["credential_id"]) == updated

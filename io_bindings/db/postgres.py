@@ -1,0 +1,474 @@
+"""The PostgreSQL adapter: psycopg 3 with a connection pool, on Auth.js's own tables.
+
+>>> from io_bindings.db.postgres import PostgresAdapter
+>>> config = AuthConfig(adapter=PostgresAdapter("postgresql://auth@db/app"), providers=[...])
+
+Needs the ``postgres`` extra (``psycopg[binary]``, ``psycopg-pool``). psycopg's
+async API runs only on asyncio, so this adapter uses the synchronous
+:class:`psycopg_pool.ConnectionPool` in anyio worker threads: the same adapter
+works on asyncio and trio. Each method is one transaction.
+
+The tables are those of ``@auth/pg-adapter`` (``users``, ``accounts``,
+``sessions``, ``verification_token`` with their quoted camelCase columns and
+``SERIAL`` ids), created when missing, so a JavaScript app on Auth.js and a
+Python app can share one database; ``authenticators`` (passkeys) is added in the
+same style. User ids are the ``users.id`` column as text: the id the engine
+proposes is not used when the column has a default (``SERIAL``). Keys that are
+not standard are written when a column of that name exists (extend the
+tables as Auth.js documents) and dropped otherwise, as upstream does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+from psycopg import errors, sql
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+from sansio_auth.adapters import AdapterConflict
+
+from ._base import Record, StoreAdapter
+
+Connection = psycopg.Connection[dict[str, Any]]
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (  # version 1: @auth/pg-adapter's schema.sql, plus authenticators and indexes
+        """CREATE TABLE IF NOT EXISTS users (
+            id SERIAL,
+            name VARCHAR(255),
+            email VARCHAR(255) UNIQUE,
+            "emailVerified" TIMESTAMPTZ,
+            image TEXT,
+            PRIMARY KEY (id)
+        )""",
+        """CREATE TABLE IF NOT EXISTS accounts (
+            id SERIAL,
+            "userId" INTEGER NOT NULL REFERENCES users ON DELETE CASCADE,
+            type VARCHAR(255) NOT NULL,
+            provider VARCHAR(255) NOT NULL,
+            "providerAccountId" VARCHAR(255) NOT NULL,
+            refresh_token TEXT,
+            access_token TEXT,
+            expires_at BIGINT,
+            id_token TEXT,
+            scope TEXT,
+            session_state TEXT,
+            token_type TEXT,
+            PRIMARY KEY (id),
+            UNIQUE (provider, "providerAccountId")
+        )""",
+        """CREATE TABLE IF NOT EXISTS sessions (
+            id SERIAL,
+            "userId" INTEGER NOT NULL REFERENCES users ON DELETE CASCADE,
+            expires TIMESTAMPTZ NOT NULL,
+            "sessionToken" VARCHAR(255) UNIQUE NOT NULL,
+            PRIMARY KEY (id)
+        )""",
+        """CREATE TABLE IF NOT EXISTS verification_token (
+            identifier TEXT NOT NULL,
+            expires TIMESTAMPTZ NOT NULL,
+            token TEXT NOT NULL,
+            PRIMARY KEY (identifier, token)
+        )""",
+        """CREATE TABLE IF NOT EXISTS authenticators (
+            "credentialID" TEXT NOT NULL,
+            "userId" INTEGER NOT NULL REFERENCES users ON DELETE CASCADE,
+            "providerAccountId" TEXT NOT NULL,
+            "credentialPublicKey" TEXT NOT NULL,
+            counter BIGINT NOT NULL,
+            "credentialDeviceType" TEXT NOT NULL,
+            "credentialBackedUp" BOOLEAN NOT NULL,
+            transports TEXT,
+            PRIMARY KEY ("credentialID")
+        )""",
+        'CREATE INDEX IF NOT EXISTS accounts_user_id ON accounts ("userId")',
+        'CREATE INDEX IF NOT EXISTS sessions_user_id ON sessions ("userId")',
+        'CREATE INDEX IF NOT EXISTS authenticators_user_id ON authenticators ("userId")',
+    ),
+)
+"""Schema migrations: entry ``n`` takes the schema from version ``n`` to ``n + 1``."""
+
+SCHEMA_VERSION = len(MIGRATIONS)
+_LOCK_KEY = 0x5A_A17A_0001  # pg_advisory_xact_lock key: one migrator at a time
+
+# Our snake_case keys and Auth.js's column names (same name when absent).
+USER_COLUMNS = {"id": "id", "email": "email", "email_verified": "emailVerified"}
+USER_COLUMNS |= {"name": "name", "image": "image"}
+ACCOUNT_COLUMNS = {"user_id": "userId", "provider_account_id": "providerAccountId"}
+ACCOUNT_COLUMNS |= {k: k for k in ("type", "provider", "access_token", "token_type", "id_token")}
+ACCOUNT_COLUMNS |= {k: k for k in ("refresh_token", "scope", "expires_at", "session_state")}
+AUTHENTICATOR_COLUMNS = {
+    "credential_id": "credentialID",
+    "user_id": "userId",
+    "provider_account_id": "providerAccountId",
+    "credential_public_key": "credentialPublicKey",
+    "counter": "counter",
+    "credential_device_type": "credentialDeviceType",
+    "credential_backed_up": "credentialBackedUp",
+    "transports": "transports",
+}
+_INTEGER_TYPES = {"smallint", "integer", "bigint"}
+
+
+def _from_row(row: dict[str, Any], columns: dict[str, str], drop: tuple[str, ...]) -> Record:
+    """A row as a record: known columns renamed, ``drop`` left out, the rest kept as named."""
+    names = {column: key for key, column in columns.items()}
+    record = {names.get(c, c): v for c, v in row.items() if c not in drop}
+    for key, value in record.items():
+        if isinstance(value, datetime):
+            record[key] = value.astimezone(UTC)
+    if "user_id" in record:
+        record["user_id"] = str(record["user_id"])
+    return record
+
+
+def _user(row: dict[str, Any] | None) -> Record | None:
+    if row is None:
+        return None
+    user = _from_row(row, USER_COLUMNS, ())
+    user["id"] = str(user["id"])
+    return user
+
+
+def _account(row: dict[str, Any] | None) -> Record | None:
+    return None if row is None else _from_row(row, ACCOUNT_COLUMNS, ("id",))
+
+
+def _session(row: dict[str, Any] | None) -> Record | None:
+    if row is None:
+        return None
+    return {
+        "session_token": row["sessionToken"],
+        "user_id": str(row["userId"]),
+        "expires": row["expires"].astimezone(UTC),
+    }
+
+
+def _token(row: dict[str, Any] | None) -> Record | None:
+    if row is None:
+        return None
+    return {
+        "identifier": row["identifier"],
+        "token": row["token"],
+        "expires": row["expires"].astimezone(UTC),
+    }
+
+
+def _authenticator(row: dict[str, Any] | None) -> Record | None:
+    return None if row is None else _from_row(row, AUTHENTICATOR_COLUMNS, ())
+
+
+def _insert(table: str, values: dict[str, Any]) -> sql.Composed:
+    """``INSERT INTO table (columns) VALUES (...) RETURNING *`` for ``values``."""
+    return sql.SQL("INSERT INTO {} ({}) VALUES ({}) RETURNING *").format(
+        sql.Identifier(table),
+        sql.SQL(", ").join(map(sql.Identifier, values)),
+        sql.SQL(", ").join(sql.Placeholder() * len(values)),
+    )
+
+
+class PostgresStore:
+    """The synchronous store behind :class:`PostgresAdapter`."""
+
+    def __init__(self, dsn: str, *, min_size: int, max_size: int, timeout: float) -> None:
+        self.pool: ConnectionPool[Connection] = ConnectionPool(
+            dsn,
+            min_size=min_size,
+            max_size=max_size,
+            timeout=timeout,
+            kwargs={"row_factory": dict_row},
+            open=False,
+        )
+        self.timeout = timeout
+        self.columns: dict[str, set[str]] = {}
+        self.serial_ids = True
+        self.id_type = "integer"
+
+    def open(self) -> None:
+        """Connect, create or migrate the schema, and learn the tables' columns."""
+        self.pool.open(wait=True, timeout=self.timeout)
+        with self._transaction() as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+            conn.execute("CREATE TABLE IF NOT EXISTS sansio_auth_schema (version INTEGER NOT NULL)")
+            row = conn.execute("SELECT version FROM sansio_auth_schema").fetchone()
+            version = 0 if row is None else int(row["version"])
+            if version > SCHEMA_VERSION:
+                raise RuntimeError(
+                    f"the database has auth schema version {version}; this version of "
+                    f"sansio-auth knows up to {SCHEMA_VERSION}"
+                )
+            for statements in MIGRATIONS[version:]:
+                for statement in statements:
+                    conn.execute(statement.encode())
+            if row is None:
+                conn.execute("INSERT INTO sansio_auth_schema VALUES (%s)", (SCHEMA_VERSION,))
+            else:
+                conn.execute("UPDATE sansio_auth_schema SET version = %s", (SCHEMA_VERSION,))
+            rows = conn.execute(
+                "SELECT table_name, column_name, data_type, column_default "
+                "FROM information_schema.columns WHERE table_schema = current_schema() "
+                "AND table_name IN ('users', 'accounts')"
+            ).fetchall()
+        for row in rows:
+            self.columns.setdefault(row["table_name"], set()).add(row["column_name"])
+            if row["table_name"] == "users" and row["column_name"] == "id":
+                self.serial_ids = row["column_default"] is not None
+                self.id_type = row["data_type"]
+
+    def close(self) -> None:
+        """Close the pool."""
+        self.pool.close()
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Connection]:
+        """One transaction, committed on success; failures named as in the contract."""
+        try:
+            with self.pool.connection() as conn:
+                yield conn
+        except errors.UniqueViolation as err:
+            raise AdapterConflict(str(err)) from err
+        except errors.ForeignKeyViolation as err:
+            raise LookupError("no such user") from err
+
+    def _key(self, user_id: str) -> Any:
+        """``user_id`` as the ``users.id`` column takes it, or ``None`` if no row can have it."""
+        if self.id_type in _INTEGER_TYPES:
+            return (
+                int(user_id)
+                if user_id.isascii() and user_id.isdigit() and len(user_id) < 19
+                else None
+            )
+        if self.id_type == "uuid":
+            try:
+                return uuid.UUID(user_id)
+            except ValueError:
+                return None
+        return user_id
+
+    def _owner(self, user_id: str) -> Any:
+        key = self._key(user_id)
+        if key is None:
+            raise LookupError(f"no user with id {user_id!r}")
+        return key
+
+    def _columns(self, table: str, record: Record, columns: dict[str, str]) -> dict[str, Any]:
+        """Column → value for ``record``: standard keys renamed, others only if a column exists."""
+        known = self.columns.get(table, set())
+        values = {columns[k]: v for k, v in record.items() if k in columns}
+        values |= {k: v for k, v in record.items() if k not in columns and k in known}
+        return values
+
+    def _one(self, query: Any, params: Any = ()) -> dict[str, Any] | None:
+        with self._transaction() as conn:
+            return conn.execute(query, params).fetchone()
+
+    def create_user(self, user: Record) -> Record:
+        with self._transaction() as conn:
+            return self._insert_user(conn, user)
+
+    def _insert_user(self, conn: Connection, user: Record) -> Record:
+        values = self._columns("users", user, USER_COLUMNS)
+        if self.serial_ids:
+            del values["id"]
+        elif self._key(user["id"]) is None:
+            values["id"] = str(uuid.uuid4())
+        created = _user(conn.execute(_insert("users", values), list(values.values())).fetchone())
+        assert created is not None
+        return created
+
+    def get_user(self, user_id: str) -> Record | None:
+        key = self._key(user_id)
+        if key is None:
+            return None
+        return _user(self._one("SELECT * FROM users WHERE id = %s", (key,)))
+
+    def get_user_by_email(self, email: str) -> Record | None:
+        return _user(self._one("SELECT * FROM users WHERE email = %s", (email,)))
+
+    def get_user_by_account(self, provider: str, provider_account_id: str) -> Record | None:
+        row = self._one(
+            'SELECT u.* FROM users u JOIN accounts a ON a."userId" = u.id '
+            'WHERE a.provider = %s AND a."providerAccountId" = %s',
+            (provider, provider_account_id),
+        )
+        return _user(row)
+
+    def update_user(self, update: Record) -> Record:
+        key = self._owner(update["id"])
+        values = self._columns("users", update, USER_COLUMNS)
+        del values["id"]
+        with self._transaction() as conn:
+            if values:
+                query = sql.SQL("UPDATE users SET {} WHERE id = %s RETURNING *").format(
+                    sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(c)) for c in values)
+                )
+                row = conn.execute(query, [*values.values(), key]).fetchone()
+            else:
+                row = conn.execute("SELECT * FROM users WHERE id = %s", (key,)).fetchone()
+        user = _user(row)
+        if user is None:
+            raise LookupError(f"no user with id {update['id']!r}")
+        return user
+
+    def delete_user(self, user_id: str) -> Record | None:
+        key = self._key(user_id)
+        if key is None:
+            return None
+        with self._transaction() as conn:
+            # Explicit deletes too: tables made from older Auth.js docs have no cascades.
+            for table in ("sessions", "accounts", "authenticators"):
+                query = sql.SQL('DELETE FROM {} WHERE "userId" = %s').format(sql.Identifier(table))
+                conn.execute(query, (key,))
+            return _user(
+                conn.execute("DELETE FROM users WHERE id = %s RETURNING *", (key,)).fetchone()
+            )
+
+    def link_account(self, account: Record) -> Record:
+        with self._transaction() as conn:
+            return self._insert_account(conn, account)
+
+    def _insert_account(self, conn: Connection, account: Record) -> Record:
+        values = self._columns("accounts", account, ACCOUNT_COLUMNS)
+        values["userId"] = self._owner(account["user_id"])
+        row = conn.execute(_insert("accounts", values), list(values.values())).fetchone()
+        linked = _account(row)
+        assert linked is not None
+        return linked
+
+    def unlink_account(self, provider: str, provider_account_id: str) -> Record | None:
+        row = self._one(
+            'DELETE FROM accounts WHERE provider = %s AND "providerAccountId" = %s RETURNING *',
+            (provider, provider_account_id),
+        )
+        return _account(row)
+
+    def create_user_and_account(self, user: Record, account: Record) -> tuple[Record, Record]:
+        with self._transaction() as conn:
+            created = self._insert_user(conn, user)
+            return created, self._insert_account(conn, {**account, "user_id": created["id"]})
+
+    def create_session(self, session: Record) -> Record:
+        row = self._one(
+            'INSERT INTO sessions ("sessionToken", "userId", expires) VALUES (%s, %s, %s) '
+            "RETURNING *",
+            (session["session_token"], self._owner(session["user_id"]), session["expires"]),
+        )
+        created = _session(row)
+        assert created is not None
+        return created
+
+    def get_session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
+        with self._transaction() as conn:
+            session = _session(
+                conn.execute(
+                    'SELECT * FROM sessions WHERE "sessionToken" = %s', (session_token,)
+                ).fetchone()
+            )
+            if session is None:
+                return None
+            row = conn.execute(
+                "SELECT * FROM users WHERE id = %s", (self._key(session["user_id"]),)
+            )
+            user = _user(row.fetchone())
+        return None if user is None else (session, user)
+
+    def update_session(self, update: Record) -> Record | None:
+        values: dict[str, Any] = {}
+        if "expires" in update:
+            values["expires"] = update["expires"]
+        if "user_id" in update:
+            values["userId"] = self._owner(update["user_id"])
+        if not values:
+            return _session(
+                self._one(
+                    'SELECT * FROM sessions WHERE "sessionToken" = %s', (update["session_token"],)
+                )
+            )
+        query = sql.SQL('UPDATE sessions SET {} WHERE "sessionToken" = %s RETURNING *').format(
+            sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(c)) for c in values)
+        )
+        return _session(self._one(query, [*values.values(), update["session_token"]]))
+
+    def delete_session(self, session_token: str) -> Record | None:
+        row = self._one(
+            'DELETE FROM sessions WHERE "sessionToken" = %s RETURNING *', (session_token,)
+        )
+        return _session(row)
+
+    def create_verification_token(self, token: Record) -> Record:
+        row = self._one(
+            "INSERT INTO verification_token (identifier, token, expires) VALUES (%s, %s, %s) "
+            "RETURNING *",
+            (token["identifier"], token["token"], token["expires"]),
+        )
+        created = _token(row)
+        assert created is not None
+        return created
+
+    def use_verification_token(self, identifier: str, token: str) -> Record | None:
+        row = self._one(
+            "DELETE FROM verification_token WHERE identifier = %s AND token = %s RETURNING *",
+            (identifier, token),
+        )
+        return _token(row)
+
+    def get_account(self, provider: str, provider_account_id: str) -> Record | None:
+        row = self._one(
+            'SELECT * FROM accounts WHERE provider = %s AND "providerAccountId" = %s',
+            (provider, provider_account_id),
+        )
+        return _account(row)
+
+    def get_authenticator(self, credential_id: str) -> Record | None:
+        row = self._one('SELECT * FROM authenticators WHERE "credentialID" = %s', (credential_id,))
+        return _authenticator(row)
+
+    def create_authenticator(self, authenticator: Record) -> Record:
+        values = {AUTHENTICATOR_COLUMNS[k]: v for k, v in authenticator.items()}
+        values["userId"] = self._owner(authenticator["user_id"])
+        created = _authenticator(
+            self._one(_insert("authenticators", values), list(values.values()))
+        )
+        assert created is not None
+        return created
+
+    def list_authenticators_by_user_id(self, user_id: str) -> list[Record]:
+        key = self._key(user_id)
+        if key is None:
+            return []
+        with self._transaction() as conn:
+            rows = conn.execute(
+                'SELECT * FROM authenticators WHERE "userId" = %s', (key,)
+            ).fetchall()
+        return [a for a in map(_authenticator, rows) if a is not None]
+
+    def update_authenticator_counter(self, credential_id: str, counter: int) -> Record:
+        row = self._one(
+            'UPDATE authenticators SET counter = %s WHERE "credentialID" = %s RETURNING *',
+            (counter, credential_id),
+        )
+        found = _authenticator(row)
+        if found is None:
+            raise LookupError(f"no authenticator with credential id {credential_id!r}")
+        return found
+
+
+class PostgresAdapter(StoreAdapter):
+    """The PostgreSQL adapter (``AuthConfig(adapter=PostgresAdapter(dsn))``).
+
+    ``dsn`` is a libpq connection string or URL; the pool keeps ``min_size`` to
+    ``max_size`` connections and waits ``timeout`` seconds for one (and for
+    the server at start).
+    """
+
+    def __init__(
+        self, dsn: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 10.0
+    ) -> None:
+        self.store = PostgresStore(dsn, min_size=min_size, max_size=max_size, timeout=timeout)
+        super().__init__(self.store, threaded=True)

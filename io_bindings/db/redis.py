@@ -1,0 +1,376 @@
+"""The Redis adapter: users, accounts, sessions and verification tokens as JSON values.
+
+>>> from io_bindings.db.redis import RedisAdapter
+>>> config = AuthConfig(adapter=RedisAdapter("redis://localhost:6379/0"), providers=[...])
+
+Needs the ``redis`` extra (redis-py) and Redis 6.2 or later. redis-py's
+asyncio client runs only on asyncio, so this adapter uses its synchronous,
+thread-safe client in anyio worker threads: the same adapter works on asyncio
+and trio. The key layout follows Auth.js's upstash-redis adapter (all keys
+under ``key_prefix``)::
+
+    user:<id>                               the user (JSON)
+    user:email:<email>                      → user id
+    user:account:<provider>:<account id>    the account (JSON)
+    user:account:by-user-id:<id>            set of the user's account keys
+    user:session:<token>                    the session (JSON), expires with it
+    user:session:by-user-id:<id>            set of the user's session tokens
+    user:token:<identifier>:<token>         a verification token (JSON), expires with it
+    user:authenticator:<credential id>      an authenticator (JSON)
+    user:authenticator:by-user-id:<id>      set of the user's credential ids
+
+Writes that touch several keys run in ``MULTI``/``EXEC`` transactions guarded
+by ``WATCH`` (retried when another client changed a watched key), so each
+method is atomic; a verification token is taken with ``GETDEL``. Sessions and
+tokens carry their expiry as the key's TTL, so Redis removes them when they expire.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import msgspec
+import redis
+from redis.client import Pipeline
+
+from sansio_auth.adapters import AdapterConflict
+
+from ._base import Record, StoreAdapter, format_time, new_id, parse_time
+
+MINIMUM_VERSION = (6, 2)  # GETDEL, SET PXAT
+
+_TIMES = ("email_verified", "expires")
+
+
+def _dump(record: Record) -> bytes:
+    return msgspec.json.encode(
+        {k: format_time(v) if k in _TIMES and v is not None else v for k, v in record.items()}
+    )
+
+
+def _load(value: Any) -> Record | None:
+    if value is None:
+        return None
+    record: Record = msgspec.json.decode(value)
+    for key in _TIMES:
+        if record.get(key) is not None:
+            record[key] = parse_time(record[key])
+    return record
+
+
+def _ms(value: datetime) -> int:
+    return int(value.timestamp() * 1000)
+
+
+class RedisStore:
+    """The synchronous store behind :class:`RedisAdapter`."""
+
+    def __init__(self, url: str, *, key_prefix: str, **options: Any) -> None:
+        self.client: redis.Redis = redis.Redis.from_url(url, **options)
+        self.prefix = key_prefix
+
+    def open(self) -> None:
+        """Check that the server answers and is recent enough."""
+        info: dict[str, Any] = self.client.info("server")
+        version = tuple(int(p) for p in str(info["redis_version"]).split(".")[:2])
+        if version < MINIMUM_VERSION:
+            raise RuntimeError(f"the Redis adapter needs Redis 6.2 or later, not {version}")
+
+    def close(self) -> None:
+        """Close the client's connections."""
+        self.client.close()
+
+    def _user_key(self, user_id: str) -> str:
+        return f"{self.prefix}user:{user_id}"
+
+    def _email_key(self, email: str) -> str:
+        return f"{self.prefix}user:email:{email}"
+
+    def _account_key(self, provider: str, provider_account_id: str) -> str:
+        return f"{self.prefix}user:account:{provider}:{provider_account_id}"
+
+    def _session_key(self, session_token: str) -> str:
+        return f"{self.prefix}user:session:{session_token}"
+
+    def _token_key(self, identifier: str, token: str) -> str:
+        return f"{self.prefix}user:token:{identifier}:{token}"
+
+    def _authenticator_key(self, credential_id: str) -> str:
+        return f"{self.prefix}user:authenticator:{credential_id}"
+
+    def _by_user(self, kind: str, user_id: str) -> str:
+        return f"{self.prefix}user:{kind}:by-user-id:{user_id}"
+
+    def _transaction(self, body: Callable[[Pipeline], Any], *watches: str) -> Any:
+        """Run ``body`` (reads, then ``pipe.multi()``, then writes) until no watched key changed."""
+        return self.client.transaction(body, *watches, value_from_callable=True)
+
+    def _get(self, key: str) -> Record | None:
+        return _load(self.client.get(key))
+
+    def _check_new_user(self, pipe: Pipeline, user: Record) -> None:
+        if pipe.exists(self._user_key(user["id"])):
+            raise AdapterConflict("a user with this id exists")
+        if user["email"] is not None and pipe.exists(self._email_key(user["email"])):
+            raise AdapterConflict("a user with this e-mail address exists")
+
+    def _write_user(self, pipe: Pipeline, user: Record) -> None:
+        pipe.set(self._user_key(user["id"]), _dump(user))
+        if user["email"] is not None:
+            pipe.set(self._email_key(user["email"]), user["id"])
+
+    def _write_account(self, pipe: Pipeline, account: Record) -> None:
+        key = self._account_key(account["provider"], account["provider_account_id"])
+        pipe.set(key, _dump(account))
+        pipe.sadd(self._by_user("account", account["user_id"]), key)
+
+    def _user_keys(self, user: Record) -> list[str]:
+        keys = [self._user_key(user["id"])]
+        return keys + ([self._email_key(user["email"])] if user["email"] is not None else [])
+
+    def create_user(self, user: Record) -> Record:
+        if ":" in user["id"]:
+            user = {**user, "id": new_id()}
+
+        def body(pipe: Pipeline) -> Record:
+            self._check_new_user(pipe, user)
+            pipe.multi()
+            self._write_user(pipe, user)
+            return user
+
+        return self._transaction(body, *self._user_keys(user))  # type: ignore[no-any-return]
+
+    def get_user(self, user_id: str) -> Record | None:
+        return self._get(self._user_key(user_id))
+
+    def get_user_by_email(self, email: str) -> Record | None:
+        user_id = self.client.get(self._email_key(email))
+        return None if user_id is None else self.get_user(_text(user_id))
+
+    def get_user_by_account(self, provider: str, provider_account_id: str) -> Record | None:
+        account = self._get(self._account_key(provider, provider_account_id))
+        return None if account is None else self.get_user(account["user_id"])
+
+    def update_user(self, update: Record) -> Record:
+        key = self._user_key(update["id"])
+
+        def body(pipe: Pipeline) -> Record:
+            user = _load(pipe.get(key))
+            if user is None:
+                raise LookupError(f"no user with id {update['id']!r}")
+            new = {**user, **update}
+            moved = new["email"] != user["email"]
+            if moved and new["email"] is not None:
+                pipe.watch(self._email_key(new["email"]))  # type: ignore[no-untyped-call]
+                if pipe.exists(self._email_key(new["email"])):
+                    raise AdapterConflict("a user with this e-mail address exists")
+            pipe.multi()
+            if moved and user["email"] is not None:
+                pipe.delete(self._email_key(user["email"]))
+            self._write_user(pipe, new)
+            return new
+
+        return self._transaction(body, key)  # type: ignore[no-any-return]
+
+    def delete_user(self, user_id: str) -> Record | None:
+        sets = [self._by_user(kind, user_id) for kind in ("account", "session", "authenticator")]
+
+        def body(pipe: Pipeline) -> Record | None:
+            user = _load(pipe.get(self._user_key(user_id)))
+            if user is None:
+                return None
+            accounts, sessions, authenticators = (pipe.smembers(key) for key in sets)
+            pipe.multi()
+            pipe.delete(*self._user_keys(user), *sets, *map(_text, accounts))
+            for token in map(_text, sessions):
+                pipe.delete(self._session_key(token))
+            for credential_id in map(_text, authenticators):
+                pipe.delete(self._authenticator_key(credential_id))
+            return user
+
+        return self._transaction(body, self._user_key(user_id), *sets)  # type: ignore[no-any-return]
+
+    def _check_new_account(self, pipe: Pipeline, account: Record) -> None:
+        if pipe.exists(self._account_key(account["provider"], account["provider_account_id"])):
+            raise AdapterConflict("this account is linked already")
+
+    def link_account(self, account: Record) -> Record:
+        user_key = self._user_key(account["user_id"])
+
+        def body(pipe: Pipeline) -> Record:
+            self._check_new_account(pipe, account)
+            if not pipe.exists(user_key):
+                raise LookupError(f"no user with id {account['user_id']!r}")
+            pipe.multi()
+            self._write_account(pipe, account)
+            return account
+
+        key = self._account_key(account["provider"], account["provider_account_id"])
+        return self._transaction(body, key, user_key)  # type: ignore[no-any-return]
+
+    def unlink_account(self, provider: str, provider_account_id: str) -> Record | None:
+        key = self._account_key(provider, provider_account_id)
+
+        def body(pipe: Pipeline) -> Record | None:
+            account = _load(pipe.get(key))
+            if account is not None:
+                pipe.multi()
+                pipe.delete(key)
+                pipe.srem(self._by_user("account", account["user_id"]), key)
+            return account
+
+        return self._transaction(body, key)  # type: ignore[no-any-return]
+
+    def create_user_and_account(self, user: Record, account: Record) -> tuple[Record, Record]:
+        if ":" in user["id"]:
+            user = {**user, "id": new_id()}
+            account = {**account, "user_id": user["id"]}
+
+        def body(pipe: Pipeline) -> tuple[Record, Record]:
+            self._check_new_user(pipe, user)
+            self._check_new_account(pipe, account)
+            pipe.multi()
+            self._write_user(pipe, user)
+            self._write_account(pipe, account)
+            return user, account
+
+        key = self._account_key(account["provider"], account["provider_account_id"])
+        return self._transaction(body, *self._user_keys(user), key)  # type: ignore[no-any-return]
+
+    def _write_session(self, pipe: Pipeline, session: Record) -> None:
+        key = self._session_key(session["session_token"])
+        pipe.set(key, _dump(session), pxat=max(_ms(session["expires"]), 1))
+        pipe.sadd(self._by_user("session", session["user_id"]), session["session_token"])
+
+    def create_session(self, session: Record) -> Record:
+        key, user_key = (
+            self._session_key(session["session_token"]),
+            self._user_key(session["user_id"]),
+        )
+
+        def body(pipe: Pipeline) -> Record:
+            if pipe.exists(key):
+                raise AdapterConflict("a session with this token exists")
+            if not pipe.exists(user_key):
+                raise LookupError(f"no user with id {session['user_id']!r}")
+            pipe.multi()
+            self._write_session(pipe, session)
+            return session
+
+        return self._transaction(body, key, user_key)  # type: ignore[no-any-return]
+
+    def get_session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
+        session = self._get(self._session_key(session_token))
+        if session is None:
+            return None
+        user = self.get_user(session["user_id"])
+        return None if user is None else (session, user)
+
+    def update_session(self, update: Record) -> Record | None:
+        key = self._session_key(update["session_token"])
+
+        def body(pipe: Pipeline) -> Record | None:
+            session = _load(pipe.get(key))
+            if session is None:
+                return None
+            new = {**session, **update}
+            if new["user_id"] != session["user_id"]:
+                pipe.watch(self._user_key(new["user_id"]))  # type: ignore[no-untyped-call]
+                if not pipe.exists(self._user_key(new["user_id"])):
+                    raise LookupError(f"no user with id {new['user_id']!r}")
+            pipe.multi()
+            pipe.srem(self._by_user("session", session["user_id"]), session["session_token"])
+            self._write_session(pipe, new)
+            return new
+
+        return self._transaction(body, key)  # type: ignore[no-any-return]
+
+    def delete_session(self, session_token: str) -> Record | None:
+        key = self._session_key(session_token)
+
+        def body(pipe: Pipeline) -> Record | None:
+            session = _load(pipe.get(key))
+            if session is not None:
+                pipe.multi()
+                pipe.delete(key)
+                pipe.srem(self._by_user("session", session["user_id"]), session_token)
+            return session
+
+        return self._transaction(body, key)  # type: ignore[no-any-return]
+
+    def create_verification_token(self, token: Record) -> Record:
+        key = self._token_key(token["identifier"], token["token"])
+        if not self.client.set(key, _dump(token), nx=True, pxat=max(_ms(token["expires"]), 1)):
+            raise AdapterConflict("this verification token exists")
+        return token
+
+    def use_verification_token(self, identifier: str, token: str) -> Record | None:
+        found = _load(self.client.getdel(self._token_key(identifier, token)))
+        # Keys are joined with ':', so check both parts: "a:b"+"c" must not match "a"+"b:c".
+        if found is None or (found["identifier"], found["token"]) != (identifier, token):
+            return None
+        return found
+
+    def get_account(self, provider: str, provider_account_id: str) -> Record | None:
+        return self._get(self._account_key(provider, provider_account_id))
+
+    def get_authenticator(self, credential_id: str) -> Record | None:
+        return self._get(self._authenticator_key(credential_id))
+
+    def create_authenticator(self, authenticator: Record) -> Record:
+        key = self._authenticator_key(authenticator["credential_id"])
+        user_key = self._user_key(authenticator["user_id"])
+
+        def body(pipe: Pipeline) -> Record:
+            if pipe.exists(key):
+                raise AdapterConflict("an authenticator with this credential id exists")
+            if not pipe.exists(user_key):
+                raise LookupError(f"no user with id {authenticator['user_id']!r}")
+            pipe.multi()
+            pipe.set(key, _dump(authenticator))
+            pipe.sadd(
+                self._by_user("authenticator", authenticator["user_id"]),
+                authenticator["credential_id"],
+            )
+            return authenticator
+
+        return self._transaction(body, key, user_key)  # type: ignore[no-any-return]
+
+    def list_authenticators_by_user_id(self, user_id: str) -> list[Record]:
+        members = sorted(map(_text, self.client.smembers(self._by_user("authenticator", user_id))))
+        if not members:
+            return []
+        values = self.client.mget([self._authenticator_key(m) for m in members])
+        return [a for a in map(_load, values) if a is not None]
+
+    def update_authenticator_counter(self, credential_id: str, counter: int) -> Record:
+        key = self._authenticator_key(credential_id)
+
+        def body(pipe: Pipeline) -> Record:
+            authenticator = _load(pipe.get(key))
+            if authenticator is None:
+                raise LookupError(f"no authenticator with credential id {credential_id!r}")
+            authenticator["counter"] = counter
+            pipe.multi()
+            pipe.set(key, _dump(authenticator))
+            return authenticator
+
+        return self._transaction(body, key)  # type: ignore[no-any-return]
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+class RedisAdapter(StoreAdapter):
+    """The Redis adapter (``AuthConfig(adapter=RedisAdapter("redis://host:6379/0"))``).
+
+    ``key_prefix`` goes before every key (Auth.js's ``baseKeyPrefix``); other
+    keyword ``options`` go to :meth:`redis.Redis.from_url` (timeouts, TLS, ...).
+    """
+
+    def __init__(self, url: str, *, key_prefix: str = "", **options: Any) -> None:
+        self.store = RedisStore(url, key_prefix=key_prefix, **options)
+        super().__init__(self.store, threaded=True)
