@@ -216,6 +216,26 @@ def test_sign_in_callback_that_raises_denies_access(
     assert "banned" not in page.text
 
 
+def test_jwt_callback_that_raises_gives_the_error_page(
+    client: httpx.Client, server: LiveServer
+) -> None:
+    response = sign_in(client, "crash", "x")
+    assert response.headers["location"] == f"{server.url}/auth/error?error=Configuration"
+    assert SESSION not in set_cookies(response)
+    assert session_of(client) is None
+    assert "token store unreachable" in server.log
+
+
+def test_session_callback_that_raises_ends_the_session(client: httpx.Client) -> None:
+    sign_in(client, "alice", "wonderland")
+    body = {"csrfToken": csrf_token(client), "data": {"nickname": "boom"}}
+    response = client.post("/auth/session", json=body)
+    assert response.status_code == 200
+    assert response.json() is None
+    assert set_cookies(response)[SESSION].startswith(f"{SESSION}=; Max-Age=0;")
+    assert session_of(client) is None
+
+
 def test_x_auth_return_redirect_answers_json(client: httpx.Client, server: LiveServer) -> None:
     headers = {"X-Auth-Return-Redirect": "1"}
     response = sign_in(client, "alice", "wonderland", headers=headers, callbackUrl="/next")

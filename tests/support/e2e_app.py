@@ -1,9 +1,10 @@
 """The app the end-to-end tests serve: ``uvicorn e2e_app:app`` or ``hypercorn -k trio e2e_app:app``.
 
-Three credentials providers (an async ``authorize``, a sync one, one that raises),
-``jwt``/``session`` callbacks that carry a ``nickname`` set by the session update,
-a ``sign_in`` callback that raises for one user and a ``sign_out`` event that always
-raises (sign-out must still work). The secret comes from ``AUTH_SECRET``.
+Three credentials providers (an async ``authorize``, a sync one, one that raises);
+``jwt``/``session`` callbacks that carry a ``nickname`` set by the session update and
+raise for one user (``crash``) and one nickname (``boom``); a ``sign_in`` callback
+that raises for one user (``mallory``); a ``sign_out`` event that always raises
+(sign-out must still work).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ MAX_BODY_SIZE = 8 * 1024
 USERS = {
     "alice": ("wonderland", {"id": 1, "name": "Alice", "email": "alice@example.com"}),
     "mallory": ("x", {"id": 66, "name": "Mallory", "email": "mallory@example.com"}),
+    "crash": ("x", {"id": 99, "name": "Crash", "email": "crash@example.com"}),
 }
 FIELDS = {"username": {"label": "Username"}, "password": {"label": "Password", "type": "password"}}
 
@@ -55,15 +57,21 @@ def sign_in(user: dict[str, Any]) -> bool:
     return True
 
 
-async def jwt(token: dict[str, Any], trigger: str | None, session: Any) -> dict[str, Any]:
-    """On the update trigger, keep the posted ``nickname`` in the token."""
+async def jwt(
+    token: dict[str, Any], user: Any, trigger: str | None, session: Any
+) -> dict[str, Any]:
+    """On the update trigger, keep the posted ``nickname`` in the token; raise for Crash."""
+    if user is not None and user["name"] == "Crash":
+        raise LookupError("token store unreachable")
     if trigger == "update" and isinstance(session, dict) and "nickname" in session:
         token["nickname"] = session["nickname"]
     return token
 
 
 def session_callback(session: dict[str, Any], token: dict[str, Any]) -> dict[str, Any]:
-    """Expose the user id and the nickname."""
+    """Expose the user id and the nickname; the nickname ``boom`` makes it raise."""
+    if token.get("nickname") == "boom":
+        raise ValueError("session store unreachable")
     return {**session, "user_id": token.get("sub"), "nickname": token.get("nickname")}
 
 
