@@ -40,7 +40,7 @@ BLOB = "0123456789abcdef" * 400  # 6400 characters: the token needs three cookie
 CHUNK_SIZE = 3936  # Auth.js: 4096 per cookie minus 160 for the attributes
 
 
-def make_auth(secret: str | list[str], *, blob: str | None = None, update_age: int = 86400) -> Auth:
+def make_auth(secret: str | list[str], *, blob: str | None = None) -> Auth:
     """The engine with the same app as the Node script's (see ``conftest.SCRIPT``)."""
 
     def authorize(credentials: dict[str, Any]) -> dict[str, Any] | None:
@@ -58,7 +58,6 @@ def make_auth(secret: str | list[str], *, blob: str | None = None, update_age: i
         trust_host=True,
         providers=[Credentials(authorize=authorize, credentials={"username": {}, "password": {}})],
         callbacks=Callbacks(jwt=jwt_callback, session=session_callback),
-        session={"update_age": update_age},
     )
     return Auth(config, env={})
 
@@ -168,7 +167,7 @@ def test_our_sign_in_cookie_is_an_authjs_session(authjs: NodeAuth) -> None:
 
 def test_rotation_accepts_authjs_tokens_under_the_old_secret(authjs: NodeAuth) -> None:
     cookies = node_sign_in(authjs, OLD_SECRET)
-    rotated = make_auth([SECRET, OLD_SECRET], update_age=0)
+    rotated = make_auth([SECRET, OLD_SECRET])  # re-issued although within update_age
     session, reissued = our_session(rotated, cookies)
     assert session["user"] == ADA_SESSION_USER
     assert "claims" in authjs("decode", token=reissued[SESSION], secret=SECRET, salt=SESSION)
