@@ -11,13 +11,14 @@ import os
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from sansio_auth import AuthConfig, Engine, NotAnAuthRoute, Request, Response
 from sansio_auth.http import headers_from_pairs
 
-from ._dispatch import Dispatcher, HTTPTransport, NoTransport
+from ._dispatch import Dispatcher, HTTPTransport
+from .http import AnyioBackend, HTTPClient, NetworkBackend
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -40,7 +41,15 @@ def make_engine(config: AuthConfig, env: Mapping[str, str] | None = None) -> Eng
 
 
 class Auth:
-    """The engine plus the anyio dispatcher: serve requests and read sessions."""
+    """The engine plus the anyio dispatcher: serve requests and read sessions.
+
+    Outbound HTTP goes through ``transport``, by default an
+    :class:`~io_bindings.http.HTTPClient` on :attr:`network_backend` (proxies read
+    from ``env``); :meth:`aclose` closes that default client's connections.
+    """
+
+    network_backend: ClassVar[type[NetworkBackend]] = AnyioBackend
+    """How the default HTTP client opens connections (the asyncio and trio bindings set it)."""
 
     def __init__(
         self,
@@ -51,9 +60,17 @@ class Auth:
     ) -> None:
         self.engine = make_engine(config, env)
         self.settings = self.engine.settings
-        self.dispatcher = Dispatcher(self.settings, transport or NoTransport())
+        self.http_client: HTTPClient | None = None
+        if transport is None:
+            transport = self.http_client = HTTPClient(self.network_backend(), proxy_env=env)
+        self.dispatcher = Dispatcher(self.settings, transport)
         for code in self.settings.warnings:
             logger.warning("[auth][warn][%s] Read more: https://warnings.authjs.dev", code)
+
+    async def aclose(self) -> None:
+        """Close the default HTTP client's idle connections (a given ``transport`` is yours)."""
+        if self.http_client is not None:
+            await self.http_client.aclose()
 
     async def respond(self, request: Request) -> Response | None:
         """The response to ``request``, or ``None`` when it is not an auth route."""
@@ -79,8 +96,12 @@ class AuthApp:
     """An ASGI app serving the auth routes under ``base_path``.
 
     Other paths go to ``app`` when given (so this can wrap your app), else 404.
-    Request bodies over ``max_body_size`` bytes are refused with 413.
+    Request bodies over ``max_body_size`` bytes are refused with 413. The ASGI
+    lifespan shutdown closes the HTTP client's connections.
     """
+
+    auth_class: ClassVar[type[Auth]] = Auth
+    """The :class:`Auth` made from the config (the asyncio and trio bindings set it)."""
 
     def __init__(
         self,
@@ -91,14 +112,16 @@ class AuthApp:
         transport: HTTPTransport | None = None,
         max_body_size: int = DEFAULT_MAX_BODY_SIZE,
     ) -> None:
-        self.auth = Auth(config, env=env, transport=transport)
+        self.auth = self.auth_class(config, env=env, transport=transport)
         self.app = app
         self.max_body_size = max_body_size
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan" and self.app is None:
-            await _lifespan(receive, send)
-            return
+        if scope["type"] == "lifespan":
+            receive = _closing_on_shutdown(receive, self.auth.aclose)
+            if self.app is None:
+                await _lifespan(receive, send)
+                return
         if scope["type"] != "http":
             if self.app is not None:
                 await self.app(scope, receive, send)
@@ -183,6 +206,18 @@ async def _send_plain(send: Send, status: int, body: bytes) -> None:
     await send_response(
         send, Response(status=status, headers=(("content-type", "text/plain"),), body=body)
     )
+
+
+def _closing_on_shutdown(receive: Receive, close: Callable[[], Awaitable[None]]) -> Receive:
+    """``receive`` that runs ``close`` when the server announces its shutdown."""
+
+    async def receive_then_close() -> Message:
+        message = await receive()
+        if message["type"] == "lifespan.shutdown":
+            await close()
+        return message
+
+    return receive_then_close
 
 
 async def _lifespan(receive: Receive, send: Send) -> None:

@@ -228,6 +228,13 @@ def _close(sock: socket.socket) -> None:
     sock.close()
 
 
+class SilentServer(ThreadedListener):
+    """Accepts connections and never says a word (a TLS handshake or a proxy stalls on it)."""
+
+    def handle(self, sock: socket.socket, number: int) -> None:
+        self._stopping.wait()
+
+
 class TunnelProxy(ThreadedListener):
     """A forward proxy: ``CONNECT`` tunnels, and absolute-form requests relayed as they are.
 

@@ -1,0 +1,25 @@
+"""The trio binding, run by ``trio.run`` (no anyio test runner)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from types import ModuleType
+from typing import Any
+
+import pytest
+import trio
+
+import io_bindings.trio as binding
+from io_bindings.http import TrioBackend
+from tests.io_bindings import binding_checks
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.mark.parametrize("check", binding_checks.CHECKS, ids=lambda check: check.__name__)
+def test_binding_check(check: Callable[[ModuleType], Coroutine[Any, Any, None]]) -> None:
+    trio.run(check, binding)
+
+
+def test_sends_http_on_trio_streams() -> None:
+    trio.run(binding_checks.sends_http_with_its_own_backend, binding, TrioBackend)
