@@ -163,13 +163,19 @@ def split_url(url: str) -> tuple[str, str, dict[str, str]]:
 
 
 def same_origin(url: str, origin: str) -> bool:
-    """Whether absolute ``url`` has exactly ``origin`` (scheme, host and port)."""
+    """Whether absolute ``url`` has exactly ``origin`` (scheme, host and port).
+
+    URLs with a backslash or user info are never same-origin: browsers read
+    ``http://evil.com\\@host/`` as ``evil.com``, Python's parser as ``host``.
+    """
+    if "\\" in url:
+        return False
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError:
         return False
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    if parts.scheme not in ("http", "https") or not parts.hostname or "@" in parts.netloc:
         return False
     default = 443 if parts.scheme == "https" else 80
     host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
