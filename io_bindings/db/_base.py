@@ -10,6 +10,7 @@ Records are normalised here, once, so every store gets and returns the same shap
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import uuid
 from collections.abc import Callable, Mapping
@@ -183,7 +184,9 @@ class Store(Protocol):
     """
 
     def open(self) -> None: ...
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Release what :meth:`open` took, also after :meth:`open` failed half way."""
+
     def create_user(self, user: Record) -> Record: ...
     def get_user(self, user_id: str) -> Record | None: ...
     def get_user_by_email(self, email: str) -> Record | None: ...
@@ -210,7 +213,8 @@ class StoreAdapter:
     """The async :class:`~sansio_auth.adapters.Adapter` over a :class:`Store`.
 
     The store is opened (connected, schema created or migrated) on first use or
-    by :meth:`open`; :meth:`aclose` releases it. Use ``async with`` for both.
+    by :meth:`open`, and again on the next call if that failed; :meth:`aclose`
+    releases it. Use ``async with`` for both.
     """
 
     def __init__(self, store: Store, *, threaded: bool) -> None:
@@ -230,7 +234,12 @@ class StoreAdapter:
                 if self._state == "closed":
                     raise RuntimeError("this adapter has been closed")
                 if self._state == "new":
-                    self._store.open()
+                    try:
+                        self._store.open()
+                    except BaseException:
+                        with contextlib.suppress(Exception):
+                            self._store.close()  # a later call tries again from scratch
+                        raise
                     self._state = "open"
         return function(*args)
 

@@ -177,22 +177,30 @@ class PostgresStore:
     """The synchronous store behind :class:`PostgresAdapter`."""
 
     def __init__(self, dsn: str, *, min_size: int, max_size: int, timeout: float) -> None:
-        self.pool: ConnectionPool[Connection] = ConnectionPool(
-            dsn,
-            min_size=min_size,
-            max_size=max_size,
-            timeout=timeout,
-            kwargs={"row_factory": dict_row},
-            open=False,
-        )
-        self.timeout = timeout
+        self.dsn, self.min_size, self.max_size, self.timeout = dsn, min_size, max_size, timeout
+        self._pool: ConnectionPool[Connection] | None = None
         self.columns: dict[str, set[str]] = {}
         self.serial_ids = True
         self.id_type = "integer"
 
+    @property
+    def pool(self) -> ConnectionPool[Connection]:
+        """The connection pool (made by :meth:`open`)."""
+        if self._pool is None:
+            raise RuntimeError("the PostgreSQL adapter is not open")
+        return self._pool
+
     def open(self) -> None:
         """Connect, create or migrate the schema, and learn the tables' columns."""
-        self.pool.open(wait=True, timeout=self.timeout)
+        self._pool = ConnectionPool(
+            self.dsn,
+            min_size=self.min_size,
+            max_size=self.max_size,
+            timeout=self.timeout,
+            kwargs={"row_factory": dict_row},
+            open=False,
+        )
+        self._pool.open(wait=True, timeout=self.timeout)
         with self._transaction() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
             conn.execute("CREATE TABLE IF NOT EXISTS sansio_auth_schema (version INTEGER NOT NULL)")
@@ -223,7 +231,9 @@ class PostgresStore:
 
     def close(self) -> None:
         """Close the pool."""
-        self.pool.close()
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[Connection]:

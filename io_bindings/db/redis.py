@@ -12,12 +12,18 @@ under ``key_prefix``)::
     user:<id>                               the user (JSON)
     user:email:<email>                      → user id
     user:account:<provider>:<account id>    the account (JSON)
-    user:account:by-user-id:<id>            set of the user's account keys
     user:session:<token>                    the session (JSON), expires with it
-    user:session:by-user-id:<id>            set of the user's session tokens
     user:token:<identifier>:<token>         a verification token (JSON), expires with it
     user:authenticator:<credential id>      an authenticator (JSON)
-    user:authenticator:by-user-id:<id>      set of the user's credential ids
+    user:by-user-id:account:<id>            set of the user's account keys
+    user:by-user-id:session:<id>            set of the user's session tokens
+    user:by-user-id:authenticator:<id>      set of the user's credential ids
+
+User ids, provider ids and verification tokens never contain ``:``, so no two
+records share a key (a proposed user id with ``:`` is replaced by a new one;
+provider ids and tokens with ``:`` are refused). Unlike upstream, the
+per-user sets hold *every* account and session, and tokens are keyed by
+identifier *and* token.
 
 Writes that touch several keys run in ``MULTI``/``EXEC`` transactions guarded
 by ``WATCH`` (retried when another client changed a watched key), so each
@@ -101,7 +107,7 @@ class RedisStore:
         return f"{self.prefix}user:authenticator:{credential_id}"
 
     def _by_user(self, kind: str, user_id: str) -> str:
-        return f"{self.prefix}user:{kind}:by-user-id:{user_id}"
+        return f"{self.prefix}user:by-user-id:{kind}:{user_id}"
 
     def _transaction(self, body: Callable[[Pipeline], Any], *watches: str) -> Any:
         """Run ``body`` (reads, then ``pipe.multi()``, then writes) until no watched key changed."""
@@ -109,6 +115,11 @@ class RedisStore:
 
     def _get(self, key: str) -> Record | None:
         return _load(self.client.get(key))
+
+    def _check_user(self, pipe: Pipeline, user_id: str) -> None:
+        """Refuse a reference to a user who does not exist (the key must be watched)."""
+        if ":" in user_id or not pipe.exists(self._user_key(user_id)):
+            raise LookupError(f"no user with id {user_id!r}")
 
     def _check_new_user(self, pipe: Pipeline, user: Record) -> None:
         if pipe.exists(self._user_key(user["id"])):
@@ -143,17 +154,19 @@ class RedisStore:
         return self._transaction(body, *self._user_keys(user))  # type: ignore[no-any-return]
 
     def get_user(self, user_id: str) -> Record | None:
-        return self._get(self._user_key(user_id))
+        return None if ":" in user_id else self._get(self._user_key(user_id))
 
     def get_user_by_email(self, email: str) -> Record | None:
         user_id = self.client.get(self._email_key(email))
         return None if user_id is None else self.get_user(_text(user_id))
 
     def get_user_by_account(self, provider: str, provider_account_id: str) -> Record | None:
-        account = self._get(self._account_key(provider, provider_account_id))
+        account = self.get_account(provider, provider_account_id)
         return None if account is None else self.get_user(account["user_id"])
 
     def update_user(self, update: Record) -> Record:
+        if ":" in update["id"]:
+            raise LookupError(f"no user with id {update['id']!r}")
         key = self._user_key(update["id"])
 
         def body(pipe: Pipeline) -> Record:
@@ -175,6 +188,8 @@ class RedisStore:
         return self._transaction(body, key)  # type: ignore[no-any-return]
 
     def delete_user(self, user_id: str) -> Record | None:
+        if ":" in user_id:
+            return None
         sets = [self._by_user(kind, user_id) for kind in ("account", "session", "authenticator")]
 
         def body(pipe: Pipeline) -> Record | None:
@@ -197,12 +212,12 @@ class RedisStore:
             raise AdapterConflict("this account is linked already")
 
     def link_account(self, account: Record) -> Record:
+        _check_provider(account["provider"])
         user_key = self._user_key(account["user_id"])
 
         def body(pipe: Pipeline) -> Record:
             self._check_new_account(pipe, account)
-            if not pipe.exists(user_key):
-                raise LookupError(f"no user with id {account['user_id']!r}")
+            self._check_user(pipe, account["user_id"])
             pipe.multi()
             self._write_account(pipe, account)
             return account
@@ -211,6 +226,8 @@ class RedisStore:
         return self._transaction(body, key, user_key)  # type: ignore[no-any-return]
 
     def unlink_account(self, provider: str, provider_account_id: str) -> Record | None:
+        if ":" in provider:
+            return None
         key = self._account_key(provider, provider_account_id)
 
         def body(pipe: Pipeline) -> Record | None:
@@ -224,6 +241,7 @@ class RedisStore:
         return self._transaction(body, key)  # type: ignore[no-any-return]
 
     def create_user_and_account(self, user: Record, account: Record) -> tuple[Record, Record]:
+        _check_provider(account["provider"])
         if ":" in user["id"]:
             user = {**user, "id": new_id()}
             account = {**account, "user_id": user["id"]}
@@ -253,8 +271,7 @@ class RedisStore:
         def body(pipe: Pipeline) -> Record:
             if pipe.exists(key):
                 raise AdapterConflict("a session with this token exists")
-            if not pipe.exists(user_key):
-                raise LookupError(f"no user with id {session['user_id']!r}")
+            self._check_user(pipe, session["user_id"])
             pipe.multi()
             self._write_session(pipe, session)
             return session
@@ -278,8 +295,7 @@ class RedisStore:
             new = {**session, **update}
             if new["user_id"] != session["user_id"]:
                 pipe.watch(self._user_key(new["user_id"]))  # type: ignore[no-untyped-call]
-                if not pipe.exists(self._user_key(new["user_id"])):
-                    raise LookupError(f"no user with id {new['user_id']!r}")
+                self._check_user(pipe, new["user_id"])
             pipe.multi()
             pipe.srem(self._by_user("session", session["user_id"]), session["session_token"])
             self._write_session(pipe, new)
@@ -301,19 +317,21 @@ class RedisStore:
         return self._transaction(body, key)  # type: ignore[no-any-return]
 
     def create_verification_token(self, token: Record) -> Record:
+        if ":" in token["token"]:
+            raise ValueError("the Redis adapter takes verification tokens without ':'")
         key = self._token_key(token["identifier"], token["token"])
         if not self.client.set(key, _dump(token), nx=True, pxat=max(_ms(token["expires"]), 1)):
             raise AdapterConflict("this verification token exists")
         return token
 
     def use_verification_token(self, identifier: str, token: str) -> Record | None:
-        found = _load(self.client.getdel(self._token_key(identifier, token)))
-        # Keys are joined with ':', so check both parts: "a:b"+"c" must not match "a"+"b:c".
-        if found is None or (found["identifier"], found["token"]) != (identifier, token):
+        if ":" in token:
             return None
-        return found
+        return _load(self.client.getdel(self._token_key(identifier, token)))
 
     def get_account(self, provider: str, provider_account_id: str) -> Record | None:
+        if ":" in provider:
+            return None
         return self._get(self._account_key(provider, provider_account_id))
 
     def get_authenticator(self, credential_id: str) -> Record | None:
@@ -326,8 +344,7 @@ class RedisStore:
         def body(pipe: Pipeline) -> Record:
             if pipe.exists(key):
                 raise AdapterConflict("an authenticator with this credential id exists")
-            if not pipe.exists(user_key):
-                raise LookupError(f"no user with id {authenticator['user_id']!r}")
+            self._check_user(pipe, authenticator["user_id"])
             pipe.multi()
             pipe.set(key, _dump(authenticator))
             pipe.sadd(
@@ -358,6 +375,11 @@ class RedisStore:
             return authenticator
 
         return self._transaction(body, key)  # type: ignore[no-any-return]
+
+
+def _check_provider(provider: str) -> None:
+    if ":" in provider:
+        raise ValueError(f"the Redis adapter takes provider ids without ':', not {provider!r}")
 
 
 def _text(value: Any) -> str:

@@ -8,7 +8,9 @@ each test gets its own PostgreSQL database and its own Redis key prefix.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import glob
+import json
 import os
 import shutil
 import socket
@@ -16,11 +18,14 @@ import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
+from live_server import free_port
 
 from io_bindings.db._base import StoreAdapter
 
@@ -35,12 +40,6 @@ ADAPTER_KINDS = [
 @pytest.fixture(params=["asyncio", "trio"])
 def anyio_backend(request: pytest.FixtureRequest) -> str:
     return str(request.param)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def wait_for_port(port: int, process: subprocess.Popen[bytes] | None = None) -> None:
@@ -164,3 +163,97 @@ def make_adapter(
 async def adapter(make_adapter: Callable[[], StoreAdapter]) -> AsyncIterator[StoreAdapter]:
     async with make_adapter() as opened:
         yield opened
+
+
+PG_ADAPTER_PACKAGES = ("@auth/pg-adapter@1.11.3", "pg@8.23.1")
+NPM_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sansio-auth" / "npm"
+PG_ADAPTER_DIR = NPM_CACHE / "authjs-pg-adapter"
+
+AUTHJS_PG_SCRIPT = r"""
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+
+const root = `${process.env.AUTHJS_PG}/node_modules`;
+const pg = createRequire(`${root}/`)("pg");
+const { default: PostgresAdapter } = await import(
+  pathToFileURL(`${root}/@auth/pg-adapter/index.js`).href
+);
+
+const input = JSON.parse(readFileSync(0, "utf8"));
+const pool = new pg.Pool({ connectionString: input.url, max: 2 });
+const adapter = PostgresAdapter(pool);
+const day = 24 * 60 * 60 * 1000;
+
+const ops = {
+  // What an Auth.js app writes on an OAuth sign-up with database sessions and an e-mail sign-in.
+  seed: async () => {
+    const user = await adapter.createUser({
+      name: "Ada", email: "ada@example.com", emailVerified: new Date(input.now), image: null,
+    });
+    const account = await adapter.linkAccount({
+      userId: user.id, type: "oauth", provider: "github", providerAccountId: "gh-1",
+      access_token: "at", token_type: "bearer", id_token: "it", refresh_token: "rt",
+      scope: "read:user", expires_at: 1900000000, session_state: "ss",
+    });
+    const session = await adapter.createSession({
+      sessionToken: "js-session", userId: user.id, expires: new Date(input.now + day),
+    });
+    await adapter.createVerificationToken({
+      identifier: "ada@example.com", token: "js-token", expires: new Date(input.now + day),
+    });
+    return { user, account, session };
+  },
+  // What an Auth.js app reads back of records this library wrote.
+  read: async () => ({
+    user: await adapter.getUser(input.userId),
+    byEmail: await adapter.getUserByEmail(input.email),
+    byAccount: await adapter.getUserByAccount(
+      { provider: input.provider, providerAccountId: input.providerAccountId }),
+    sessionAndUser: await adapter.getSessionAndUser(input.sessionToken),
+    token: await adapter.useVerificationToken({ identifier: input.email, token: input.token }),
+    tokenAgain: await adapter.useVerificationToken({ identifier: input.email, token: input.token }),
+  }),
+};
+
+try {
+  process.stdout.write("\n" + JSON.stringify(await ops[input.op]()) + "\n");
+} finally {
+  await pool.end();
+}
+"""
+
+
+def _pg_adapter_installed() -> bool:
+    manifest = PG_ADAPTER_DIR / "node_modules" / "@auth" / "pg-adapter" / "package.json"
+    return manifest.exists() and '"version": "1.11.3"' in manifest.read_text()
+
+
+@pytest.fixture(scope="session")
+def authjs_pg(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Awaitable[Any]]:
+    """Runs an operation of Auth.js's own ``@auth/pg-adapter`` in Node (installed once).
+
+    ``await authjs_pg(op, url=<postgresql URL>, **payload)`` is the operation's JSON result.
+    """
+    if not _pg_adapter_installed():
+        PG_ADAPTER_DIR.mkdir(parents=True, exist_ok=True)
+        with (NPM_CACHE / "authjs-pg-adapter.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # one installer at a time across test sessions
+            if not _pg_adapter_installed():
+                subprocess.run(
+                    ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(PG_ADAPTER_DIR),
+                     *PG_ADAPTER_PACKAGES],
+                    check=True, capture_output=True, timeout=300,
+                )  # fmt: skip
+    script = tmp_path_factory.mktemp("authjs-pg") / "authjs-pg.mjs"
+    script.write_text(AUTHJS_PG_SCRIPT)
+
+    async def run(op: str, **payload: Any) -> Any:
+        done = await anyio.run_process(
+            ["node", str(script)],
+            input=json.dumps({"op": op, **payload}).encode(),
+            env={**os.environ, "AUTHJS_PG": str(PG_ADAPTER_DIR)},
+        )
+        return json.loads(done.stdout.decode().strip().splitlines()[-1])
+
+    return run

@@ -1,0 +1,323 @@
+"""What only the PostgreSQL adapter does: Auth.js's tables, shared with a real Auth.js app."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import anyio
+import psycopg
+import psycopg_pool
+import pytest
+from live_server import free_port
+from psycopg.conninfo import conninfo_to_dict
+
+from io_bindings.db.postgres import SCHEMA_VERSION, PostgresAdapter
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+NOW = datetime.now(UTC).replace(microsecond=0)
+
+# @auth/pg-adapter's schema.sql (column name → information_schema data type).
+AUTHJS_TABLES = {
+    "users": {
+        "id": "integer",
+        "name": "character varying",
+        "email": "character varying",
+        "emailVerified": "timestamp with time zone",
+        "image": "text",
+    },
+    "accounts": {
+        "id": "integer",
+        "userId": "integer",
+        "type": "character varying",
+        "provider": "character varying",
+        "providerAccountId": "character varying",
+        "refresh_token": "text",
+        "access_token": "text",
+        "expires_at": "bigint",
+        "id_token": "text",
+        "scope": "text",
+        "session_state": "text",
+        "token_type": "text",
+    },
+    "sessions": {
+        "id": "integer",
+        "userId": "integer",
+        "expires": "timestamp with time zone",
+        "sessionToken": "character varying",
+    },
+    "verification_token": {
+        "identifier": "text",
+        "expires": "timestamp with time zone",
+        "token": "text",
+    },
+}
+
+
+def columns(dsn: str, table: str) -> dict[str, str]:
+    with psycopg.connect(dsn) as conn:
+        rows = conn.execute(
+            "SELECT column_name, data_type FROM information_schema.columns "
+            "WHERE table_schema = 'public' AND table_name = %s",
+            (table,),
+        ).fetchall()
+    return dict(rows)
+
+
+def execute(dsn: str, *statements: str) -> None:
+    with psycopg.connect(dsn) as conn:
+        for statement in statements:
+            conn.execute(statement.encode())
+
+
+async def test_the_tables_are_those_of_authjs(postgres_dsn: str) -> None:
+    async with PostgresAdapter(postgres_dsn):
+        pass
+    for table, expected in AUTHJS_TABLES.items():
+        assert columns(postgres_dsn, table) == expected, table
+    assert set(columns(postgres_dsn, "authenticators")) == {
+        "credentialID",
+        "userId",
+        "providerAccountId",
+        "credentialPublicKey",
+        "counter",
+        "credentialDeviceType",
+        "credentialBackedUp",
+        "transports",
+    }
+
+
+async def test_user_ids_are_the_serial_column_as_text(postgres_dsn: str) -> None:
+    async with PostgresAdapter(postgres_dsn) as adapter:
+        first = await adapter.create_user(
+            {"id": "proposed", "email": "a@b.c", "email_verified": None}
+        )
+        second = await adapter.create_user(
+            {"id": "proposed", "email": None, "email_verified": None}
+        )
+    assert (first["id"], second["id"]) == ("1", "2")
+
+
+async def test_javascript_and_python_share_the_database(
+    postgres_dsn: str, authjs_pg: Callable[..., Awaitable[Any]]
+) -> None:
+    """Auth.js's own ``@auth/pg-adapter`` (in Node) and this adapter read each other's rows."""
+    params = conninfo_to_dict(postgres_dsn)
+    url = f"postgresql://postgres@127.0.0.1:{params['port']}/{params['dbname']}"
+
+    async def authjs(op: str, **payload: Any) -> Any:
+        return await authjs_pg(op, url=url, **payload)
+
+    async with PostgresAdapter(postgres_dsn) as adapter:
+        js = await authjs("seed", now=int(NOW.timestamp() * 1000))
+        user_id = str(js["user"]["id"])
+        user = {
+            "id": user_id,
+            "name": "Ada",
+            "email": "ada@example.com",
+            "email_verified": NOW,
+            "image": None,
+        }
+        assert await adapter.get_user(user_id) == user
+        assert await adapter.get_user_by_account("github", "gh-1") == user
+        assert await adapter.get_account("github", "gh-1") == {
+            "user_id": user_id,
+            "type": "oauth",
+            "provider": "github",
+            "provider_account_id": "gh-1",
+            "access_token": "at",
+            "token_type": "bearer",
+            "id_token": "it",
+            "refresh_token": "rt",
+            "scope": "read:user",
+            "expires_at": 1900000000,
+            "session_state": "ss",
+        }
+        found = await adapter.get_session_and_user("js-session")
+        assert found == {
+            "session": {
+                "session_token": "js-session",
+                "user_id": user_id,
+                "expires": NOW + timedelta(days=1),
+            },
+            "user": user,
+        }
+        token = await adapter.use_verification_token("ada@example.com", "js-token")
+        assert token is not None
+        assert token["expires"] == NOW + timedelta(days=1)
+
+        mine = await adapter.create_user(
+            {"id": "", "email": "grace@example.com", "email_verified": NOW, "name": "Grace"}
+        )
+        await adapter.link_account(
+            {
+                "user_id": mine["id"],
+                "type": "oidc",
+                "provider": "google",
+                "provider_account_id": "g-1",
+                "expires_at": 1900000001,
+            }
+        )
+        await adapter.create_session(
+            {"session_token": "py-session", "user_id": mine["id"], "expires": NOW}
+        )
+        await adapter.create_verification_token(
+            {"identifier": "grace@example.com", "token": "py-token", "expires": NOW}
+        )
+        read = await authjs(
+            "read",
+            userId=mine["id"],
+            email="grace@example.com",
+            provider="google",
+            providerAccountId="g-1",
+            sessionToken="py-session",
+            token="py-token",
+        )
+    grace = {
+        "id": int(mine["id"]),
+        "name": "Grace",
+        "email": "grace@example.com",
+        "emailVerified": NOW.isoformat().replace("+00:00", ".000Z"),
+        "image": None,
+    }
+    assert read["user"] == grace
+    assert read["byEmail"] == grace
+    assert read["byAccount"] == grace
+    assert read["sessionAndUser"]["user"] == grace
+    assert read["sessionAndUser"]["session"]["userId"] == int(mine["id"])
+    assert read["sessionAndUser"]["session"]["expires"] == grace["emailVerified"]
+    assert read["token"]["token"] == "py-token"
+    assert read["tokenAgain"] is None
+
+
+async def test_tables_made_by_authjs_are_adopted(postgres_dsn: str) -> None:
+    """Auth.js's schema.sql (e-mail NOT NULL variant) run first; the adapter adds what it lacks."""
+    execute(
+        postgres_dsn,
+        "CREATE TABLE users (id SERIAL, name VARCHAR(255), email VARCHAR(255) UNIQUE NOT NULL, "
+        '"emailVerified" TIMESTAMPTZ, image TEXT, PRIMARY KEY (id))',
+        'CREATE TABLE accounts (id SERIAL, "userId" INTEGER NOT NULL REFERENCES users '
+        "ON DELETE CASCADE, type VARCHAR(255) NOT NULL, provider VARCHAR(255) NOT NULL, "
+        '"providerAccountId" VARCHAR(255) NOT NULL, refresh_token TEXT, access_token TEXT, '
+        "expires_at BIGINT, id_token TEXT, scope TEXT, session_state TEXT, token_type TEXT, "
+        'PRIMARY KEY (id), UNIQUE (provider, "providerAccountId"))',
+        'CREATE TABLE sessions (id SERIAL, "userId" INTEGER NOT NULL REFERENCES users '
+        'ON DELETE CASCADE, expires TIMESTAMPTZ NOT NULL, "sessionToken" VARCHAR(255) UNIQUE '
+        "NOT NULL, PRIMARY KEY (id))",
+        "CREATE TABLE verification_token (identifier TEXT NOT NULL, expires TIMESTAMPTZ "
+        "NOT NULL, token TEXT NOT NULL, PRIMARY KEY (identifier, token))",
+        "INSERT INTO users (name, email) VALUES ('Ada', 'ada@example.com')",
+    )
+    async with PostgresAdapter(postgres_dsn) as adapter:
+        ada = await adapter.get_user_by_email("ada@example.com")
+        assert ada == {
+            "id": "1",
+            "name": "Ada",
+            "email": "ada@example.com",
+            "email_verified": None,
+            "image": None,
+        }
+        await adapter.create_authenticator(
+            {
+                "credential_id": "c1",
+                "user_id": "1",
+                "provider_account_id": "c1",
+                "credential_public_key": "key",
+                "counter": 1,
+                "credential_device_type": "multiDevice",
+                "credential_backed_up": True,
+            }
+        )
+        assert len(await adapter.list_authenticators_by_user_id("1")) == 1
+    assert columns(postgres_dsn, "users")["email"] == "character varying"
+
+
+async def test_custom_keys_go_to_columns_added_to_the_tables(postgres_dsn: str) -> None:
+    async with PostgresAdapter(postgres_dsn):
+        pass
+    execute(postgres_dsn, "ALTER TABLE users ADD COLUMN role TEXT DEFAULT 'user'")
+    execute(postgres_dsn, "ALTER TABLE accounts ADD COLUMN refresh_token_expires_in INTEGER")
+    async with PostgresAdapter(postgres_dsn) as adapter:
+        user = await adapter.create_user(
+            {"id": "", "email": "a@b.c", "email_verified": None, "role": "admin", "phone": "0"}  # type: ignore[typeddict-unknown-key]
+        )
+        assert user["role"] == "admin"  # type: ignore[typeddict-item]
+        assert "phone" not in user
+        assert await adapter.get_user(user["id"]) == user
+        default = await adapter.create_user({"id": "", "email": None, "email_verified": None})
+        assert default["role"] == "user"  # type: ignore[typeddict-item]
+        updated = await adapter.update_user({"id": user["id"], "role": "owner"})  # type: ignore[typeddict-unknown-key]
+        assert updated == {**user, "role": "owner"}
+        account = await adapter.link_account(
+            {
+                "user_id": user["id"],
+                "type": "oauth",
+                "provider": "github",
+                "provider_account_id": "1",
+                "refresh_token_expires_in": 15897600,  # type: ignore[typeddict-unknown-key]
+                "not_a_column": "dropped",
+            }
+        )
+        assert account["refresh_token_expires_in"] == 15897600  # type: ignore[typeddict-item]
+        assert "not_a_column" not in account
+        assert await adapter.get_account("github", "1") == account
+
+
+async def test_text_user_ids_are_kept(postgres_dsn: str) -> None:
+    """A schema with text ids (no default) keeps the id the engine proposes."""
+    execute(
+        postgres_dsn,
+        'CREATE TABLE users (id TEXT PRIMARY KEY, name TEXT, email TEXT UNIQUE, "emailVerified" '
+        "TIMESTAMPTZ, image TEXT)",
+        'CREATE TABLE accounts (id SERIAL PRIMARY KEY, "userId" TEXT NOT NULL REFERENCES users '
+        "ON DELETE CASCADE, type TEXT NOT NULL, provider TEXT NOT NULL, "
+        '"providerAccountId" TEXT NOT NULL, refresh_token TEXT, access_token TEXT, '
+        "expires_at BIGINT, id_token TEXT, scope TEXT, session_state TEXT, token_type TEXT, "
+        'UNIQUE (provider, "providerAccountId"))',
+        'CREATE TABLE sessions (id SERIAL PRIMARY KEY, "userId" TEXT NOT NULL REFERENCES users '
+        'ON DELETE CASCADE, expires TIMESTAMPTZ NOT NULL, "sessionToken" TEXT UNIQUE NOT NULL)',
+        'CREATE TABLE authenticators ("credentialID" TEXT PRIMARY KEY, "userId" TEXT NOT NULL '
+        'REFERENCES users ON DELETE CASCADE, "providerAccountId" TEXT NOT NULL, '
+        '"credentialPublicKey" TEXT NOT NULL, counter BIGINT NOT NULL, '
+        '"credentialDeviceType" TEXT NOT NULL, "credentialBackedUp" BOOLEAN NOT NULL, '
+        "transports TEXT)",
+    )
+    async with PostgresAdapter(postgres_dsn) as adapter:
+        user = await adapter.create_user({"id": "u-42", "email": "a@b.c", "email_verified": None})
+        assert user["id"] == "u-42"
+        session = {"session_token": "s", "user_id": "u-42", "expires": NOW}
+        await adapter.create_session(session)  # type: ignore[arg-type]
+        assert await adapter.get_session_and_user("s") == {"session": session, "user": user}
+        assert await adapter.delete_user("u-42") == user
+        assert await adapter.get_session_and_user("s") is None
+
+
+async def test_concurrent_first_starts_migrate_once(postgres_dsn: str) -> None:
+    adapters = [PostgresAdapter(postgres_dsn) for _ in range(4)]
+    async with anyio.create_task_group() as group:
+        for adapter in adapters:
+            group.start_soon(adapter.open)
+    for adapter in adapters:
+        await adapter.aclose()
+    with psycopg.connect(postgres_dsn) as conn:
+        rows = conn.execute("SELECT version FROM sansio_auth_schema").fetchall()
+    assert rows == [(SCHEMA_VERSION,)]
+
+
+async def test_a_newer_schema_is_refused(postgres_dsn: str) -> None:
+    async with PostgresAdapter(postgres_dsn):
+        pass
+    execute(postgres_dsn, f"UPDATE sansio_auth_schema SET version = {SCHEMA_VERSION + 1}")
+    adapter = PostgresAdapter(postgres_dsn)
+    with pytest.raises(RuntimeError, match="schema version"):
+        await adapter.open()
+    await adapter.aclose()
+
+
+async def test_an_unreachable_server_fails_to_open() -> None:
+    adapter = PostgresAdapter(f"host=127.0.0.1 port={free_port()} user=postgres", timeout=1)
+    with pytest.raises(psycopg_pool.PoolTimeout):
+        await adapter.open()
+    await adapter.aclose()

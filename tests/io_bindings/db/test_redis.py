@@ -1,0 +1,133 @@
+"""What only the Redis adapter does: the key layout, TTLs, key-safety rules."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import redis
+
+from io_bindings.db.redis import RedisAdapter
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+NOW = datetime.now(UTC)
+
+
+@pytest.fixture
+def prefix() -> str:
+    return f"test:{uuid.uuid4().hex}:"
+
+
+@pytest.fixture
+def client(redis_url: str) -> redis.Redis:
+    return redis.Redis.from_url(redis_url, decode_responses=True)
+
+
+@pytest.fixture
+async def adapter(redis_url: str, prefix: str) -> AsyncIterator[RedisAdapter]:
+    async with RedisAdapter(redis_url, key_prefix=prefix) as opened:
+        yield opened
+
+
+def keys(client: redis.Redis, prefix: str) -> set[str]:
+    return {key[len(prefix) :] for key in client.scan_iter(f"{prefix}*")}
+
+
+async def test_the_key_layout(adapter: RedisAdapter, client: redis.Redis, prefix: str) -> None:
+    user = await adapter.create_user({"id": "u1", "email": "a@b.c", "email_verified": None})
+    await adapter.link_account(
+        {"user_id": "u1", "type": "oauth", "provider": "github", "provider_account_id": "7"}
+    )
+    await adapter.create_session(
+        {"session_token": "s1", "user_id": "u1", "expires": NOW + timedelta(days=1)}
+    )
+    await adapter.create_verification_token(
+        {"identifier": "a@b.c", "token": "abc", "expires": NOW + timedelta(hours=1)}
+    )
+    assert keys(client, prefix) == {
+        "user:u1",
+        "user:email:a@b.c",
+        "user:account:github:7",
+        "user:by-user-id:account:u1",
+        "user:session:s1",
+        "user:by-user-id:session:u1",
+        "user:token:a@b.c:abc",
+    }
+    assert client.get(f"{prefix}user:email:a@b.c") == "u1"
+    assert user["id"] == "u1"
+
+    assert await adapter.delete_user("u1") is not None
+    assert keys(client, prefix) == {"user:token:a@b.c:abc"}
+
+
+async def test_sessions_and_tokens_expire_with_their_keys(
+    adapter: RedisAdapter, client: redis.Redis, prefix: str
+) -> None:
+    await adapter.create_user({"id": "u1", "email": None, "email_verified": None})
+    in_a_day = datetime.now(UTC) + timedelta(days=1)
+    await adapter.create_session({"session_token": "s1", "user_id": "u1", "expires": in_a_day})
+    await adapter.create_verification_token(
+        {"identifier": "a@b.c", "token": "abc", "expires": in_a_day}
+    )
+    for key in ("user:session:s1", "user:token:a@b.c:abc"):
+        ttl = client.pttl(prefix + key)
+        assert 86_400_000 - 60_000 < ttl <= 86_400_000
+    assert client.pttl(prefix + "user:u1") == -1
+
+    in_a_week = in_a_day + timedelta(days=6)
+    await adapter.update_session({"session_token": "s1", "expires": in_a_week})
+    assert client.pttl(prefix + "user:session:s1") > 6 * 86_400_000
+
+    past = datetime.now(UTC) - timedelta(seconds=1)
+    await adapter.create_session({"session_token": "s2", "user_id": "u1", "expires": past})
+    assert await adapter.get_session_and_user("s2") is None
+    await adapter.create_verification_token({"identifier": "x", "token": "y", "expires": past})
+    assert await adapter.use_verification_token("x", "y") is None
+
+
+async def test_keys_cannot_be_confused(adapter: RedisAdapter) -> None:
+    """':' separates key parts, so the parts that could hold one are refused or replaced."""
+    user = await adapter.create_user(
+        {"id": "email:a@b.c", "email": "a@b.c", "email_verified": None}
+    )
+    assert ":" not in user["id"]
+    assert await adapter.get_user("email:a@b.c") is None
+    with pytest.raises(ValueError, match="without ':'"):
+        await adapter.create_verification_token(
+            {"identifier": "a", "token": "b:c", "expires": NOW + timedelta(hours=1)}
+        )
+    await adapter.create_verification_token(
+        {"identifier": "a:b", "token": "c", "expires": NOW + timedelta(hours=1)}
+    )
+    assert await adapter.use_verification_token("a", "b:c") is None
+    assert await adapter.use_verification_token("a:b", "c") is not None
+    account = {
+        "user_id": user["id"],
+        "type": "oauth",
+        "provider": "a:b",
+        "provider_account_id": "c",
+    }
+    with pytest.raises(ValueError, match="without ':'"):
+        await adapter.link_account(account)  # type: ignore[arg-type]
+    assert await adapter.get_account("a:b", "c") is None
+    session = {"session_token": "s", "user_id": "email:a@b.c", "expires": NOW + timedelta(hours=1)}
+    with pytest.raises(LookupError):
+        await adapter.create_session(session)  # type: ignore[arg-type]
+
+
+async def test_data_survives_reopening(redis_url: str, prefix: str) -> None:
+    async with RedisAdapter(redis_url, key_prefix=prefix) as adapter:
+        user = await adapter.create_user({"id": "u1", "email": "a@b.c", "email_verified": NOW})
+    async with RedisAdapter(redis_url, key_prefix=prefix) as adapter:
+        assert await adapter.get_user_by_email("a@b.c") == user
+
+
+async def test_an_unreachable_server_fails_to_open() -> None:
+    from live_server import free_port
+
+    adapter = RedisAdapter(f"redis://127.0.0.1:{free_port()}/0", socket_connect_timeout=2)
+    with pytest.raises(redis.ConnectionError):
+        await adapter.open()

@@ -1,0 +1,92 @@
+"""What only the SQLite adapter does: WAL, the schema version table, migrations, one file."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import anyio
+import pytest
+
+from io_bindings.db import sqlite as sqlite_adapter
+from io_bindings.db.sqlite import SCHEMA_VERSION, SQLiteAdapter
+
+pytestmark = pytest.mark.anyio
+
+USER = {"id": "u1", "email": "ada@example.com", "email_verified": None, "name": "Ada"}
+
+
+def read(path: Path, query: str) -> list[tuple[object, ...]]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute(query).fetchall()
+
+
+async def test_the_file_is_in_wal_mode_with_the_current_schema(tmp_path: Path) -> None:
+    path = tmp_path / "auth.db"
+    async with SQLiteAdapter(path):
+        pass
+    assert read(path, "PRAGMA journal_mode") == [("wal",)]
+    assert read(path, "SELECT version FROM sansio_auth_schema") == [(SCHEMA_VERSION,)]
+    tables = {row[0] for row in read(path, "SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"users", "accounts", "sessions", "verification_tokens", "authenticators"} <= tables
+
+
+async def test_data_survives_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "auth.db"
+    async with SQLiteAdapter(path) as adapter:
+        user = await adapter.create_user(USER)  # type: ignore[arg-type]
+    async with SQLiteAdapter(path) as adapter:
+        assert await adapter.get_user("u1") == user
+    assert read(path, "SELECT count(*) FROM sansio_auth_schema") == [(1,)]
+
+
+async def test_an_older_schema_is_migrated_forward(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "auth.db"
+    async with SQLiteAdapter(path) as adapter:
+        await adapter.create_user(USER)  # type: ignore[arg-type]
+    upgrade = ("ALTER TABLE users ADD COLUMN locale TEXT", "UPDATE users SET locale = 'en'")
+    monkeypatch.setattr(sqlite_adapter, "MIGRATIONS", (*sqlite_adapter.MIGRATIONS, upgrade))
+    monkeypatch.setattr(sqlite_adapter, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    async with SQLiteAdapter(path) as adapter:
+        assert await adapter.get_user("u1") is not None
+    assert read(path, "SELECT version FROM sansio_auth_schema") == [(SCHEMA_VERSION + 1,)]
+    assert read(path, "SELECT id, locale FROM users") == [("u1", "en")]
+
+
+async def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "auth.db"
+    async with SQLiteAdapter(path):
+        pass
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE sansio_auth_schema SET version = 99")
+    with pytest.raises(RuntimeError, match="schema version 99"):
+        await SQLiteAdapter(path).open()
+
+
+async def test_in_memory_database(tmp_path: Path) -> None:
+    async with SQLiteAdapter(":memory:") as adapter:
+        user = await adapter.create_user(USER)  # type: ignore[arg-type]
+        assert await adapter.get_user_by_email("ada@example.com") == user
+
+
+async def test_two_adapters_on_one_file_race_for_a_token(tmp_path: Path) -> None:
+    """Like two worker processes: the file's write lock decides, one use wins."""
+    path = tmp_path / "auth.db"
+    expires = datetime.now(UTC) + timedelta(minutes=5)
+    async with SQLiteAdapter(path) as first, SQLiteAdapter(path) as second:
+        for n in range(10):
+            await first.create_verification_token(
+                {"identifier": "a@b.c", "token": f"t{n}", "expires": expires}
+            )
+            results: list[object] = []
+            async with anyio.create_task_group() as group:
+                for adapter in (first, second, first, second):
+                    group.start_soon(use, adapter, f"t{n}", results)
+            assert len([r for r in results if r is not None]) == 1
+
+
+async def use(adapter: SQLiteAdapter, token: str, results: list[object]) -> None:
+    results.append(await adapter.use_verification_token("a@b.c", token))
