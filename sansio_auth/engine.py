@@ -48,17 +48,23 @@ class Engine:
 
     def handle(self, request: Request) -> Flow | NotAnAuthRoute:
         """The flow that serves ``request``, or :data:`NOT_AN_AUTH_ROUTE`."""
-        _, path, _ = split_url(request.url)
+        try:
+            _, path, query = split_url(request.url)
+        except ValueError:
+            return Flow(self._serve(request, "", {}))
         base = self.settings.base_path
         if path != base and not path.startswith(base + "/"):
             return NOT_AN_AUTH_ROUTE
-        return Flow(self._serve(request))
+        return Flow(self._serve(request, path, query))
 
-    def _serve(self, request: Request) -> Generator[Action, Event, None]:
+    def _serve(
+        self, request: Request, path: str, query: dict[str, str]
+    ) -> Generator[Action, Event, None]:
         settings = self.settings
         ctx: Context | None = None
         try:
-            _, path, query = split_url(request.url)
+            if not path:
+                raise BadRequest("malformed request URL")
             action, provider_id = parse_action(path, settings.base_path)
             if request.method.upper() not in ("GET", "POST"):
                 raise BadRequest(f"method {request.method} is not allowed")
