@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hmac
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -31,6 +32,7 @@ from .discovery import get_jwks
 CLOCK_TOLERANCE = 30
 DEFAULT_ALGORITHMS = ("RS256",)
 _KEY_TYPES = {"RS": "RSA", "PS": "RSA", "ES": "EC", "Ed": "OKP"}
+_BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
 _CURVES = {"ES256": "P-256", "ES384": "P-384", "ES512": "P-521", "EdDSA": "Ed25519"}
 
 
@@ -54,7 +56,7 @@ def allowed_algorithms(configured: str | None, advertised: Sequence[str] | None)
 
 
 def _b64decode(segment: str) -> bytes:
-    if "=" in segment:
+    if not _BASE64URL.fullmatch(segment):
         raise IDTokenError("the ID token is not base64url without padding")
     try:
         return base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))

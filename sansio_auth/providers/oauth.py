@@ -123,6 +123,10 @@ class OAuthProvider(Provider):
                 merged[key] = merge_options(cls.defaults[key], options[key])
         if "name" not in merged and "name" not in cls.defaults and "id" in merged:
             merged["name"] = merged["id"]
+        if isinstance(merged.get("style"), Mapping):
+            merged["style"] = _record(
+                ProviderStyle, merged["style"], merged.get("id", "?"), "style"
+            )
         return build(cls, cls.defaults, merged)
 
     # -- start-up checks (after AUTH_<ID>_* inference) ----------------------------------------

@@ -382,6 +382,7 @@ def test_alg_none_is_refused():
     assert_failed(pair, sign_in(pair.browser, op), checks=CHECKS, because="alg none")
 
 
+@pytest.mark.filterwarnings("ignore:This key should not be used as an oct key")
 def test_hmac_with_the_public_key_is_refused():
     op = FakeOP(
         signing="hmac-public-key",
