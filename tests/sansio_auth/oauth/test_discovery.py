@@ -30,9 +30,7 @@ def run(step, http):
         while True:
             try:
                 event = http(action.request)
-            except Exception as err:
-                from sansio_auth.events import Failed
-
+            except Exception as err:  # becomes Failed, as in a binding
                 event = Failed(error=err)
             action = step.send(event)
     except StopIteration as done:
