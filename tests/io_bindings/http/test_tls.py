@@ -44,7 +44,7 @@ async def test_sni_carries_the_host_name(
     names: list[str | None] = []
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ca.issue_cert("localhost").configure_cert(context)
-    context.sni_callback = lambda sock, name, ctx: names.append(name)  # type: ignore[assignment]
+    context.sni_callback = lambda sock, name, ctx: names.append(name)
     with ScriptedServer({"/echo": echo}, tls=context) as server:
         async with make_client(ssl_context=client_tls) as client:
             response = await client.send(get(f"https://localhost:{server.port}/echo"))

@@ -1,0 +1,68 @@
+// A real OpenID Provider for the end-to-end tests: the `oidc-provider` package, configured
+// from a JSON file written by tests/oidc_op/provider.py.
+//
+//   node server.mjs <config.json>
+//
+// It listens on 127.0.0.1 (port from the config, 0 for any free one), and prints one JSON
+// line {"issuer": ...} once it answers. devInteractions are on: the login and consent pages
+// are plain HTML forms that an HTTP client can submit.
+import { createServer } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+
+const config = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const { default: Provider } = await import(pathToFileURL(config.module).href);
+
+function account(id) {
+  const claims = config.accounts[id] ?? {
+    email: `${id}@example.test`, email_verified: false, name: id,
+  };
+  return {
+    accountId: id,
+    async claims() {
+      return { sub: id, ...claims };
+    },
+  };
+}
+
+let handler = (req, res) => {
+  res.statusCode = 503;
+  res.end();
+};
+const server = createServer((req, res) => handler(req, res));
+
+server.listen(config.port, '127.0.0.1', () => {
+  const issuer = `http://127.0.0.1:${server.address().port}`;
+  const provider = new Provider(issuer, {
+    clients: config.clients,
+    jwks: { keys: config.jwks },
+    cookies: { keys: config.cookie_keys },
+    scopes: ['openid', 'email', 'profile', 'offline_access'],
+    claims: {
+      openid: ['sub'],
+      email: ['email', 'email_verified'],
+      profile: ['name', 'given_name', 'family_name', 'picture', 'preferred_username'],
+    },
+    conformIdTokenClaims: config.conform_id_token_claims,
+    responseTypes: ['code'],
+    pkce: { required: (ctx, client) => client.clientAuthMethod === 'none' },
+    features: {
+      devInteractions: { enabled: true },
+      registration: { enabled: true },
+      revocation: { enabled: true },
+      userinfo: { enabled: true },
+    },
+    ttl: config.ttl,
+    findAccount: (ctx, id) => account(id),
+  });
+  provider.on('server_error', (ctx, error) => console.error('server_error', error));
+  handler = provider.callback();
+  console.log(JSON.stringify({ issuer }));
+});
+
+for (const signal of ['SIGTERM', 'SIGINT']) {
+  process.on(signal, () => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });
+}
