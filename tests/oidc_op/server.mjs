@@ -10,6 +10,11 @@ import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
+// stdout carries only the ready line (nobody reads it afterwards); notices go to stderr.
+const ready = (line) => process.stdout.write(`${line}\n`);
+console.log = console.error;
+console.info = console.error;
+
 const config = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const { default: Provider } = await import(pathToFileURL(config.module).href);
 
@@ -52,12 +57,12 @@ server.listen(config.port, '127.0.0.1', () => {
       revocation: { enabled: true },
       userinfo: { enabled: true },
     },
-    ttl: config.ttl,
+    ...(config.ttl ? { ttl: config.ttl } : {}),
     findAccount: (ctx, id) => account(id),
   });
   provider.on('server_error', (ctx, error) => console.error('server_error', error));
   handler = provider.callback();
-  console.log(JSON.stringify({ issuer }));
+  ready(JSON.stringify({ issuer }));
 });
 
 for (const signal of ['SIGTERM', 'SIGINT']) {

@@ -15,7 +15,14 @@ from joserfc.jwk import KeySet
 
 from io_bindings.http import AnyioBackend, HTTPClient
 from sansio_auth.events import OutboundRequest
-from tests.oidc_op.provider import AuthorizationResponse, OIDCClient, OpenIDProvider, pkce_pair
+from tests.oidc_op.provider import (
+    AuthorizationResponse,
+    OIDCClient,
+    OpenIDProvider,
+    TestAccount,
+    pkce_pair,
+    start_openid_provider,
+)
 
 pytestmark = pytest.mark.e2e
 METHODS = ["client_secret_basic", "client_secret_post", "none"]
@@ -193,3 +200,24 @@ def test_authorization_response_is_delivered_as_the_browser_would() -> None:
         ("POST", "http://app.test/cb"),
     ]
     assert seen[1].content == b"code=c&state=s"
+
+
+def test_an_op_with_options_of_its_own() -> None:
+    account = TestAccount(sub="bob", email="bob@example.org", name="Bob")
+    with start_openid_provider(
+        ["http://app.test/cb"], account=account, conform_id_token_claims=True, ttl={"IdToken": 30}
+    ) as op:
+        client = op.client("client_secret_basic")
+        url, checks = start(op, client)
+        with httpx.Client() as browser:
+            answer = op.login(browser, url)
+        assert answer.redirect_uri == "http://app.test/cb"
+        code = answer.params["code"]
+        tokens = exchange_code(op, client, code, checks["verifier"], answer.redirect_uri)
+        claims = verified_id_token(op, tokens["id_token"])
+        bearer = {"authorization": f"Bearer {tokens['access_token']}"}
+        userinfo = httpx.get(op.userinfo_endpoint, headers=bearer).json()
+    assert claims["sub"] == "bob"
+    assert "email" not in claims  # conformant: claims only from userinfo
+    assert claims["exp"] - claims["iat"] == 30
+    assert userinfo == {"sub": "bob", **account.claims()}
