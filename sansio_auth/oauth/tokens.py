@@ -115,6 +115,8 @@ def check_token_set(data: Mapping[str, Any], now: float) -> TokenSet:
         expires_in = _seconds(tokens["expires_in"])
         tokens["expires_in"] = expires_in
         tokens["expires_at"] = math.floor(now) + math.floor(expires_in)
+    elif type(tokens.get("expires_at", 0)) is not int:
+        del tokens["expires_at"]  # only ever a whole number of seconds
     return tokens
 
 
