@@ -78,11 +78,13 @@ class ThreadedListener:
     def __init__(self) -> None:
         self.connections = 0
         """How many TCP connections were accepted."""
+        self.closed = 0
+        """How many of them this side has closed."""
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port: int = self._listener.getsockname()[1]
         self.url = f"{self.scheme}://127.0.0.1:{self.port}"
         self._stopping = threading.Event()
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self._sockets: list[socket.socket] = []
         self._threads: list[threading.Thread] = []
 
@@ -103,6 +105,12 @@ class ThreadedListener:
                 _close(sock)
         for thread in self._threads:
             thread.join(timeout=5)
+
+    def wait_closed(self, count: int, timeout: float = 5.0) -> None:
+        """Block until this side has closed ``count`` connections."""
+        with self._lock:
+            if not self._lock.wait_for(lambda: self.closed >= count, timeout):
+                raise TimeoutError(f"{self.closed} of {count} connections closed")
 
     def handle(self, sock: socket.socket, number: int) -> None:
         """Serve connection number ``number`` (closed afterwards)."""
@@ -137,6 +145,9 @@ class ThreadedListener:
             pass
         finally:
             _close(sock)
+            with self._lock:
+                self.closed += 1
+                self._lock.notify_all()
 
 
 class ScriptedServer(ThreadedListener):

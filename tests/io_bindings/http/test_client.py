@@ -191,7 +191,8 @@ async def test_idle_connection_closed_by_server_is_not_reused(
 ) -> None:
     async with make_client() as client:
         assert (await client.send(get(f"{fresh_server.url}/hang-up-after"))).body == b"ok"
-        await anyio.sleep(0.1)  # the server's FIN arrives while the connection is idle
+        await anyio.to_thread.run_sync(fresh_server.wait_closed, 1)  # hung up while idle
+        await anyio.sleep(0.01)
         response = await client.send(post(f"{fresh_server.url}/echo", b"code=once"))
     assert json.loads(response.body)["body"] == "code=once"
     assert fresh_server.connections == 2
