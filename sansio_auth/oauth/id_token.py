@@ -126,11 +126,15 @@ def verify_signature(
         raise IDTokenError(f"the ID token uses symmetric {alg}; only public-key signatures count")
     if alg not in algorithms:
         raise IDTokenError(f"the ID token's alg {alg} is not one of {', '.join(algorithms)}")
+    if "crit" in header:
+        raise IDTokenError("the ID token has critical header extensions (`crit`)")
     key = select_key(header, keys)
     try:
         signed = jws.deserialize_compact(id_token, key, algorithms=[alg])
     except JoseError as err:
         raise IDTokenError(f"the ID token's signature is invalid ({err.error})") from err
+    except (TypeError, ValueError) as err:  # malformed input joserfc does not name
+        raise IDTokenError("the ID token is malformed") from err
     try:
         claims = msgspec.json.decode(signed.payload)
     except msgspec.DecodeError as err:

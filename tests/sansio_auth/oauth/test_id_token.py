@@ -88,6 +88,7 @@ def test_private_members_of_a_published_key_are_ignored():
         (b64url(b'{"alg":"HS256"}') + ".e30.x", "symmetric"),
         (b64url(b'{"alg":"RS384"}') + ".e30.x", "not one of RS256"),
         (b64url(b'{"alg":"RS256","kid":5}') + ".e30.x", "kid"),
+        (b64url(b'{"alg":"RS256","crit":[null]}') + ".e30.x", "crit"),
     ],
 )
 def test_malformed_tokens(value, message):
