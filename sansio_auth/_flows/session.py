@@ -40,6 +40,7 @@ def _session(
         session = yield from _jwt_session(ctx, value, present, update=update, data=data)
     except Exception as err:
         yield from log_error(err if isinstance(err, Configuration) else JWTSessionError(err))
+        ctx.out_cookies[:] = [c for c in ctx.out_cookies if not _is_session(c.name, spec.name)]
         ctx.out_cookies.extend(spec.delete(name) for name in present)
         return json_reply(None, headers=headers)
     return json_reply(session, headers=headers)
@@ -106,3 +107,7 @@ def _jwt_session(
         )
     yield from emit(settings.events.session, "session", session=session, token=token)
     return session
+
+
+def _is_session(name: str, session_name: str) -> bool:
+    return name == session_name or name.startswith(session_name + ".")

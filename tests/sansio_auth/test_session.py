@@ -404,3 +404,30 @@ def test_a_spliced_cookie_never_yields_a_session(data):
     spliced = ".".join(a if keep else b for a, b, keep in zip(mine, theirs, picks, strict=True))
     if spliced not in (VALID, other):
         assert_no_session(spliced)
+
+
+def test_a_raising_session_callback_ends_the_session_without_a_half_written_cookie():
+    def session_callback(session, trigger):
+        if trigger == "update":
+            raise RuntimeError("profile service is down")
+        return session
+
+    auth = signed_in(callbacks={"session": session_callback})
+    response = auth.browser.update_session({"a": 1})
+    assert response.status == 200
+    assert response.json() is None
+    assert [(c.name, c.value) for c in response.cookies] == [(SESSION, "")]
+    assert deleted_names(response) == {SESSION}
+    assert "JWTSessionError" in auth.performer.log_codes("error")
+
+
+def test_a_raising_jwt_callback_on_read_ends_the_session():
+    def jwt_callback(token, trigger):
+        if trigger is None:
+            raise RuntimeError("revoked")
+        return token
+
+    auth = signed_in(callbacks={"jwt": jwt_callback})
+    response = read(auth)
+    assert response.json() is None
+    assert deleted_names(response) == {SESSION}

@@ -1,0 +1,115 @@
+"""Errors: Auth.js's types and kinds, the client-safe set, messages and causes."""
+
+import pytest
+
+from sansio_auth import errors
+from sansio_auth.errors import (
+    AccessDenied,
+    AuthError,
+    CredentialsSignin,
+    MissingCSRF,
+    MissingSecretError,
+    client_error_type,
+)
+
+CLIENT_SAFE = {
+    "CredentialsSignin",
+    "OAuthAccountNotLinked",
+    "OAuthCallbackError",
+    "AccessDenied",
+    "Verification",
+    "MissingCSRF",
+    "AccountNotLinked",
+    "WebAuthnVerificationError",
+}
+SIGN_IN_KIND = {
+    "CredentialsSignin",
+    "OAuthAccountNotLinked",
+    "OAuthCallbackError",
+    "OAuthSignInError",
+    "EmailSignInError",
+    "MissingCSRF",
+    "AccountNotLinked",
+}
+ALL_ERRORS = [
+    value
+    for value in vars(errors).values()
+    if isinstance(value, type) and issubclass(value, AuthError) and value is not AuthError
+]
+
+
+def test_every_auth_js_error_type_exists():
+    types = {error.type for error in ALL_ERRORS}
+    assert {
+        "AccessDenied",
+        "AdapterError",
+        "CallbackRouteError",
+        "ErrorPageLoop",
+        "EventError",
+        "InvalidCallbackUrl",
+        "CredentialsSignin",
+        "InvalidEndpoints",
+        "InvalidCheck",
+        "JWTSessionError",
+        "MissingAdapter",
+        "MissingAdapterMethods",
+        "MissingAuthorize",
+        "MissingSecret",
+        "OAuthAccountNotLinked",
+        "OAuthCallbackError",
+        "OAuthProfileParseError",
+        "SessionTokenError",
+        "OAuthSignInError",
+        "EmailSignInError",
+        "SignOutError",
+        "UnknownAction",
+        "UnsupportedStrategy",
+        "InvalidProvider",
+        "UntrustedHost",
+        "Verification",
+        "MissingCSRF",
+        "AccountNotLinked",
+        "WebAuthnVerificationError",
+        "ExperimentalFeatureNotEnabled",
+    } <= types
+
+
+@pytest.mark.parametrize("error", ALL_ERRORS, ids=lambda e: e.__name__)
+def test_client_safety_and_kind_match_auth_js(error):
+    assert error.client_safe is (error.type in CLIENT_SAFE)
+    if error.type in SIGN_IN_KIND or error is errors.SignInError:
+        assert error.kind == "signIn"
+    else:
+        assert error.kind == "error"
+
+
+def test_client_error_type():
+    assert client_error_type(AccessDenied()) == "AccessDenied"
+    assert client_error_type(MissingSecretError()) == "Configuration"
+    assert client_error_type(RuntimeError("x")) == "Configuration"
+
+
+def test_message_has_the_read_more_link():
+    assert str(MissingCSRF("token missing")) == (
+        "token missing. Read more at https://errors.authjs.dev#missingcsrf"
+    )
+    assert str(AccessDenied()) == "Read more at https://errors.authjs.dev#accessdenied"
+
+
+def test_an_exception_becomes_the_cause():
+    underlying = ValueError("bad value")
+    error = AccessDenied(underlying, cause={"provider": "x"})
+    assert error.message == "bad value"
+    assert error.cause == {"provider": "x", "err": underlying}
+    assert error.__cause__ is underlying
+
+
+def test_credentials_signin_code():
+    assert CredentialsSignin().code == "credentials"
+    assert CredentialsSignin("m", code="locked").code == "locked"
+    assert CredentialsSignin.kind == "signIn"
+
+
+def test_missing_secret_names():
+    assert errors.MissingSecret is MissingSecretError
+    assert MissingSecretError.type == "MissingSecret"
