@@ -28,7 +28,7 @@ MAX_AGE = 30 * DAY
 def signed_in(**options):
     auth = AuthPair.build(providers=[Credentials(authorize=users(ANN))], **options)
     response = auth.browser.sign_in_with_credentials(username="ann", password="pw")
-    assert any(name.startswith(SESSION) for name in written(response))
+    assert any(name.startswith(("sid", SESSION)) for name in written(response))
     auth.performer.clear()
     return auth
 
@@ -431,3 +431,14 @@ def test_a_raising_jwt_callback_on_read_ends_the_session():
     response = read(auth)
     assert response.json() is None
     assert deleted_names(response) == {SESSION}
+
+
+def test_a_renamed_session_cookie_is_also_the_salt():
+    auth = signed_in(cookies={"session_token": {"name": "sid", "options": {"same_site": "strict"}}})
+    value = auth.browser.cookies()["sid"]
+    assert jwt.decode(value, SECRET, "sid", now=START)["sub"] == "1"
+    assert read(auth).json()["user"]["name"] == "Ann"
+    response = auth.browser.sign_out()
+    assert [c.header_value() for c in response.cookies] == [
+        "sid=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict"
+    ]
