@@ -52,7 +52,7 @@ def parse_authorization_response(
     :class:`StateMismatch`, :class:`ProviderDenied` or :class:`AuthorizationResponseError`.
     """
     iss = params.get("iss")
-    if iss is None:
+    if "iss" not in params:
         if iss_required:
             raise AuthorizationResponseError("the issuer requires an `iss` parameter; none came")
     elif not isinstance(iss, str) or (issuer is not None and iss != issuer):

@@ -37,6 +37,8 @@ def test_iss():
     with pytest.raises(AuthorizationResponseError, match="not the provider's issuer"):
         parse({"code": "c", "state": "s1", "iss": ISSUER + "/"})
     assert parse({"code": "c", "state": "s1", "iss": "anything"}, issuer=None).code == "c"
+    with pytest.raises(AuthorizationResponseError):  # a JSON body's null is not "absent"
+        parse({"code": "c", "state": "s1", "iss": None})
 
 
 def test_iss_is_checked_before_state():
