@@ -397,6 +397,22 @@ def build(op: FakeOP, *, config: Mapping[str, Any] | None = None, **provider: An
     return pair
 
 
+def assert_signed_in(pair: AuthPair, response: Response, *, to: str = ORIGIN) -> Any:
+    """Alice is signed in: session cookie, session, one ``sign_in`` event (returned)."""
+    assert response.status == 302, response
+    assert response.location == to
+    assert "authjs.session-token" in written(response)
+    session = pair.browser.session()
+    assert session["user"] == {
+        "name": "Alice Liddell",
+        "email": "alice@example.com",
+        "image": "https://op.example/alice.png",
+    }
+    [event] = pair.performer.emitted("sign_in")
+    assert event["account"]["provider_account_id"] == "alice-sub"
+    return event
+
+
 def assert_failed(
     pair: AuthPair,
     response: Response,
