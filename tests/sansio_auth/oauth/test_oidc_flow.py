@@ -364,3 +364,16 @@ def test_no_action_reaches_the_network_without_the_engine():
     sign_in(pair.browser, op)
     sent = [a.request for a in pair.performer.actions if isinstance(a, SendHTTP)]
     assert sent == op.requests
+
+
+def test_the_flow_is_deterministic():
+    """Same clock, same entropy, same answers: the same actions and the same response."""
+    runs = []
+    for _ in range(2):
+        op = FakeOP()
+        pair = build(op, checks=["pkce", "state", "nonce"])
+        response = sign_in(pair.browser, op)
+        runs.append((op.requests, response, pair.performer.actions))
+    assert runs[0][0] == runs[1][0]
+    assert runs[0][1] == runs[1][1]
+    assert len(runs[0][2]) == len(runs[1][2])
