@@ -1,4 +1,5 @@
-"""Real servers for the e2e tests: uvicorn (asyncio) and hypercorn (trio) on 127.0.0.1."""
+"""Real servers for the e2e tests: uvicorn (asyncio) and hypercorn (trio) on 127.0.0.1, and
+PostgreSQL and Redis (started once per test session, for the adapter and database tests)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from db_servers import PostgresServer, postgres_cluster, redis_server
 from live_server import SERVERS, LiveServer, free_port, serve
 
 
@@ -37,3 +39,25 @@ def demo_server() -> Iterator[LiveServer]:
     command = [sys.executable, "-m", "io_bindings.demo"]
     with serve(command, port, env={"PORT": str(port)}) as live:
         yield live
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A throw-away PostgreSQL cluster on 127.0.0.1."""
+    with postgres_cluster() as server:
+        yield server
+
+
+@pytest.fixture
+def postgres_dsn(postgres_server: PostgresServer) -> Iterator[str]:
+    """The DSN of an empty database of its own for this test."""
+    dsn = postgres_server.create_database()
+    yield dsn
+    postgres_server.drop_database(dsn)
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """A throw-away Redis server on 127.0.0.1, without persistence."""
+    with redis_server() as url:
+        yield url

@@ -1,0 +1,117 @@
+"""Throw-away PostgreSQL and Redis servers on 127.0.0.1, from the Debian packages.
+
+Used by the tests' fixtures (``tests/io_bindings/conftest.py``) and by ``make bench``.
+``make system-deps`` installs the servers; when we are root, PostgreSQL runs as
+``postgres``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.support.live_server import free_port
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes] | None = None) -> None:
+    """Block until something accepts connections on ``port`` (30 s at most)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"the server exited with {process.returncode}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+            return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listens on 127.0.0.1:{port}")
+
+
+def find_program(name: str) -> str:
+    """A PostgreSQL server program (newest installed version first) or one on ``PATH``."""
+    for directory in sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True):
+        if os.access(os.path.join(directory, name), os.X_OK):
+            return os.path.join(directory, name)
+    found = shutil.which(name)
+    if found is None:
+        raise RuntimeError(f"{name} is not installed: run `make system-deps`")
+    return found
+
+
+@dataclass(frozen=True)
+class PostgresServer:
+    port: int
+
+    def dsn(self, dbname: str = "postgres") -> str:
+        return f"host=127.0.0.1 port={self.port} user=postgres dbname={dbname}"
+
+    def create_database(self) -> str:
+        """A new empty database; its DSN."""
+        import psycopg
+
+        name = f"t_{uuid.uuid4().hex}"
+        with psycopg.connect(self.dsn(), autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return self.dsn(name)
+
+    def drop_database(self, dsn: str) -> None:
+        """Drop the database of ``dsn`` (made by :meth:`create_database`), connections and all."""
+        import psycopg
+
+        name = dsn.rpartition("dbname=")[2]
+        with psycopg.connect(self.dsn(), autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+
+
+@contextlib.contextmanager
+def postgres_cluster() -> Iterator[PostgresServer]:
+    """A throw-away PostgreSQL cluster on 127.0.0.1 (run as ``postgres`` when we are root)."""
+    initdb, pg_ctl = find_program("initdb"), find_program("pg_ctl")
+    root = Path(tempfile.mkdtemp(prefix="sansio-auth-pg-"))
+    as_user: list[str] = []
+    if os.geteuid() == 0:
+        shutil.chown(root, "postgres", "postgres")
+        as_user = ["runuser", "-u", "postgres", "--"]
+    data, port = root / "data", free_port()
+
+    def run(*args: str | Path) -> None:
+        subprocess.run([*as_user, *map(str, args)], check=True, capture_output=True)
+
+    run(initdb, "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
+    options = (
+        f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off "
+        "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+    )
+    run(pg_ctl, "-D", data, "-l", root / "server.log", "-w", "-t", "60", "-o", options, "start")
+    try:
+        yield PostgresServer(port=port)
+    finally:
+        run(pg_ctl, "-D", data, "-m", "immediate", "-w", "stop")
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[str]:
+    """A throw-away Redis server on 127.0.0.1, without persistence; yields its URL."""
+    program = shutil.which("redis-server")
+    if program is None:
+        raise RuntimeError("redis-server is not installed: run `make system-deps`")
+    root, port = tempfile.mkdtemp(prefix="sansio-auth-redis-"), free_port()
+    args = ["--port", str(port), "--bind", "127.0.0.1", "--dir", root]
+    args += ["--save", "", "--appendonly", "no"]
+    process = subprocess.Popen([program, *args], stdout=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, process)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(10)
+        shutil.rmtree(root, ignore_errors=True)
