@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.live_server import free_port
+from live_server import free_port
 
 
 def wait_for_port(port: int, process: subprocess.Popen[bytes] | None = None) -> None:

@@ -46,6 +46,7 @@ class Inbox:
     refused_recipients: set[str] = field(default_factory=set)
     mail: list[ReceivedMail] = field(default_factory=list)
     _arrived: threading.Condition = field(default_factory=threading.Condition)
+    _taken: set[int] = field(default_factory=set)
 
     async def handle_RCPT(
         self, server: SMTP, session: Session, envelope: Envelope, address: str, options: Any
@@ -82,6 +83,35 @@ class Inbox:
             if not self._arrived.wait_for(lambda: len(self.mail) >= count, timeout):
                 raise TimeoutError(f"{len(self.mail)} of {count} messages arrived in {timeout} s")
             return self.mail[:count]
+
+    def next_for(self, address: str, timeout: float = 15.0) -> ReceivedMail:
+        """The oldest message to ``address`` not returned before, waiting until one arrives."""
+
+        def untaken() -> int | None:
+            return next(
+                (
+                    n
+                    for n, m in enumerate(self.mail)
+                    if address in m.rcpt_tos and n not in self._taken
+                ),
+                None,
+            )
+
+        with self._arrived:
+            if not self._arrived.wait_for(lambda: untaken() is not None, timeout):
+                raise TimeoutError(f"no new message to {address} arrived in {timeout} s")
+            index = untaken()
+            assert index is not None
+            self._taken.add(index)
+            return self.mail[index]
+
+
+def sign_in_link(mail: ReceivedMail) -> str:
+    """The link of a default sign-in e-mail (the second line of its text body)."""
+    body = mail.message.get_body(("plain",))
+    assert body is not None
+    text: str = body.get_content()
+    return text.splitlines()[1]
 
 
 @dataclass(frozen=True)
