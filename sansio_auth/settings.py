@@ -239,7 +239,10 @@ def _provider(value: Any, env: Mapping[str, str]) -> Provider:
 
 
 def _fill_from_env(provider: Provider, env: Mapping[str, str]) -> Provider:
-    """``AUTH_<ID>_ID``/``_SECRET``/``_ISSUER`` fill ``client_id``/``client_secret``/``issuer``."""
+    """``AUTH_<ID>_ID``/``_SECRET``/``_ISSUER`` fill ``client_id``/``client_secret``/``issuer``.
+
+    A provider's built-in ``default_issuer`` comes last: configuration, then env, then it.
+    """
     prefix = "AUTH_" + provider.id.upper().replace("-", "_")
     names = {f.name for f in dataclasses.fields(provider)}
     fill: dict[str, Any] = {
@@ -251,6 +254,9 @@ def _fill_from_env(provider: Provider, env: Mapping[str, str]) -> Provider:
         )
         if field in names and getattr(provider, field) is None and env.get(f"{prefix}_{suffix}")
     }
+    default_issuer = getattr(provider, "default_issuer", None)
+    if default_issuer is not None and getattr(provider, "issuer", None) is None:
+        fill.setdefault("issuer", default_issuer)
     return dataclasses.replace(provider, **fill) if fill else provider
 
 

@@ -255,6 +255,7 @@ def _callback(ctx: Context, provider: OAuthProvider, params: Mapping[str, Any]) 
         response.status, response.body, now=ctx.now, conform=provider.conform_token_response
     )
     profile = yield from _profile(ctx, provider, server, tokens, nonce)
+    profile = yield from provider.complete_profile(profile, tokens, params)
     user, account = yield from _user_and_account(ctx, provider, profile, tokens)
     redirect = yield from run_sign_in_callback(
         ctx, user=user, account=account, profile=profile, credentials=None, email=None
@@ -289,7 +290,7 @@ def _profile(
             provider.client.id_token_signed_response_alg, server.id_token_algorithms
         ),
         cache=ctx.settings.provider_cache,
-        issuer=server.issuer,
+        issuer=provider.id_token_issuer(server.issuer, id_token),
         client_id=provider.client_id or "",
         now=ctx.now,
         nonce=nonce,

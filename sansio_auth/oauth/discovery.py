@@ -7,7 +7,7 @@ an ID token names a key it lacks, at most once a minute per URL.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -69,12 +69,19 @@ def same_issuer(found: str, expected: str) -> bool:
         return False
 
 
-def parse_metadata(body: bytes, expected_issuer: str) -> ServerMetadata:
-    """A discovery document, checked: JSON object, typed fields, and the expected issuer."""
+def parse_metadata(
+    body: bytes, expected_issuer: str, conform_issuer: Callable[[str], str] | None = None
+) -> ServerMetadata:
+    """A discovery document, checked: JSON object, typed fields, and the expected issuer.
+
+    ``conform_issuer`` rewrites the document's issuer first (a multi-tenant template).
+    """
     try:
         metadata = msgspec.json.decode(body, type=ServerMetadata)
     except msgspec.DecodeError as err:
         raise ProviderResponseError(f"the discovery document is invalid: {err}") from err
+    if conform_issuer is not None:
+        metadata = msgspec.structs.replace(metadata, issuer=conform_issuer(metadata.issuer))
     if not same_issuer(metadata.issuer, expected_issuer):
         raise ProviderResponseError(
             f"the discovery document's issuer {metadata.issuer!r} is not {expected_issuer!r}"
@@ -92,7 +99,9 @@ def discover(provider: OAuthProvider, cache: ProviderCache, now: float) -> Step[
     response = yield from send(request, "discovery")
     if response.status != 200:
         raise ProviderResponseError(f"the discovery endpoint answered HTTP {response.status}")
-    metadata = parse_metadata(response.body, provider.issuer or "")
+    metadata = parse_metadata(
+        response.body, provider.issuer or "", conform_issuer=provider.discovered_issuer
+    )
     ttl = max_age(response, DISCOVERY_TTL, low=300, high=DISCOVERY_TTL)
     cache.metadata.put(url, metadata, now=now, ttl=ttl)
     return metadata

@@ -1,10 +1,37 @@
 """Sign-in providers: the typed records and the built-in catalogue."""
 
 from ._base import Provider, ProviderStyle, ProviderType
+from .apple import Apple, AppleProvider, apple_client_secret
+from .atlassian import Atlassian, AtlassianProvider
+from .auth0 import Auth0, Auth0Provider
+from .authentik import Authentik, AuthentikProvider
+from .bitbucket import Bitbucket, BitbucketProvider
+from .catalogue import BUILTIN_PROVIDERS
+from .cognito import Cognito, CognitoProvider
+from .discord import Discord, DiscordProvider
+from .dropbox import Dropbox, DropboxProvider
+from .facebook import Facebook, FacebookProvider
 from .credentials import Credentials, CredentialsProvider
 from .github import GitHub, GitHubProvider
+from .gitlab import GitLab, GitLabProvider
 from .google import Google, GoogleProvider
+from .keycloak import Keycloak, KeycloakProvider
+from .linkedin import LinkedIn, LinkedInProvider
+from .microsoft_entra_id import MicrosoftEntraID, MicrosoftEntraIDProvider
+from .notion import Notion, NotionProvider
 from .oauth import ClientOptions, Endpoint, OAuthProvider, OIDCProvider
+from .okta import Okta, OktaProvider
+from .reddit import Reddit, RedditProvider
+from .salesforce import Salesforce, SalesforceProvider
+from .slack import Slack, SlackProvider
+from .spotify import Spotify, SpotifyProvider
+from .twitch import Twitch, TwitchProvider
+from .twitter import Twitter, TwitterProvider
+from .zitadel import ZITADEL, ZitadelProvider
+from .zoom import Zoom, ZoomProvider
+
+Zitadel = ZITADEL
+"""The ZITADEL provider under a Python-cased name too."""
 
 PROVIDER_KINDS: dict[str, type[Provider]] = {
     "credentials": CredentialsProvider,
@@ -14,18 +41,67 @@ PROVIDER_KINDS: dict[str, type[Provider]] = {
 """Record type of each provider ``type``, for providers given as mappings."""
 
 __all__ = [
+    "BUILTIN_PROVIDERS",
     "PROVIDER_KINDS",
+    "ZITADEL",
+    "Apple",
+    "AppleProvider",
+    "Atlassian",
+    "AtlassianProvider",
+    "Auth0",
+    "Auth0Provider",
+    "Authentik",
+    "AuthentikProvider",
+    "Bitbucket",
+    "BitbucketProvider",
     "ClientOptions",
+    "Cognito",
+    "CognitoProvider",
     "Credentials",
     "CredentialsProvider",
+    "Discord",
+    "DiscordProvider",
+    "Dropbox",
+    "DropboxProvider",
     "Endpoint",
+    "Facebook",
+    "FacebookProvider",
     "GitHub",
     "GitHubProvider",
+    "GitLab",
+    "GitLabProvider",
     "Google",
     "GoogleProvider",
+    "Keycloak",
+    "KeycloakProvider",
+    "LinkedIn",
+    "LinkedInProvider",
+    "MicrosoftEntraID",
+    "MicrosoftEntraIDProvider",
+    "Notion",
+    "NotionProvider",
     "OAuthProvider",
     "OIDCProvider",
+    "Okta",
+    "OktaProvider",
     "Provider",
     "ProviderStyle",
     "ProviderType",
+    "Reddit",
+    "RedditProvider",
+    "Salesforce",
+    "SalesforceProvider",
+    "Slack",
+    "SlackProvider",
+    "Spotify",
+    "SpotifyProvider",
+    "Twitch",
+    "TwitchProvider",
+    "Twitter",
+    "TwitterProvider",
+    "Zitadel",
+    "ZitadelProvider",
+    "Zoom",
+    "ZoomProvider",
+    "apple_client_secret",
 ]

@@ -68,6 +68,8 @@ class OAuthProvider(Provider):
 
     kind: ClassVar[ProviderType] = "oauth"
     default_checks: ClassVar[tuple[Check, ...]] = ("pkce",)
+    default_issuer: ClassVar[str | None] = None
+    """The issuer when neither the configuration nor ``AUTH_<ID>_ISSUER`` names one."""
     issuer: str | None = None
     """Authorization server issuer: discovery base, RFC 9207 ``iss`` check, ID token ``iss``."""
     client_id: str | None = None
@@ -186,6 +188,24 @@ class OAuthProvider(Provider):
     def conform_token_response(self, body: dict[str, Any]) -> dict[str, Any]:
         """Fix a token endpoint's non-standard JSON before it is parsed (identity here)."""
         return body
+
+    def discovered_issuer(self, issuer: str) -> str:
+        """The issuer a discovery document names, as this provider reads it (identity here)."""
+        return issuer
+
+    def id_token_issuer(self, issuer: str, id_token: str) -> str:
+        """The ``iss`` an ID token must carry; a multi-tenant service derives it from the token."""
+        return issuer
+
+    def complete_profile(
+        self, profile: Profile, tokens: TokenSet, params: Mapping[str, Any]
+    ) -> Step:
+        """Add what the service gives outside the ID token or userinfo (nothing here).
+
+        ``params`` are the callback's parameters (query, or form for ``form_post``).
+        """
+        yield from ()
+        return profile
 
     def request_userinfo(self, url: str, tokens: TokenSet) -> Step:
         """GET ``url`` with the access token; override when a service needs more requests."""
