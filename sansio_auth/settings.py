@@ -51,7 +51,23 @@ DATABASE_METHODS = (
     "delete_session",
 )
 EXPERIMENTAL_FLAGS = frozenset({"enable_web_authn"})
-EMAIL_METHODS = ("create_verification_token", "use_verification_token", "get_user_by_email")
+EMAIL_METHODS = (
+    "create_verification_token",
+    "use_verification_token",
+    "get_user_by_email",
+    "create_user",
+    "update_user",
+)
+OAUTH_METHODS = (
+    "create_user",
+    "get_user",
+    "get_user_by_email",
+    "get_user_by_account",
+    "link_account",
+)
+"""What OAuth sign-in needs of an adapter (with JWT sessions too: users and accounts are stored)."""
+OPTIONAL_METHODS = ("create_user_and_account", "delete_user")
+"""Adapter methods the engine uses when present (atomic sign-up; undoing a failed sign-up)."""
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -84,6 +100,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     warnings: tuple[str, ...]
     provider_cache: ProviderCache = msgspec.field(default_factory=ProviderCache)
     """Discovery documents and JWKS fetched so far (expiring by the injected clock)."""
+    adapter_extras: frozenset[str] = frozenset()
+    """Which of :data:`OPTIONAL_METHODS` the adapter has."""
 
     def cookies_for(self, secure: bool) -> CookieSet:
         """The cookie set of the given security mode."""
@@ -158,6 +176,9 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
         redirect_proxy_url=config.redirect_proxy_url or env.get("AUTH_REDIRECT_PROXY_URL") or None,
         adapter=config.adapter,
         warnings=tuple(warnings),
+        adapter_extras=frozenset(
+            m for m in OPTIONAL_METHODS if callable(getattr(config.adapter, m, None))
+        ),
     )
 
 
@@ -288,6 +309,8 @@ def _check_adapter(adapter: Any, strategy: Strategy, providers: Sequence[Provide
     required: list[str] = []
     if needs_email:
         required += EMAIL_METHODS
+    if adapter is not None and any(p.type in ("oauth", "oidc") for p in providers):
+        required += OAUTH_METHODS
     if strategy == "database":
         required += DATABASE_METHODS
     missing = sorted({m for m in required if not callable(getattr(adapter, m, None))})

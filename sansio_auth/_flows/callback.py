@@ -9,11 +9,13 @@ from .._context import Context, Reply
 from .._flow import Step
 from ..errors import InvalidProvider
 from .credentials import credentials_callback
+from .email import email_callback
 from .oauth import oauth_callback
 
 CallbackHandler = Callable[[Context, Any], Step[Reply]]
 CALLBACK_BY_TYPE: dict[str, tuple[frozenset[str], CallbackHandler]] = {
     "credentials": (frozenset({"POST"}), credentials_callback),
+    "email": (frozenset({"GET"}), email_callback),
     "oauth": (frozenset({"GET", "POST"}), oauth_callback),
     "oidc": (frozenset({"GET", "POST"}), oauth_callback),
 }

@@ -1,4 +1,13 @@
-"""Steps every sign-in method shares: the ``sign_in`` callback and issuing the session."""
+"""Steps every sign-in method shares: the ``sign_in`` callback, finding or creating the
+user (with an adapter), issuing the session for either strategy, and where to go next.
+
+A provider's callback flow ends with::
+
+    known = yield from user_by_account(ctx, account)          # OAuth: for the sign_in callback
+    redirect = yield from run_sign_in_callback(ctx, user=known or user, account=account, ...)
+    login = yield from handle_login(ctx, provider, user=user, account=account, profile=profile)
+    return (yield from finish_login(ctx, login, profile=profile))
+"""
 
 from __future__ import annotations
 
@@ -8,10 +17,12 @@ from typing import Any
 
 import msgspec
 
-from .._context import Context
-from .._flow import Step, emit, invoke
+from .._context import Context, Reply, add_query
+from .._flow import Step, call_adapter, emit, invoke, log_error
+from ..adapters import AdapterConflict
 from ..cookies import read_chunked, write_chunked
-from ..errors import AccessDenied, AuthError, Configuration
+from ..errors import AccessDenied, AdapterError, AuthError, Configuration, OAuthAccountNotLinked
+from .session import create_database_session, session_and_user, timestamp, utc
 
 
 def as_user(value: Any) -> dict[str, Any]:
@@ -95,3 +106,291 @@ def issue_jwt_session(
 def emit_sign_in(ctx: Context, **message: Any) -> Step[None]:
     """Emit ``events.sign_in``."""
     yield from emit(ctx.settings.events.sign_in, "sign_in", **message)
+
+
+# -- users and accounts (with an adapter) ------------------------------------------------------
+
+
+Emitted = tuple[tuple[str, dict[str, Any]], ...]
+
+
+class LoginResult(msgspec.Struct, frozen=True, kw_only=True):
+    """Who signs in, as :func:`handle_login` decided (and stored)."""
+
+    user: dict[str, Any]
+    """The user as stored (its ``id`` is the adapter's), or as given without an adapter."""
+    account: dict[str, Any]
+    """The account signed in with; ``user_id`` set when there is an adapter."""
+    is_new_user: bool = False
+    keep_session: bool = False
+    """The browser is signed in as this user already: its database session stays."""
+    events: Emitted = ()
+    """The ``create_user``/``link_account``/``update_user`` events, for once the session is set."""
+
+
+def user_by_account(ctx: Context, account: Mapping[str, Any]) -> Step[dict[str, Any] | None]:
+    """The stored user an account is linked to (``None`` without an adapter)."""
+    if ctx.settings.adapter is None:
+        return None
+    found = yield from call_adapter(
+        "get_user_by_account", account["provider"], str(account["provider_account_id"])
+    )
+    return dict(found) if found else None
+
+
+def handle_login(
+    ctx: Context,
+    provider: Any,
+    *,
+    user: Mapping[str, Any],
+    account: Mapping[str, Any],
+    profile: Mapping[str, Any] | None = None,
+    stored_account: Mapping[str, Any] | None = None,
+) -> Step[LoginResult]:
+    """Find or create the user ``account`` signs in as (authjs-facts §6.5, §6.6).
+
+    Without an adapter the user is the one given. An ``email`` account signs in as
+    the user with that address (created if there is none; the address is marked
+    verified). Any other account: the user it is linked to; else it is linked to
+    the signed-in user; else, when a user has its e-mail address,
+    :class:`OAuthAccountNotLinked` (unless the provider sets
+    ``allow_dangerous_email_account_linking``: then it is linked to that user);
+    else a new user is created with it. ``stored_account`` is what gets linked
+    (default ``account``). Writes are all or nothing: a failed sign-up deletes
+    the user it created.
+    """
+    if ctx.settings.adapter is None:
+        return LoginResult(user=dict(user), account=dict(account))
+    if account.get("type") == "email":
+        return (yield from _email_login(ctx, user, account, retry=True))
+    link = dict(stored_account or account)
+    return (yield from _account_login(ctx, provider, user, account, link, profile, retry=True))
+
+
+def _account_login(
+    ctx: Context,
+    provider: Any,
+    user: Mapping[str, Any],
+    account: Mapping[str, Any],
+    link: dict[str, Any],
+    profile: Mapping[str, Any] | None,
+    *,
+    retry: bool,
+) -> Step[LoginResult]:
+    cause = {"provider": account["provider"]}
+    current = yield from _signed_in_user(ctx)
+    owner = yield from user_by_account(ctx, account)
+    if owner is not None:
+        if current is not None and current["id"] != owner["id"]:
+            raise OAuthAccountNotLinked(
+                "The account is already associated with another user", cause=cause
+            )
+        return LoginResult(
+            user=owner, account=_owned(account, owner), keep_session=current is not None
+        )
+    try:
+        if current is not None:
+            linked = yield from _link(link, current)
+            return LoginResult(
+                user=current,
+                account=_owned(account, current),
+                keep_session=True,
+                events=(_linked(current, linked, profile),),
+            )
+        email = user.get("email")
+        by_email = None
+        if isinstance(email, str) and email:
+            found = yield from call_adapter("get_user_by_email", email)
+            by_email = dict(found) if found else None
+        if by_email is not None:
+            if not getattr(provider, "allow_dangerous_email_account_linking", False):
+                raise OAuthAccountNotLinked(
+                    "Another account already exists with the same e-mail address", cause=cause
+                )
+            linked = yield from _link(link, by_email)
+            return LoginResult(
+                user=by_email,
+                account=_owned(account, by_email),
+                events=(_linked(by_email, linked, profile),),
+            )
+        created, linked = yield from _sign_up(ctx, {**user, "email_verified": None}, link)
+    except AdapterError as err:
+        if not (retry and _conflict(err)):
+            raise
+        # A concurrent request linked this account (or took this address) first: decide again.
+        return (yield from _account_login(ctx, provider, user, account, link, profile, retry=False))
+    return LoginResult(
+        user=created,
+        account=_owned(account, created),
+        is_new_user=True,
+        events=(("create_user", {"user": created}), _linked(created, linked, profile)),
+    )
+
+
+def _email_login(
+    ctx: Context, user: Mapping[str, Any], account: Mapping[str, Any], *, retry: bool
+) -> Step[LoginResult]:
+    """The user with the verified address: ``email_verified`` set now, created if needed."""
+    identifier = str(account["provider_account_id"])
+    verified = utc(ctx.now)
+    found = yield from call_adapter("get_user_by_email", identifier)
+    if found:
+        updated = yield from call_adapter(
+            "update_user", {"id": found["id"], "email_verified": verified}
+        )
+        stored = dict(updated) if updated else {**found, "email_verified": verified}
+        return LoginResult(
+            user=stored,
+            account=_owned(account, stored),
+            events=(("update_user", {"user": stored}),),
+        )
+    try:
+        created = yield from call_adapter(
+            "create_user", {**user, "email": identifier, "email_verified": verified}
+        )
+    except AdapterError as err:
+        if not (retry and _conflict(err)):
+            raise
+        return (yield from _email_login(ctx, user, account, retry=False))
+    stored = dict(created)
+    return LoginResult(
+        user=stored,
+        account=_owned(account, stored),
+        is_new_user=True,
+        events=(("create_user", {"user": stored}),),
+    )
+
+
+def _signed_in_user(ctx: Context) -> Step[dict[str, Any] | None]:
+    """The stored user of the browser's session cookie, if it is a live session."""
+    value, _ = read_chunked(ctx.cookies, ctx.cookie_specs.session_token.name)
+    if value is None:
+        return None
+    if ctx.settings.strategy == "database":
+        found = session_and_user((yield from call_adapter("get_session_and_user", value)))
+        if found is None or timestamp(found[0]["expires"]) <= ctx.now:
+            return None
+        return dict(found[1])
+    try:
+        token = yield from ctx.decode_token(value)
+    except Exception:  # an unreadable session cookie means "not signed in", as in Auth.js
+        return None
+    sub = token.get("sub") if isinstance(token, dict) else None
+    if not isinstance(sub, str) or not sub:
+        return None
+    found = yield from call_adapter("get_user", sub)
+    return dict(found) if found else None
+
+
+def _link(account: Mapping[str, Any], user: Mapping[str, Any]) -> Step[dict[str, Any]]:
+    record = {**account, "user_id": user["id"]}
+    linked = yield from call_adapter("link_account", record)
+    return dict(linked) if isinstance(linked, Mapping) else record
+
+
+def _sign_up(
+    ctx: Context, user: dict[str, Any], account: dict[str, Any]
+) -> Step[tuple[dict[str, Any], dict[str, Any]]]:
+    """Create the user and link its first account, all or nothing."""
+    if "create_user_and_account" in ctx.settings.adapter_extras:
+        both = yield from call_adapter("create_user_and_account", user, account)
+        created, linked = (both["user"], both["account"]) if isinstance(both, Mapping) else both
+        return dict(created), dict(linked)
+    created = dict((yield from call_adapter("create_user", user)))
+    try:
+        linked = yield from _link(account, created)
+    except Exception:
+        yield from undo_sign_up(ctx, created["id"])
+        raise
+    return created, linked
+
+
+def undo_sign_up(ctx: Context, user_id: str) -> Step[None]:
+    """Delete a user created by a sign-in that then failed (accounts and sessions go too)."""
+    if "delete_user" not in ctx.settings.adapter_extras:
+        yield from log_error(
+            AdapterError(
+                "a failed sign-up left a user behind: the adapter has no delete_user",
+                cause={"user_id": user_id},
+            )
+        )
+        return
+    try:
+        yield from call_adapter("delete_user", user_id)
+    except Exception as err:
+        yield from log_error(err)
+
+
+def _owned(account: Mapping[str, Any], user: Mapping[str, Any]) -> dict[str, Any]:
+    return {**account, "user_id": user["id"]}
+
+
+def _linked(
+    user: Mapping[str, Any], account: Mapping[str, Any], profile: Mapping[str, Any] | None
+) -> tuple[str, dict[str, Any]]:
+    return ("link_account", {"user": user, "account": account, "profile": profile})
+
+
+def _conflict(error: AdapterError) -> bool:
+    return isinstance(error.cause.get("err"), AdapterConflict)
+
+
+# -- the session and the way out -----------------------------------------------------------------
+
+
+def issue_session(
+    ctx: Context, login: LoginResult, *, profile: Mapping[str, Any] | None = None
+) -> Step[None]:
+    """The session cookie for ``login.user``: a JWT, or a new database session.
+
+    A new database session replaces the one the browser had: that row is deleted.
+    """
+    settings = ctx.settings
+    if settings.strategy == "jwt":
+        yield from issue_jwt_session(
+            ctx,
+            user=login.user,
+            account=login.account,
+            profile=profile,
+            is_new_user=login.is_new_user,
+        )
+        return
+    if login.keep_session:
+        return
+    previous, _ = read_chunked(ctx.cookies, ctx.cookie_specs.session_token.name)
+    yield from create_database_session(ctx, str(login.user["id"]))
+    if previous:
+        try:
+            yield from call_adapter("delete_session", previous)
+        except Exception as err:  # the cookie no longer points at it: only a stale row is left
+            yield from log_error(err)
+
+
+def finish_login(
+    ctx: Context, login: LoginResult, *, profile: Mapping[str, Any] | None = None
+) -> Step[Reply]:
+    """Issue the session, emit the events, and redirect (to ``pages.new_user`` on sign-up).
+
+    If issuing the session fails, a user this sign-in created is deleted again.
+    """
+    try:
+        yield from issue_session(ctx, login, profile=profile)
+    except Exception:
+        if login.is_new_user:
+            yield from undo_sign_up(ctx, str(login.user["id"]))
+        raise
+    events = ctx.settings.events
+    for name, message in login.events:
+        yield from emit(getattr(events, name), name, **message)
+    yield from emit_sign_in(
+        ctx,
+        user=login.user,
+        account=login.account,
+        profile=profile,
+        is_new_user=login.is_new_user,
+    )
+    destination = yield from ctx.callback_url()
+    new_user_page = ctx.settings.pages.new_user
+    if login.is_new_user and new_user_page is not None:
+        return Reply(redirect=add_query(new_user_page, {"callbackUrl": destination}))
+    return Reply(redirect=destination)

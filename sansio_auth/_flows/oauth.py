@@ -50,7 +50,7 @@ from ..oauth.id_token import IDTokenError, allowed_algorithms, validate_id_token
 from ..oauth.tokens import TokenSet, parse_token_response, token_request
 from ..providers import Provider
 from ..providers.oauth import OAuthProvider, OIDCProvider
-from .login import as_user, emit_sign_in, issue_jwt_session, run_sign_in_callback
+from .login import as_user, finish_login, handle_login, run_sign_in_callback, user_by_account
 
 # -- sign-in -----------------------------------------------------------------------------------
 
@@ -257,16 +257,17 @@ def _callback(ctx: Context, provider: OAuthProvider, params: Mapping[str, Any]) 
     profile = yield from _profile(ctx, provider, server, tokens, nonce)
     profile = yield from provider.complete_profile(profile, tokens, params)
     user, account = yield from _user_and_account(ctx, provider, profile, tokens)
+    known = yield from user_by_account(ctx, account)
     redirect = yield from run_sign_in_callback(
-        ctx, user=user, account=account, profile=profile, credentials=None, email=None
+        ctx, user=known or user, account=account, profile=profile, credentials=None, email=None
     )
     if redirect is not None:
         return Reply(redirect=redirect)
-    if settings.strategy != "jwt":
-        raise Configuration("OAuth sign-in with database sessions is not available yet")
-    yield from issue_jwt_session(ctx, user=user, account=account, profile=profile)
-    yield from emit_sign_in(ctx, user=user, account=account, profile=profile, is_new_user=False)
-    return Reply(redirect=(yield from ctx.callback_url()))
+    stored = yield from _account_to_store(ctx, provider, account, tokens)
+    login = yield from handle_login(
+        ctx, provider, user=user, account=account, profile=profile, stored_account=stored
+    )
+    return (yield from finish_login(ctx, login, profile=profile))
 
 
 def _profile(
@@ -335,6 +336,34 @@ def default_profile(profile: Mapping[str, Any]) -> dict[str, Any]:
 
 def _first(profile: Mapping[str, Any], *names: str) -> Any:
     return next((profile[n] for n in names if profile.get(n) is not None), None)
+
+
+ACCOUNT_TOKEN_FIELDS = (
+    "access_token",
+    "id_token",
+    "refresh_token",
+    "expires_at",
+    "scope",
+    "token_type",
+    "session_state",
+)
+"""Token fields a linked account keeps unless the provider's ``account`` callback says otherwise."""
+
+
+def _account_to_store(
+    ctx: Context, provider: OAuthProvider, account: Mapping[str, Any], tokens: TokenSet
+) -> Step[dict[str, Any] | None]:
+    """What is linked (with an adapter): ``provider.account(tokens)`` or the standard fields."""
+    if ctx.settings.adapter is None:
+        return None
+    if provider.account is None:
+        fields: Any = {k: tokens[k] for k in ACCOUNT_TOKEN_FIELDS if tokens.get(k) is not None}
+    else:
+        fields = yield from invoke("account", provider.account, tokens=tokens)
+        if not isinstance(fields, Mapping):
+            raise Configuration(f"the {provider.id} `account` callback must return a mapping")
+    ids = ("provider", "type", "provider_account_id")
+    return {**fields, **{key: account[key] for key in ids}}
 
 
 def _user_and_account(

@@ -8,10 +8,15 @@ from .._context import Context, Reply
 from .._flow import Step
 from ..errors import Configuration
 from ..providers import Provider
+from .email import email_sign_in
 from .oauth import oauth_sign_in
 
 SignInStart = Callable[[Context, Provider], Step[Reply]]
-SIGN_IN_BY_TYPE: dict[str, SignInStart] = {"oauth": oauth_sign_in, "oidc": oauth_sign_in}
+SIGN_IN_BY_TYPE: dict[str, SignInStart] = {
+    "email": email_sign_in,
+    "oauth": oauth_sign_in,
+    "oidc": oauth_sign_in,
+}
 """How each provider type starts a sign-in (``oauth``, ``oidc``, ``email`` register here)."""
 
 

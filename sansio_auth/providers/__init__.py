@@ -8,10 +8,11 @@ from .authentik import Authentik, AuthentikProvider
 from .bitbucket import Bitbucket, BitbucketProvider
 from .catalogue import BUILTIN_PROVIDERS
 from .cognito import Cognito, CognitoProvider
+from .credentials import Credentials, CredentialsProvider
 from .discord import Discord, DiscordProvider
 from .dropbox import Dropbox, DropboxProvider
+from .email import Email, EmailProvider
 from .facebook import Facebook, FacebookProvider
-from .credentials import Credentials, CredentialsProvider
 from .github import GitHub, GitHubProvider
 from .gitlab import GitLab, GitLabProvider
 from .google import Google, GoogleProvider
@@ -35,6 +36,7 @@ Zitadel = ZITADEL
 
 PROVIDER_KINDS: dict[str, type[Provider]] = {
     "credentials": CredentialsProvider,
+    "email": EmailProvider,
     "oauth": OAuthProvider,
     "oidc": OIDCProvider,
 }
@@ -63,6 +65,8 @@ __all__ = [
     "DiscordProvider",
     "Dropbox",
     "DropboxProvider",
+    "Email",
+    "EmailProvider",
     "Endpoint",
     "Facebook",
     "FacebookProvider",
