@@ -1,0 +1,153 @@
+"""A catalogue provider signing in against its service, replayed from recorded responses.
+
+>>> h = Harness.build(Discord, env={"AUTH_DISCORD_ID": "id", "AUTH_DISCORD_SECRET": "s"})
+>>> h.route("POST", TOKEN, fixture("discord/token.json"))
+>>> h.route("GET", USER, fixture("discord/user.json"))
+>>> response = h.sign_in()                  # POST signin, the provider's answer, the callback
+
+OIDC services publish their recorded discovery document; their ID tokens are signed
+here at request time (:meth:`Harness.id_token_answer`) with a test key published as
+the JWKS (:func:`jwks`), carrying the nonce of the authorization request.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from joserfc import jws
+
+from sansio_auth import AuthConfig, Response
+from sansio_auth.events import HTTPResponse, OutboundRequest
+from tests.sansio_auth.driver import ORIGIN, SECRET, AuthPair, query_of, written
+from tests.sansio_auth.oauth.fake_op import rsa_key, start
+from tests.sansio_auth.providers.recorded import (
+    Answer,
+    Recorded,
+    callback,
+    fixture_json,
+    json_response,
+)
+
+KID = "recorded-signing-key"
+
+
+def jwks(kid: str = KID) -> HTTPResponse:
+    """A JWKS answer publishing the test signing key ``kid``."""
+    return json_response({"keys": [rsa_key(kid).as_dict(private=False)]})
+
+
+def sign(claims: Mapping[str, Any], kid: str = KID) -> str:
+    """``claims`` as an RS256 ID token signed with the test key ``kid``."""
+    header = {"alg": "RS256", "kid": kid, "typ": "JWT"}
+    return jws.serialize_compact(header, json.dumps(dict(claims)), rsa_key(kid))
+
+
+def _merge(base: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in changes.items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = value
+    return merged
+
+
+@dataclass
+class Harness:
+    """An engine with one catalogue provider, a recorded service, and the last sign-in's URL."""
+
+    pair: AuthPair
+    provider_id: str
+    service: Recorded = field(default_factory=lambda: Recorded({}))
+    authorization_url: str = ""
+
+    @classmethod
+    def build(
+        cls, provider: Any, *, env: Mapping[str, str] | None = None, **config: Any
+    ) -> Harness:
+        """An engine for ``provider`` (a factory or a record), a ``sign_in`` event recorder."""
+        options = {
+            "secret": SECRET,
+            "trust_host": True,
+            "providers": [provider],
+            "events": {"sign_in": lambda **message: None},
+            **config,
+        }
+        pair = AuthPair.build(AuthConfig(**options), env=env or {})
+        [record] = pair.engine.settings.providers
+        harness = cls(pair, record.id)
+        pair.performer.http = harness.service.handle
+        return harness
+
+    def route(self, method: str, url: str, answer: Answer) -> None:
+        """Answer ``method url`` (query ignored) with ``answer``."""
+        self.service.routes[(method, url)] = answer
+
+    @property
+    def authorization(self) -> dict[str, str]:
+        """The parameters of the last authorization request."""
+        return query_of(self.authorization_url)
+
+    def start(self, query: str = "") -> Response:
+        """``POST signin/<id>``: the answer redirects to the provider."""
+        response = start(self.pair.browser, self.provider_id, query)
+        assert response.status == 302, response
+        assert response.location is not None
+        self.authorization_url = response.location
+        return response
+
+    def come_back(self, *, method: str = "GET", **params: str | None) -> Response:
+        """The provider sends the browser back: ``code`` and the ``state`` sent, unless given."""
+        reply: dict[str, str | None] = {"code": "recorded-code"}
+        if "state" in self.authorization:
+            reply["state"] = self.authorization["state"]
+        reply.update(params)
+        values = {k: v for k, v in reply.items() if v is not None}
+        browser = self.pair.browser
+        if method == "POST":
+            return browser.post(f"{browser.base}/callback/{self.provider_id}", form=values)
+        return callback(browser, self.provider_id, values)
+
+    def sign_in(self, **params: str | None) -> Response:
+        """The whole round trip; the callback's answer."""
+        self.start()
+        return self.come_back(**params)
+
+    def assert_signed_in(self, response: Response) -> Mapping[str, Any]:
+        """A session cookie, a redirect home, one ``sign_in`` event (returned)."""
+        assert response.status == 302, response
+        assert response.location == ORIGIN, response.location
+        assert "authjs.session-token" in written(response)
+        [event] = self.pair.performer.emitted("sign_in")
+        return event
+
+    def session_user(self) -> Any:
+        return self.pair.browser.session()["user"]
+
+    def sent(self, method: str, url: str) -> OutboundRequest:
+        """The one request sent to ``method url``."""
+        [request] = self.service.sent(method, url)
+        return request
+
+    def id_token_answer(
+        self, token: str, claims: str, *, status: int = 200, **changes: Any
+    ) -> Callable[[OutboundRequest], HTTPResponse]:
+        """A token endpoint answering fixture ``token`` plus an ID token of fixture ``claims``.
+
+        The ID token is issued now (``iat``/``exp`` by the engine's clock), carries the
+        authorization request's ``nonce`` if it had one; ``changes`` override claims
+        (``None`` removes one).
+        """
+
+        def answer(request: OutboundRequest) -> HTTPResponse:
+            now = int(self.pair.clock.now)
+            body = {**fixture_json(claims), "iat": now, "exp": now + 3600}
+            if "nonce" in self.authorization:
+                body["nonce"] = self.authorization["nonce"]
+            id_token = sign(_merge(body, changes))
+            return json_response({**fixture_json(token), "id_token": id_token}, status)
+
+        return answer
