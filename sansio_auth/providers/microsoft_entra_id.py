@@ -11,8 +11,8 @@ ID token must carry the issuer of its own ``tid`` (which ``organizations`` and
 ``consumers`` restrict). Auth.js re-discovers the tenant instead; the keys are the same.
 
 The profile photo comes from Microsoft Graph
-(``/v1.0/me/photos/<size>x<size>/$value``, ``profile_photo_size`` 48 by default,
-``None`` to skip) as a ``data:`` URL in ``profile["picture"]``; a missing or larger
+(``/v1.0/me/photos/<size>x<size>/$value``, ``profile_photo_size`` 48 by default;
+``profile_photo=False`` skips it) as a ``data:`` URL in ``profile["picture"]``; a missing or larger
 than 16 KiB photo leaves it out (it ends up in the session cookie).
 """
 
@@ -83,16 +83,18 @@ class MicrosoftEntraIDProvider(OIDCProvider):
         "profile": entra_profile,
         "style": style("microsoft-entra-id", bg="#0072c6", text="#fff"),
     }
-    profile_photo_size: int | None = 48
-    """Graph photo size (48, 64, 96, 120, 240, 360, 432, 504 or 648); ``None``: no photo."""
+    profile_photo: bool = True
+    """Fetch the profile photo from Microsoft Graph (one more request per sign-in)."""
+    profile_photo_size: int = 48
+    """Graph photo size: 48, 64, 96, 120, 240, 360, 432, 504 or 648."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
         size = self.profile_photo_size
-        if size is not None and size not in PHOTO_SIZES:
+        if size not in PHOTO_SIZES:
             raise Configuration(
                 f"provider {self.id!r}: profile_photo_size must be one of "
-                f"{', '.join(map(str, PHOTO_SIZES))} or None, got {size!r}"
+                f"{', '.join(map(str, PHOTO_SIZES))}, got {size!r}"
             )
 
     def discovered_issuer(self, issuer: str) -> str:
@@ -117,12 +119,11 @@ class MicrosoftEntraIDProvider(OIDCProvider):
         self, profile: Profile, tokens: TokenSet, params: Mapping[str, Any]
     ) -> Step:
         """Add the Graph profile photo as a ``data:`` URL (``picture``) when there is one."""
-        size = self.profile_photo_size
-        if size is None:
+        if not self.profile_photo:
             return profile
         request = OutboundRequest(
             method="GET",
-            url=PHOTO_URL.format(size=size),
+            url=PHOTO_URL.format(size=self.profile_photo_size),
             headers=(("authorization", f"Bearer {tokens['access_token']}"),),
         )
         try:
@@ -140,7 +141,7 @@ class MicrosoftEntraIDProvider(OIDCProvider):
 
 
 def MicrosoftEntraID(**options: Any) -> MicrosoftEntraIDProvider:  # noqa: N802 - Auth.js's name
-    """The Microsoft Entra ID provider with ``options`` (``issuer``, ``profile_photo_size``...).
+    """The Microsoft Entra ID provider with ``options`` (``issuer``, ``profile_photo``...).
 
     ``AUTH_MICROSOFT_ENTRA_ID_ID``/``_SECRET``/``_ISSUER`` fill the credentials and tenant.
     """
