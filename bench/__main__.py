@@ -12,6 +12,7 @@ from .app import DEFAULT_UPDATE_AGE
 from .crypto_floor import decrypt_encrypt_per_second
 from .http_load import CONNECTIONS, session_requests_per_second
 from .inprocess import session_checks_per_second
+from .oauth_round_trip import oauth_rows
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -32,6 +33,7 @@ def main(argv: list[str] | None = None) -> None:
         (f"HTTP GET /auth/session, uvicorn, {CONNECTIONS} keep-alive conns, update_age=0",
          session_requests_per_second(0, seconds)),
     ]  # fmt: skip
+    rows += oauth_rows()
 
     print(
         f"sansio-auth bench: Python {platform.python_version()}, "
