@@ -75,7 +75,7 @@ def test_a_second_sign_in_replaces_the_session(server: OAuthServer, client: Brow
     first = client.sign_in("op")
     assert first.status_code == 302
     mark = server.mark()
-    response = client.sign_in("op-post")  # the OP remembers the user: no login page this time
+    response = client.sign_in("op-post")  # the OP remembers the user; another client, though
     assert_signed_in(server, client, response, mark, "op-post", name="Alice Liddell")
 
 
