@@ -151,3 +151,20 @@ class Harness:
             return json_response({**fixture_json(token), "id_token": id_token}, status)
 
         return answer
+
+
+def recorded_oidc(provider: Any, name: str, *, env: Mapping[str, str], **claims: Any) -> Harness:
+    """``provider`` against the recorded OpenID Provider ``fixtures/<name>/``.
+
+    Its ``openid-configuration.json`` is served at its issuer's discovery URL, a test
+    JWKS at its ``jwks_uri``, and its token endpoint answers ``token.json`` with an ID
+    token of ``id_token_claims.json`` (``claims`` override).
+    """
+    document = fixture_json(f"{name}/openid-configuration.json")
+    harness = Harness.build(provider, env=env)
+    discovery = document["issuer"].rstrip("/") + "/.well-known/openid-configuration"
+    harness.route("GET", discovery, json_response(document))
+    harness.route("GET", document["jwks_uri"], jwks())
+    answer = harness.id_token_answer(f"{name}/token.json", f"{name}/id_token_claims.json", **claims)
+    harness.route("POST", document["token_endpoint"], answer)
+    return harness
