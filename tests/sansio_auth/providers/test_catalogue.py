@@ -1,0 +1,139 @@
+"""Every built-in provider: builds, is complete, takes its settings from env, has a button."""
+
+import html
+import re
+
+import pytest
+
+from sansio_auth import providers as exported
+from sansio_auth.errors import Configuration
+from sansio_auth.providers import BUILTIN_PROVIDERS, OAuthProvider, OIDCProvider
+from sansio_auth.providers.catalogue import ISSUER_REQUIRED
+from tests.sansio_auth.driver import ORIGIN, AuthPair
+
+IDS = sorted(BUILTIN_PROVIDERS)
+REQUIRED = {
+    "github", "google", "apple", "microsoft-entra-id", "gitlab", "discord", "auth0", "keycloak",
+    "okta", "cognito", "facebook", "twitter", "linkedin", "slack", "spotify", "twitch",
+    "bitbucket", "dropbox", "zoom", "reddit", "notion", "atlassian", "salesforce", "authentik",
+    "zitadel",
+}  # fmt: skip
+AUTH_JS_NAMES = {
+    "apple": "Apple",
+    "microsoft-entra-id": "MicrosoftEntraID",
+    "gitlab": "GitLab",
+    "auth0": "Auth0",
+    "keycloak": "Keycloak",
+    "linkedin": "LinkedIn",
+    "github": "GitHub",
+    "zitadel": "ZITADEL",
+}
+
+
+def env_for(provider_id, *, issuer=True):
+    prefix = "AUTH_" + provider_id.upper().replace("-", "_")
+    env = {f"{prefix}_ID": f"{provider_id}-client", f"{prefix}_SECRET": f"{provider_id}-secret"}
+    if issuer:
+        env[f"{prefix}_ISSUER"] = f"https://{provider_id}.idp.example/tenant"
+    return env
+
+
+def test_the_catalogue_has_every_required_provider():
+    assert set(IDS) >= REQUIRED
+
+
+@pytest.mark.parametrize("provider_id", IDS)
+def test_each_provider_builds_complete(provider_id):
+    factory = BUILTIN_PROVIDERS[provider_id]
+    provider = factory()
+    assert isinstance(provider, OAuthProvider)
+    assert provider.id == provider_id
+    assert provider.name
+    assert provider.type == ("oidc" if isinstance(provider, OIDCProvider) else "oauth")
+    assert provider.checks
+    assert provider.style is not None
+    assert provider.style.logo == f"https://authjs.dev/img/providers/{provider_id}.svg"
+    issuer = provider.issuer or getattr(type(provider), "default_issuer", None)
+    if provider_id in ISSUER_REQUIRED:
+        assert issuer is None
+    elif issuer is None:
+        assert provider.authorization.url
+        assert provider.token.url
+        assert provider.userinfo.url or provider.userinfo.request
+    if provider.profile is not None:
+        assert callable(provider.profile)
+
+
+@pytest.mark.parametrize("provider_id", IDS)
+def test_exported_under_its_auth_js_name(provider_id):
+    name = AUTH_JS_NAMES.get(provider_id)
+    if name is not None:
+        assert getattr(exported, name) is BUILTIN_PROVIDERS[provider_id]
+    assert BUILTIN_PROVIDERS[provider_id].__name__ in exported.__all__
+
+
+@pytest.mark.parametrize("provider_id", IDS)
+def test_as_a_value_with_credentials_and_issuer_from_env(provider_id):
+    pair = AuthPair.build(providers=[BUILTIN_PROVIDERS[provider_id]], env=env_for(provider_id))
+    provider = pair.engine.settings.providers_by_id[provider_id]
+    assert provider.client_id == f"{provider_id}-client"
+    assert provider.client_secret == f"{provider_id}-secret"
+    fixed_issuer = BUILTIN_PROVIDERS[provider_id]().issuer  # a service's own issuer stays
+    assert provider.issuer == (fixed_issuer or f"https://{provider_id}.idp.example/tenant")
+
+
+@pytest.mark.parametrize("provider_id", IDS)
+def test_called_with_overrides(provider_id):
+    overrides = {
+        "client_id": "from-code",
+        "allow_dangerous_email_account_linking": True,
+        "authorization_params": {"prompt": "login"},
+    }
+    if provider_id in ISSUER_REQUIRED:
+        overrides["issuer"] = "https://idp.example/from-code"
+    provider = BUILTIN_PROVIDERS[provider_id](**overrides)
+    pair = AuthPair.build(providers=[provider], env=env_for(provider_id))
+    provider = pair.engine.settings.providers_by_id[provider_id]
+    assert provider.client_id == "from-code"
+    assert provider.client_secret == f"{provider_id}-secret"
+    assert provider.allow_dangerous_email_account_linking
+    if provider_id in ISSUER_REQUIRED:
+        assert provider.issuer == "https://idp.example/from-code"
+
+
+@pytest.mark.parametrize("provider_id", IDS)
+def test_unknown_options_are_named(provider_id):
+    with pytest.raises(Configuration, match="clientId"):
+        BUILTIN_PROVIDERS[provider_id](clientId="camelCase")
+
+
+@pytest.mark.parametrize("provider_id", sorted(ISSUER_REQUIRED))
+def test_missing_issuer_names_the_variable(provider_id):
+    prefix = "AUTH_" + provider_id.upper().replace("-", "_")
+    with pytest.raises(Configuration, match=f"{prefix}_ISSUER"):
+        AuthPair.build(
+            providers=[BUILTIN_PROVIDERS[provider_id]], env=env_for(provider_id, issuer=False)
+        )
+
+
+def test_sign_in_page_shows_every_button_with_its_style():
+    env = {}
+    for provider_id in IDS:
+        env.update(env_for(provider_id))
+    pair = AuthPair.build(providers=list(BUILTIN_PROVIDERS.values()), env=env)
+    page = pair.browser.get("/auth/signin").body.decode()
+    forms = re.findall(r'<form class="provider" action="([^"]+)" method="POST">(.*?)</form>', page)
+    by_url = {html.unescape(url): body for url, body in forms}
+    assert len(by_url) == len(IDS)
+    for provider_id, factory in BUILTIN_PROVIDERS.items():
+        provider = factory()
+        body = by_url[f"{ORIGIN}/auth/signin/{provider_id}"]
+        assert 'name="csrfToken"' in body
+        assert f"Sign in with {html.escape(provider.name)}" in body
+        assert provider.style is not None
+        assert f'src="{provider.style.logo}"' in body
+        colour = provider.style.brand_color or provider.style.bg
+        if colour:
+            assert f"--provider-bg:{colour}" in html.unescape(body)
+        if provider.style.text:
+            assert f"--provider-text:{provider.style.text}" in html.unescape(body)
