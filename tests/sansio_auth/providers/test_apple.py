@@ -128,6 +128,14 @@ def test_a_missing_state_is_refused():
     assert h.service.sent("POST", TOKEN) == []
 
 
+def test_an_expired_code_is_refused():
+    h = apple()
+    h.route("POST", TOKEN, fixture("apple/token_error.json", status=400))
+    h.start()
+    h.pair.performer.clear()
+    assert_failed(h.pair, h.come_back(method="POST"), because="invalid_grant")
+
+
 def test_no_redirect_proxy_for_form_post():
     h = Harness.build(Apple, env=ENV, redirect_proxy_url="https://proxy.example/auth")
     h.route("GET", DISCOVERY, fixture("apple/openid-configuration.json"))

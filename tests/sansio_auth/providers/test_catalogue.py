@@ -2,6 +2,7 @@
 
 import html
 import re
+from pathlib import Path
 
 import pytest
 
@@ -137,3 +138,9 @@ def test_sign_in_page_shows_every_button_with_its_style():
             assert f"--provider-bg:{colour}" in html.unescape(body)
         if provider.style.text:
             assert f"--provider-text:{provider.style.text}" in html.unescape(body)
+
+
+def test_the_docs_list_every_provider():
+    table = (Path(__file__).parents[3] / "docs" / "providers.md").read_text()
+    for provider_id, factory in BUILTIN_PROVIDERS.items():
+        assert f"| {provider_id} | `{factory.__name__}`" in table
