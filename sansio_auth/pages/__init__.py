@@ -21,7 +21,7 @@ _SAFE_IMAGE = re.compile(r"^(https?://|/)[^\s\"'<>]*$|^data:image/[a-z+]+;base64
 SIGN_IN_ERRORS = {
     "OAuthAccountNotLinked": "To confirm your identity, sign in with the same account you "
     "used originally.",
-    "EmailSignin": "The e-mail could not be sent.",
+    "EmailSignin": "No sign-in link could be sent. Check the address and try again.",
     "CredentialsSignin": "Sign in failed. Check the details you provided are correct.",
     "SessionRequired": "Please sign in to access this page.",
     "MissingCSRF": "The form expired. Please try again.",
