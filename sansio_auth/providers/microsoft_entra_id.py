@@ -2,7 +2,8 @@
 
 The issuer comes from the configuration, else ``AUTH_MICROSOFT_ENTRA_ID_ISSUER``, else
 ``https://login.microsoftonline.com/common/v2.0`` (any work, school or personal
-account). Use ``https://login.microsoftonline.com/<tenant id>/v2.0`` for one tenant.
+account). Use ``https://login.microsoftonline.com/<tenant id>/v2.0`` for one tenant
+(its ID: a domain name's discovery document names the ID, which would not match).
 As Auth.js's: scope ``openid profile email User.Read``, PKCE, ``client_secret_basic``.
 
 Multi-tenant issuers (``common``, ``organizations``, ``consumers``) publish the issuer
