@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from .._context import Context, Reply, add_query
-from .._flow import Step, call_adapter, invoke, log_error
+from .._flow import Step, call_adapter, invoke, log_error, log_warning
 from ..errors import (
     AuthError,
     CallbackRouteError,
@@ -135,9 +135,8 @@ def _identifier(ctx: Context, provider: EmailProvider, given: Any) -> Step[str |
         value = yield from invoke(
             "normalize_identifier", provider.normalize_identifier, identifier=given
         )
-    except AuthError:
-        raise
-    except Exception:
+    except ValueError as err:
+        yield from log_warning("email-refused", f"normalize_identifier raised {type(err).__name__}")
         return None
     return value if isinstance(value, str) and value else None
 

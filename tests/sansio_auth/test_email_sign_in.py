@@ -293,6 +293,14 @@ def test_custom_normaliser_and_token_generator():
     assert ask(pair, "ada@example.com").location == f"{ORIGIN}/auth/signin?error=EmailSignin"
     assert outbox.sent == []
 
+    def broken(identifier):
+        raise KeyError("a bug, not a refusal")
+
+    pair, _, outbox = site(provider={"normalize_identifier": broken})
+    assert ask(pair, "ada@example.com").location == f"{ORIGIN}/auth/error?error=Configuration"
+    assert any(entry.code == "KeyError" for entry in pair.performer.logs)
+    assert outbox.sent == []
+
 
 def test_the_provider_secret_or_the_joined_secrets_hash_the_token():
     pair, db, outbox = site(provider={"secret": "provider-secret"})
