@@ -1,7 +1,16 @@
-"""The demo: a tiny site with a home page, a protected page and credentials sign-in.
+"""The demo: a tiny site with a home page, a protected page, password and e-mail sign-in.
 
 Run with ``make demo`` (or ``python -m io_bindings.demo``) and open
-http://127.0.0.1:8000. Sign in as ``demo`` / ``demo``.
+http://127.0.0.1:8000. Sign in as ``demo`` / ``demo``, or with any e-mail address:
+the sign-in link is printed to the terminal and shown on http://127.0.0.1:8000/dev/inbox
+(no mail is sent).
+
+Users and e-mail verification tokens live in SQLite, in ``.demo/auth.db`` (the
+directory ``DEMO_DIR``, created when missing), opened at start-up. Sessions are JWTs
+by default, because password (credentials) sign-in only works with JWT sessions;
+``DEMO_SESSION_STRATEGY=database`` keeps sessions in SQLite instead and then offers
+e-mail sign-in only. Without ``AUTH_SECRET`` a secret is generated once and kept in
+``.demo/secret``, so sessions survive a restart.
 """
 
 from __future__ import annotations
@@ -9,17 +18,23 @@ from __future__ import annotations
 import hmac
 import os
 import secrets
+from datetime import datetime
 from html import escape
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from sansio_auth import AuthConfig, Response, Theme
-from sansio_auth.providers import Credentials
+from sansio_auth.config import Strategy
+from sansio_auth.providers import Credentials, Email
 
 from .anyio import AuthApp, Receive, Scope, Send, send_response
+from .db.sqlite import SQLiteAdapter
+from .email import ConsoleSender
 
 DEMO_USER = {"id": "1", "name": "Demo User", "email": "demo@example.com"}
 DEMO_LOGIN = ("demo", "demo")
+INBOX_PATH = "/dev/inbox"
 
 
 async def authorize(credentials: dict[str, Any]) -> dict[str, Any] | None:
@@ -31,20 +46,58 @@ async def authorize(credentials: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def config() -> AuthConfig:
-    """The demo's configuration (a random secret unless ``AUTH_SECRET`` is set)."""
-    return AuthConfig(
-        secret=os.environ.get("AUTH_SECRET") or secrets.token_urlsafe(32),
-        trust_host=True,
-        providers=[
+def data_dir() -> Path:
+    """``DEMO_DIR`` or ``./.demo``, created (private to this user) when missing."""
+    directory = Path(os.environ.get("DEMO_DIR") or ".demo")
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return directory
+
+
+def demo_secret(directory: Path) -> str:
+    """``AUTH_SECRET``, else the secret kept in ``directory/secret`` (made on first run)."""
+    if secret := os.environ.get("AUTH_SECRET"):
+        return secret
+    path = directory / "secret"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip()
+    secret = secrets.token_urlsafe(32)
+    with os.fdopen(fd, "w") as file:
+        file.write(secret + "\n")
+    return secret
+
+
+def session_strategy() -> Strategy:
+    """``DEMO_SESSION_STRATEGY``: ``jwt`` (default) or ``database``."""
+    value = os.environ.get("DEMO_SESSION_STRATEGY") or "jwt"
+    if value not in ("jwt", "database"):
+        raise SystemExit(f"DEMO_SESSION_STRATEGY must be 'jwt' or 'database', not {value!r}")
+    return "database" if value == "database" else "jwt"
+
+
+def config(
+    directory: Path, sender: ConsoleSender, adapter: SQLiteAdapter, strategy: Strategy = "jwt"
+) -> AuthConfig:
+    """The demo's configuration: users in ``adapter``, e-mail links through ``sender``."""
+    providers: list[Any] = [Email(send_verification_request=sender)]
+    if strategy == "jwt":  # credentials sign-in needs JWT sessions
+        providers.insert(
+            0,
             Credentials(
                 authorize=authorize,
                 credentials={
                     "username": {"label": "Username", "placeholder": "demo"},
                     "password": {"label": "Password", "type": "password"},
                 },
-            )
-        ],
+            ),
+        )
+    return AuthConfig(
+        secret=demo_secret(directory),
+        trust_host=True,
+        adapter=adapter,
+        session={"strategy": strategy},
+        providers=providers,
         theme=Theme(brand_color="#0b7285"),
     )
 
@@ -54,20 +107,35 @@ def _page(title: str, body: str) -> str:
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title><style>body{{font:16px/1.5 system-ui,sans-serif;"
         "max-width:40rem;margin:3rem auto;padding:0 1rem}nav a{margin-right:1rem}"
-        "pre{background:#f4f4f4;padding:1rem;border-radius:.5rem}</style></head><body>"
+        "pre{background:#f4f4f4;padding:1rem;border-radius:.5rem;white-space:pre-wrap}"
+        "li{margin-bottom:1rem;overflow-wrap:anywhere}</style></head><body>"
         '<nav><a href="/">Home</a><a href="/protected">Protected page</a>'
-        '<a href="/auth/signin">Sign in</a><a href="/auth/signout">Sign out</a></nav>'
+        '<a href="/auth/signin">Sign in</a><a href="/auth/signout">Sign out</a>'
+        f'<a href="{INBOX_PATH}">Dev inbox</a></nav>'
         f"<h1>{escape(title)}</h1>{body}</body></html>"
     )
+
+
+def _time(moment: datetime | None) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC") if moment is not None else "never"
 
 
 class DemoSite:
     """The site's own pages; auth routes are served by the :class:`AuthApp` around it."""
 
-    def __init__(self) -> None:
-        self.auth_app = AuthApp(config(), app=self)
+    def __init__(self, directory: Path | None = None, strategy: Strategy | None = None) -> None:
+        directory = directory or data_dir()
+        self.strategy = strategy or session_strategy()
+        self.sender = ConsoleSender()
+        self.adapter = SQLiteAdapter(directory / "auth.db")
+        self.auth_app = AuthApp(
+            config(directory, self.sender, self.adapter, self.strategy), app=self
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
         if scope["type"] != "http":
             return
         headers = dict(scope.get("headers", ()))
@@ -83,10 +151,13 @@ class DemoSite:
                 await send_response(send, Response(status=302, headers=(("location", location),)))
                 return
             user = session.get("user", {})
+            name = user.get("name") or user.get("email")
             html = _page(
                 "Protected page",
-                f"<p>Only signed-in users see this. Hello, {escape(str(user.get('name')))}!</p>",
+                f"<p>Only signed-in users see this. Hello, {escape(str(name))}!</p>",
             )
+        elif path == INBOX_PATH:
+            html = _page("Dev inbox", self._inbox())
         else:
             await send_response(send, Response(status=404, body=b"Not Found"))
             return
@@ -95,15 +166,56 @@ class DemoSite:
             Response(headers=(("content-type", "text/html; charset=utf-8"),), body=html.encode()),
         )
 
-    @staticmethod
-    def _home(session: Any) -> str:
-        login = f"<p>Demo user: <b>{DEMO_LOGIN[0]}</b>, password <b>{DEMO_LOGIN[1]}</b>.</p>"
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        """Open the database at start-up (schema made, a bad file found now); close it at exit."""
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                try:
+                    await self.adapter.open()
+                except Exception as err:
+                    failed = f"cannot open the demo database: {err}"
+                    await send({"type": "lifespan.startup.failed", "message": failed})
+                    return
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.adapter.aclose()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    def _home(self, session: Any) -> str:
+        ways = (
+            f"<p>Demo user: <b>{DEMO_LOGIN[0]}</b>, password <b>{DEMO_LOGIN[1]}</b>.</p>"
+            if self.strategy == "jwt"
+            else "<p>Sessions are kept in the database: e-mail sign-in only.</p>"
+        )
+        ways += (
+            "<p>Or sign in with any e-mail address: the link is printed to the terminal "
+            f'and shown in the <a href="{INBOX_PATH}">dev inbox</a>.</p>'
+        )
         if session is None:
             state = '<p>You are <b>not signed in</b>. <a href="/auth/signin">Sign in</a>.</p>'
         else:
             state = '<p>You are <b>signed in</b>. <a href="/auth/signout">Sign out</a>.</p>'
         shown = escape(str(session)) if session is not None else "null"
-        return f"{state}{login}<h2>Session</h2><pre>{shown}</pre>"
+        return f"{state}{ways}<h2>Session</h2><pre>{shown}</pre>"
+
+    def _inbox(self) -> str:
+        sent = self.sender.sent
+        if not sent:
+            return "<p>No sign-in links yet. Ask for one on the sign-in page.</p>"
+        items = "".join(
+            f'<li class="mail"><b class="to">{escape(mail.identifier)}</b><br>'
+            f"{escape(mail.message.subject)} · sent {_time(mail.sent_at)} · "
+            f"expires {_time(mail.expires)}<br>"
+            f'<a class="link" href="{escape(mail.url)}">{escape(mail.url)}</a></li>'
+            for mail in sent
+        )
+        return (
+            "<p>The sign-in e-mails the console sender would have sent, newest first. "
+            "For development only: whoever sees this page can sign in as anyone.</p>"
+            f"<ol>{items}</ol>"
+        )
 
 
 def main() -> None:
@@ -112,7 +224,12 @@ def main() -> None:
 
     site = DemoSite()
     port = int(os.environ.get("PORT", "8000"))
-    print(f"sansio-auth demo on http://127.0.0.1:{port}  (sign in as demo / demo)")
+    logins = "sign in as demo / demo or by e-mail" if site.strategy == "jwt" else "e-mail sign-in"
+    print(
+        f"sansio-auth demo on http://127.0.0.1:{port}  ({logins}; "
+        f"links at http://127.0.0.1:{port}{INBOX_PATH}; {site.strategy} sessions)",
+        flush=True,
+    )
     uvicorn.run(site.auth_app, host="127.0.0.1", port=port)
 
 

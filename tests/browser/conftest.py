@@ -30,10 +30,11 @@ def _find(*names: str) -> str | None:
 
 
 @pytest.fixture(scope="module")
-def demo() -> Iterator[LiveServer]:
-    """The demo site (``python -m io_bindings.demo``) on a free port."""
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """The demo site (``python -m io_bindings.demo``) on a free port, data in a temporary dir."""
     port = free_port()
-    with serve([sys.executable, "-m", "io_bindings.demo"], port, env={"PORT": str(port)}) as live:
+    env = {"PORT": str(port), "DEMO_DIR": str(tmp_path_factory.mktemp("demo"))}
+    with serve([sys.executable, "-m", "io_bindings.demo"], port, env=env) as live:
         yield live
 
 

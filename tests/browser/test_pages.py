@@ -1,4 +1,5 @@
-"""The built-in pages in a real browser: sign in through the form, see the session, sign out."""
+"""The built-in pages in a real browser: sign in through the form, see the session, sign out;
+sign in by e-mail with the link from the demo's dev inbox."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ pytestmark = pytest.mark.e2e
 
 USERNAME_FIELD = "input-username-for-credentials-provider"
 PASSWORD_FIELD = "input-password-for-credentials-provider"
+EMAIL_FIELD = "input-email-for-email-provider"
 
 
 def wait_for_url(browser: webdriver.Chrome, url: str) -> None:
@@ -86,3 +88,33 @@ def test_wrong_password_shows_the_error(browser: webdriver.Chrome, demo: LiveSer
     assert error == "Sign in failed. Check the details you provided are correct."
     assert browser.get_cookie("authjs.session-token") is None
     assert browser.find_element(By.ID, USERNAME_FIELD).is_displayed()
+
+
+def test_sign_in_by_email_through_the_dev_inbox(
+    browser: webdriver.Chrome, demo: LiveServer
+) -> None:
+    home = demo.url + "/"
+    browser.get(f"{demo.url}/auth/signin?callbackUrl={quote(home, safe='')}")
+    browser.find_element(By.ID, EMAIL_FIELD).send_keys("reader@example.com")
+    browser.find_element(By.XPATH, "//button[text()='Sign in with Email']").click()
+    wait_for_url(browser, f"{demo.url}/auth/verify-request?provider=email&type=email")
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Check your email"
+
+    browser.get(demo.url + "/dev/inbox")
+    mail = browser.find_element(By.CLASS_NAME, "mail")
+    assert mail.find_element(By.CLASS_NAME, "to").text == "reader@example.com"
+    link = mail.find_element(By.CLASS_NAME, "link")
+    url = link.get_attribute("href")
+    assert url is not None
+    assert url.startswith(f"{demo.url}/auth/callback/email?")
+    link.click()
+
+    wait_for_url(browser, home)  # the callback URL the sign-in page remembered
+    assert "You are signed in" in body_text(browser)
+    assert "reader@example.com" in browser.find_element(By.TAG_NAME, "pre").text
+    browser.get(demo.url + "/protected")
+    assert "Hello, reader@example.com!" in body_text(browser)
+
+    browser.get(url)  # the link works once
+    wait_for_url(browser, f"{demo.url}/auth/error?error=Verification")
+    assert "The sign in link is no longer valid." in body_text(browser)

@@ -33,11 +33,12 @@ def client(server: LiveServer) -> Iterator[httpx.Client]:
 
 
 @pytest.fixture(scope="module")
-def demo_server() -> Iterator[LiveServer]:
-    """The demo (``python -m io_bindings.demo``) on a free port."""
+def demo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """The demo (``python -m io_bindings.demo``) on a free port, its data in a temporary dir."""
     port = free_port()
     command = [sys.executable, "-m", "io_bindings.demo"]
-    with serve(command, port, env={"PORT": str(port)}) as live:
+    env = {"PORT": str(port), "DEMO_DIR": str(tmp_path_factory.mktemp("demo"))}
+    with serve(command, port, env=env) as live:
         yield live
 
 
