@@ -16,8 +16,8 @@ import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from live_server import free_port
@@ -49,6 +49,22 @@ def find_program(name: str) -> str:
 @dataclass(frozen=True)
 class PostgresServer:
     port: int
+    control: Callable[..., None] | None = field(default=None, repr=False, compare=False)
+    """Runs ``pg_ctl`` on the cluster: ``control("start")``, ``control("stop", mode)``."""
+
+    def stop(self) -> None:
+        """Shut the server down cleanly (clients cut off); :meth:`start` brings it back.
+
+        A fast shutdown keeps every committed transaction: with ``synchronous_commit=off``
+        an immediate one could lose the last ones, which is not the fault under test.
+        """
+        assert self.control is not None
+        self.control("stop", "fast")
+
+    def start(self) -> None:
+        """Start the server again after :meth:`stop`, on the same port, data kept."""
+        assert self.control is not None
+        self.control("start")
 
     def dsn(self, dbname: str = "postgres") -> str:
         return f"host=127.0.0.1 port={self.port} user=postgres dbname={dbname}"
@@ -90,11 +106,20 @@ def postgres_cluster() -> Iterator[PostgresServer]:
         f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off "
         "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
     )
-    run(pg_ctl, "-D", data, "-l", root / "server.log", "-w", "-t", "60", "-o", options, "start")
+
+    def control(command: str, mode: str = "immediate") -> None:
+        if command == "start":
+            log = root / "server.log"
+            run(pg_ctl, "-D", data, "-l", log, "-w", "-t", "60", "-o", options, "start")
+        else:
+            run(pg_ctl, "-D", data, "-m", mode, "-w", "stop")
+
+    control("start")
     try:
-        yield PostgresServer(port=port)
+        yield PostgresServer(port=port, control=control)
     finally:
-        run(pg_ctl, "-D", data, "-m", "immediate", "-w", "stop")
+        with contextlib.suppress(subprocess.CalledProcessError):  # a test may have stopped it
+            control("stop")
         shutil.rmtree(root, ignore_errors=True)
 
 

@@ -1,0 +1,72 @@
+"""Shared by the e-mail and database e2e tests: serve ``db_app``, sign in by e-mail, read
+the session."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from urllib.parse import parse_qs, urlsplit
+
+import anyio.to_thread
+import httpx
+from live_server import SERVERS, LiveServer, free_port, serve
+from mail_server import MailServer, sign_in_link
+
+SESSION_COOKIE = "authjs.session-token"
+CRASHES = ("unexpected failure serving", "Exception in ASGI application", "Error in ASGI Framework")
+
+
+@contextmanager
+def serve_db_app(server: str, database: str, smtp_port: int, **env: str) -> Iterator[LiveServer]:
+    """``db_app:app`` on ``server`` (a :data:`SERVERS` name); fails if it ever crashed."""
+    port = free_port()
+    variables = {"E2E_DATABASE": database, "E2E_SMTP_PORT": str(smtp_port), **env}
+    with serve(SERVERS[server](port=port, app="db_app:app"), port, env=variables) as live:
+        yield live
+        log = live.log
+    for crash in CRASHES:
+        assert crash not in log, log
+
+
+def origin(client: httpx.AsyncClient) -> str:
+    """``client``'s base URL without the trailing slash httpx may or may not show."""
+    return str(client.base_url).rstrip("/")
+
+
+async def csrf_token(client: httpx.AsyncClient) -> str:
+    token: str = (await client.get("/auth/csrf")).json()["csrfToken"]
+    return token
+
+
+async def request_link(
+    client: httpx.AsyncClient, smtp: MailServer, address: str, callback_url: str = "/"
+) -> str:
+    """Ask for a sign-in link for ``address``; the link from the mail that arrives."""
+    form = {"csrfToken": await csrf_token(client), "email": address, "callbackUrl": callback_url}
+    response = await client.post("/auth/signin/email", data=form)
+    assert response.status_code == 302, response.text
+    assert response.headers["location"] == (
+        f"{origin(client)}/auth/verify-request?provider=email&type=email"
+    )
+    mail = await anyio.to_thread.run_sync(smtp.inbox.next_for, address.strip().lower())
+    return sign_in_link(mail)
+
+
+def link_query(link: str) -> dict[str, str]:
+    return {name: values[0] for name, values in parse_qs(urlsplit(link).query).items()}
+
+
+async def sign_in(client: httpx.AsyncClient, smtp: MailServer, address: str) -> str:
+    """Sign ``client`` in by e-mail; its session token (the cookie value)."""
+    response = await client.get(await request_link(client, smtp, address))
+    assert response.status_code == 302, response.text
+    token = client.cookies.get(SESSION_COOKIE)
+    assert token
+    return token
+
+
+async def read_session(site: LiveServer, token: str) -> httpx.Response:
+    """``GET session`` with just this session cookie (no cookie jar)."""
+    cookie = {"cookie": f"{SESSION_COOKIE}={token}"}
+    async with httpx.AsyncClient(timeout=15) as browser:
+        return await browser.get(f"{site.url}/auth/session", headers=cookie)
