@@ -10,6 +10,7 @@ import cryptography
 
 from .app import DEFAULT_UPDATE_AGE
 from .crypto_floor import decrypt_encrypt_per_second
+from .database import database_checks_per_second, postgres_adapters, sqlite_adapters
 from .http_load import CONNECTIONS, session_requests_per_second
 from .inprocess import session_checks_per_second
 from .oauth_round_trip import oauth_rows
@@ -33,6 +34,14 @@ def main(argv: list[str] | None = None) -> None:
         (f"HTTP GET /auth/session, uvicorn, {CONNECTIONS} keep-alive conns, update_age=0",
          session_requests_per_second(0, seconds)),
     ]  # fmt: skip
+    for database, adapters in (("SQLite file", sqlite_adapters), ("PostgreSQL", postgres_adapters)):
+        with adapters() as make_adapter:
+            rows += [
+                (f"database session check, in-process, {database}, update_age default",
+                 database_checks_per_second(make_adapter, DEFAULT_UPDATE_AGE, seconds)),
+                (f"database session check, in-process, {database}, update_age=0 (write each)",
+                 database_checks_per_second(make_adapter, 0, seconds)),
+            ]  # fmt: skip
     rows += oauth_rows()
 
     print(

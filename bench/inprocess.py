@@ -22,17 +22,17 @@ def _check(response: Response, *, reissued: bool) -> None:
         raise RuntimeError(f"expected the cookie {'re-issued' if reissued else 'kept'}")
 
 
-async def _run(update_age: int, seconds: float) -> float:
-    auth = Auth(config(update_age), env={})
+async def checks_per_second(auth: Auth, cookie: str, seconds: float, *, reissued: bool) -> float:
+    """``GET session`` with ``cookie`` through ``auth``'s engine and dispatcher, per second."""
     engine, dispatcher = auth.engine, auth.dispatcher
     request = Request(
         method="GET",
         url="http://127.0.0.1:8000/auth/session",
-        headers={"host": "127.0.0.1:8000", "cookie": session_cookie()},
+        headers={"host": "127.0.0.1:8000", "cookie": cookie},
     )
     warm_up = engine.handle(request)
     assert not isinstance(warm_up, NotAnAuthRoute)
-    _check(await dispatcher.run(warm_up), reissued=update_age == 0)
+    _check(await dispatcher.run(warm_up), reissued=reissued)
     count = 0
     start = time.perf_counter()
     deadline = start + seconds
@@ -43,6 +43,11 @@ async def _run(update_age: int, seconds: float) -> float:
             await dispatcher.run(flow)
         count += BATCH
     return count / (time.perf_counter() - start)
+
+
+async def _run(update_age: int, seconds: float) -> float:
+    auth = Auth(config(update_age), env={})
+    return await checks_per_second(auth, session_cookie(), seconds, reissued=update_age == 0)
 
 
 def session_checks_per_second(update_age: int, seconds: float) -> float:
