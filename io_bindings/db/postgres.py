@@ -198,6 +198,7 @@ class PostgresStore:
             max_size=self.max_size,
             timeout=self.timeout,
             kwargs={"row_factory": dict_row},
+            check=ConnectionPool.check_connection,  # drop connections a restart cut
             open=False,
         )
         self._pool.open(wait=True, timeout=self.timeout)
