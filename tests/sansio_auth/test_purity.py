@@ -4,6 +4,7 @@ import ast
 import os
 import random
 import secrets
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -97,24 +98,48 @@ def test_the_scanner_catches_what_it_must():
     assert not forbidden("hashlib")
 
 
+def _in_test_thread(owner):
+    # Other threads (servers of session-scoped fixtures) keep the real functions.
+    return threading.get_ident() == owner
+
+
 class NoEnvironment(dict):
-    """An ``os.environ`` stand-in that fails on any read."""
+    """An ``os.environ`` stand-in that fails on any read from the test's thread."""
 
-    def _fail(self, *args, **kwargs):
-        raise AssertionError("the engine read os.environ")
+    def __init__(self, real, owner):
+        super().__init__()
+        self._real, self._owner = real, owner
 
-    __getitem__ = get = __contains__ = __iter__ = keys = items = values = copy = _fail
+    def _guard(name):  # noqa: N805 - builds the methods below
+        def method(self, *args, **kwargs):
+            if _in_test_thread(self._owner):
+                raise AssertionError("the engine read os.environ")
+            return getattr(self._real, name)(*args, **kwargs)
+
+        return method
+
+    __getitem__ = _guard("__getitem__")
+    get = _guard("get")
+    __contains__ = _guard("__contains__")
+    __iter__ = _guard("__iter__")
+    keys = _guard("keys")
+    items = _guard("items")
+    values = _guard("values")
+    copy = _guard("copy")
 
 
-def refuse(name):
+def refuse(name, original, owner):
     def fail(*args, **kwargs):
-        raise AssertionError(f"the engine called {name}")
+        if _in_test_thread(owner):
+            raise AssertionError(f"the engine called {name}")
+        return original(*args, **kwargs)
 
     return fail
 
 
 @pytest.fixture
 def no_ambient_io(monkeypatch):
+    owner = threading.get_ident()
     for module, names in (
         (time, ["time", "time_ns", "monotonic", "monotonic_ns", "perf_counter", "localtime"]),
         (os, ["urandom", "getenv", "getrandom"]),
@@ -124,8 +149,10 @@ def no_ambient_io(monkeypatch):
     ):
         for name in names:
             if hasattr(module, name):
-                monkeypatch.setattr(module, name, refuse(f"{module.__name__}.{name}"))
-    monkeypatch.setattr(os, "environ", NoEnvironment())
+                original = getattr(module, name)
+                fake = refuse(f"{module.__name__}.{name}", original, owner)
+                monkeypatch.setattr(module, name, fake)
+    monkeypatch.setattr(os, "environ", NoEnvironment(os.environ, owner))
 
 
 def test_the_patches_bite(no_ambient_io):
