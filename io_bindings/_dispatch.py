@@ -82,6 +82,7 @@ class Dispatcher:
     def __init__(self, settings: Settings, transport: HTTPTransport) -> None:
         self.settings = settings
         self.transport = transport
+        self.debug = settings.debug or settings.logger.debug is not None
 
     async def run(self, flow: Flow) -> Response:
         """Drive ``flow`` to its response."""
@@ -92,6 +93,8 @@ class Dispatcher:
 
     async def perform(self, action: Action) -> Event:
         """Perform one action; exceptions become :class:`Failed`."""
+        if self.debug and not isinstance(action, Log):
+            await self.log(Log(level="debug", code="action", message=describe(action)))
         try:
             match action:
                 case InvokeCallback(function=function, params=params):
@@ -139,6 +142,20 @@ class Dispatcher:
         except Exception:
             logger.exception("[auth][error] the custom logger raised")
         default_log(entry, debug=self.settings.debug)
+
+
+def describe(action: Action) -> str:
+    """A one-line, secret-free description of ``action`` for debug logs."""
+    match action:
+        case InvokeCallback(name=name):
+            return f"callback {name}"
+        case CallAdapter(method=method):
+            return f"adapter_{method}"
+        case SendHTTP(request=request):
+            return f"http {request.method} {request.url.partition('?')[0]}"
+        case EmitEvent(name=name):
+            return f"event {name}"
+    return type(action).__name__
 
 
 def default_log(entry: Log, *, debug: bool) -> None:
