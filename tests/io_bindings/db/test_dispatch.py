@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from io_bindings._dispatch import Dispatcher, NoTransport
 from io_bindings.db._base import StoreAdapter
+from sansio_auth import AuthConfig
 from sansio_auth.adapters import AdapterConflict
 from sansio_auth.events import AdapterReturned, CallAdapter, Failed
+from sansio_auth.settings import resolve
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_adapter_calls_are_actions(adapter: StoreAdapter) -> None:
-    dispatcher = Dispatcher(SimpleNamespace(adapter=adapter), NoTransport())  # type: ignore[arg-type]
+    settings = resolve(AuthConfig(secret="s" * 32, trust_host=True, adapter=adapter), {})
+    dispatcher = Dispatcher(settings, NoTransport())
 
     async def call(method: str, *args: Any) -> Any:
         return await dispatcher.perform(CallAdapter(method=method, args=args))
