@@ -15,7 +15,7 @@ from . import jwt
 from ._flow import Step, invoke, log_warning
 from .cookies import CookieSet
 from .errors import Configuration, MissingCSRF
-from .http import Cookie, Request, parse_cookie_header, same_origin, split_url
+from .http import Cookie, Request, parse_cookie_header, same_origin
 from .settings import Settings
 
 NO_CACHE = (
@@ -291,11 +291,11 @@ def _http_or_relative(url: str, origin: str) -> bool:
     return scheme in ("http", "https") and "://" in url
 
 
-def origin_of(settings: Settings, request: Request) -> str:
-    """The public origin: ``AUTH_URL``'s, or (trusted host) the request's or its proxy's."""
+def origin_of(settings: Settings, request: Request, origin: str) -> str:
+    """The public origin: ``AUTH_URL``'s, or (trusted host) the request URL's ``origin``
+    or its proxy's."""
     if settings.url_origin is not None:
         return settings.url_origin
-    origin, _, _ = split_url(request.url)
     host = request.header("x-forwarded-host")
     proto = request.header("x-forwarded-proto")
     if host or proto:

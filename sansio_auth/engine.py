@@ -49,16 +49,16 @@ class Engine:
     def handle(self, request: Request) -> Flow | NotAnAuthRoute:
         """The flow that serves ``request``, or :data:`NOT_AN_AUTH_ROUTE`."""
         try:
-            _, path, query = split_url(request.url)
+            origin, path, query = split_url(request.url)
         except ValueError:
-            return Flow(self._serve(request, "", {}))
+            return Flow(self._serve(request, "", "", {}))
         base = self.settings.base_path
         if path != base and not path.startswith(base + "/"):
             return NOT_AN_AUTH_ROUTE
-        return Flow(self._serve(request, path, query))
+        return Flow(self._serve(request, origin, path, query))
 
     def _serve(
-        self, request: Request, path: str, query: dict[str, str]
+        self, request: Request, origin: str, path: str, query: dict[str, str]
     ) -> Generator[Action, Event, None]:
         settings = self.settings
         ctx: Context | None = None
@@ -73,7 +73,7 @@ class Engine:
                 request,
                 now=self._clock(),
                 entropy=self._entropy,
-                origin=origin_of(settings, request),
+                origin=origin_of(settings, request, origin),
                 action=action,
                 provider_id=provider_id,
                 query=query,

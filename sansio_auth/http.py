@@ -98,7 +98,7 @@ def http_date(timestamp: float) -> str:
 def iso_date(timestamp: float) -> str:
     """ISO 8601 with milliseconds and ``Z``, as JavaScript's ``Date.toISOString``."""
     moment = datetime.fromtimestamp(timestamp, UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    return moment.replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
 
 
 def parse_cookie_header(header: str | None) -> dict[str, str]:
