@@ -21,6 +21,11 @@ from live_server import LiveServer
 from tests.oidc_op.provider import AuthorizationResponse, OIDCClient, OpenIDProvider
 
 SESSION_COOKIE = "authjs.session-token"
+CHECK_COOKIES = {
+    "state": "authjs.state",
+    "pkce": "authjs.pkce.code_verifier",
+    "nonce": "authjs.nonce",
+}
 CALLBACK_PATH = "/dashboard"
 ALL_CHECKS = ["pkce", "state", "nonce"]
 PROXIED = ("tamper", "tamper-userinfo")
@@ -128,15 +133,19 @@ class Browser:
     def close(self) -> None:
         self.http.close()
 
-    def start(self, provider_id: str) -> str:
-        """``POST signin/<id>`` with the CSRF token; the authorization URL it redirects to."""
+    def post_sign_in(self, provider_id: str) -> httpx.Response:
+        """``POST signin/<id>`` with the CSRF token: the redirect to the authorization URL."""
         csrf = self.http.get(f"{self.server.url}/auth/csrf").json()["csrfToken"]
         form = {"csrfToken": csrf, "callbackUrl": self.server.url + CALLBACK_PATH}
         response = self.http.post(f"{self.server.url}/auth/signin/{provider_id}", data=form)
         assert response.status_code == 302, response.text
         location = response.headers["location"]
         assert location.startswith(self.op.authorization_endpoint + "?"), location
-        return location
+        return response
+
+    def start(self, provider_id: str) -> str:
+        """``POST signin/<id>``; the authorization URL it redirects to."""
+        return self.post_sign_in(provider_id).headers["location"]
 
     def authorize(self, provider_id: str, url: str, *, deny: bool = False) -> AuthorizationResponse:
         """The OP's login and consent; what the OP sends back (``iss`` naming the proxy
@@ -187,6 +196,16 @@ def with_params(answer: AuthorizationResponse, **changes: str | None) -> Authori
 
 def query(url: str) -> dict[str, str]:
     return dict(parse_qsl(urlsplit(url).query))
+
+
+def set_cookie_headers(response: httpx.Response, names: tuple[str, ...]) -> dict[str, str]:
+    """The ``Set-Cookie`` headers of ``response`` for the cookies ``names``, by name."""
+    headers = {}
+    for header in response.headers.get_list("set-cookie"):
+        name = header.partition("=")[0]
+        if name in names:
+            headers[name] = header
+    return headers
 
 
 def sets_session_cookie(response: httpx.Response) -> bool:
@@ -246,7 +265,7 @@ def assert_signed_in(
     location = response.headers["location"]
     assert location == server.url + CALLBACK_PATH, (location, server.log_since(mark))
     assert sets_session_cookie(response), response.headers.get_list("set-cookie")
-    for check in ("authjs.state", "authjs.pkce.code_verifier", "authjs.nonce"):
+    for check in CHECK_COOKIES.values():
         assert client.cookie(check) is None, check
     session = client.session()
     assert session["provider"] == provider_id

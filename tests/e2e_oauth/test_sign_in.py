@@ -5,10 +5,19 @@ provider with a ``profile`` function, and the tampering proxy's honest baseline.
 from __future__ import annotations
 
 import time
+from email.utils import parsedate_to_datetime
 
+import httpx
 import pytest
 
-from tests.e2e_oauth.harness import Browser, OAuthServer, assert_signed_in, query
+from tests.e2e_oauth.harness import (
+    CHECK_COOKIES,
+    Browser,
+    OAuthServer,
+    assert_signed_in,
+    query,
+    set_cookie_headers,
+)
 from tests.e2e_oauth.tampering_proxy import TamperingProxy
 from tests.oidc_op.provider import OpenIDProvider
 
@@ -22,7 +31,8 @@ def test_oidc_sign_in(
     provider = server.providers[provider_id]
     checks = set(provider["checks"])
     mark = server.mark()
-    url = client.start(provider_id)
+    started = client.post_sign_in(provider_id)
+    url = started.headers["location"]
     sent = query(url)
     assert sent["client_id"] == provider["client_id"]
     assert sent["redirect_uri"] == f"{server.url}/auth/callback/{provider_id}"
@@ -39,6 +49,9 @@ def test_oidc_sign_in(
     assert answer.params["iss"] == oidc_op.issuer  # RFC 9207, checked by the app
     assert answer.params.get("state") == sent.get("state")
     response = client.deliver(answer)
+    form_post = provider_id == "op-form"
+    assert_check_cookies(started, checks, cross_site=form_post, deleted=False)
+    assert_check_cookies(response, checks, cross_site=form_post, deleted=True)
 
     call = assert_signed_in(server, client, response, mark, provider_id, name="Alice Liddell")
     claims = call["profile"]  # the ID token's
@@ -96,3 +109,27 @@ def test_sign_in_through_the_honest_proxy(
         assert call["profile"]["iss"] == proxy.url  # the re-signed ID token's claims
     else:
         assert call["profile"] == {"sub": "alice", **client.op.account.claims()}
+
+
+def assert_check_cookies(
+    response: httpx.Response, checks: set[str], *, cross_site: bool, deleted: bool
+) -> None:
+    """``response`` sets (or deletes) exactly the cookies of ``checks``: ``HttpOnly``, path
+    ``/``, 15 minutes; ``SameSite=None; Secure`` when the OP POSTs the answer back from its
+    own site (``form_post``), else ``SameSite=Lax`` (and not ``Secure`` on http)."""
+    names = tuple(CHECK_COOKIES.values())
+    headers = set_cookie_headers(response, names)
+    assert set(headers) == {CHECK_COOKIES[check] for check in checks}, headers
+    for header in headers.values():
+        attributes = {part.strip().lower() for part in header.split(";")[1:]}
+        assert {"httponly", "path=/"} <= attributes, header
+        assert ("max-age=0" in attributes) == deleted, header
+        if not deleted:
+            [expires] = [a.partition("=")[2] for a in attributes if a.startswith("expires=")]
+            lifetime = parsedate_to_datetime(expires).timestamp() - time.time()
+            assert 900 - 5 < lifetime <= 900, header
+        if cross_site:
+            assert {"samesite=none", "secure"} <= attributes, header
+        else:
+            assert "samesite=lax" in attributes, header
+            assert "secure" not in attributes, header
