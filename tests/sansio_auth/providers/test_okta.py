@@ -6,7 +6,7 @@ from sansio_auth.errors import Configuration
 from sansio_auth.providers import Okta, OktaProvider
 from tests.sansio_auth.driver import AuthPair, written
 from tests.sansio_auth.oauth.fake_op import assert_failed
-from tests.sansio_auth.providers.recorded import headers_of
+from tests.sansio_auth.providers.recorded import form_of, headers_of
 from tests.sansio_auth.providers.service import recorded_oidc
 
 ISSUER = "https://dev-123456.okta.com"
@@ -37,7 +37,9 @@ def test_sign_in():
     assert params["code_challenge_method"] == "S256"
     assert {"authjs.state", "authjs.pkce.code_verifier"} <= set(written(started))
     event = h.assert_signed_in(h.come_back())
-    assert headers_of(h.sent("POST", f"{ISSUER}/oauth2/v1/token"))["authorization"]
+    token = h.sent("POST", f"{ISSUER}/oauth2/v1/token")
+    assert headers_of(token)["authorization"].startswith("Basic ")
+    assert "client_secret" not in form_of(token)
     assert event["account"]["provider_account_id"] == "00u1a2b3c4D5e6F7g8h9"
     assert h.session_user() == {"name": "Olivia Okta", "email": "olivia@example.com"}
 

@@ -3,7 +3,13 @@
 from sansio_auth.providers import Salesforce, SalesforceProvider
 from tests.sansio_auth.driver import AuthPair
 from tests.sansio_auth.oauth.fake_op import assert_failed
-from tests.sansio_auth.providers.recorded import fixture, fixture_json, headers_of, json_response
+from tests.sansio_auth.providers.recorded import (
+    fixture,
+    fixture_json,
+    form_of,
+    headers_of,
+    json_response,
+)
 from tests.sansio_auth.providers.service import recorded_oidc
 
 SF = "https://login.salesforce.com"
@@ -45,7 +51,9 @@ def test_sign_in_takes_the_profile_from_userinfo():
     assert params["nonce"]
     assert params["code_challenge_method"] == "S256"
     event = h.assert_signed_in(h.come_back())
-    assert headers_of(h.sent("POST", f"{SF}/services/oauth2/token"))["authorization"]
+    token = h.sent("POST", f"{SF}/services/oauth2/token")
+    assert headers_of(token)["authorization"].startswith("Basic ")
+    assert "client_secret" not in form_of(token)
     assert headers_of(h.sent("GET", USERINFO))["authorization"].startswith("Bearer 00D5g")
     assert event["account"]["provider_account_id"] == SUB
     assert event["account"]["instance_url"] == "https://acme.my.salesforce.com"
