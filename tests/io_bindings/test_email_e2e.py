@@ -4,7 +4,9 @@ read from a real SMTP server's inbox, followed, and works only once."""
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import AsyncIterator, Iterator
+from contextlib import closing
 from pathlib import Path
 
 import anyio.to_thread
@@ -143,20 +145,32 @@ async def test_a_changed_token_or_address_is_refused_and_the_link_still_works(
 
 
 @pytest.fixture(scope="module")
-def site_without_mail(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def mailless_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("email-e2e-down") / "auth.db"
+
+
+@pytest.fixture(scope="module")
+def site_without_mail(mailless_db: Path) -> Iterator[LiveServer]:
     """``db_app`` whose SMTP server is down (nothing listens on its port)."""
-    database: Path = tmp_path_factory.mktemp("email-e2e-down") / "auth.db"
-    with serve_db_app("uvicorn", f"sqlite:{database}", free_port()) as live:
+    with serve_db_app("uvicorn", f"sqlite:{mailless_db}", free_port()) as live:
         yield live
 
 
 async def test_a_mail_server_that_is_down_gives_the_error_page(
-    site_without_mail: LiveServer,
+    site_without_mail: LiveServer, mailless_db: Path
 ) -> None:
     async with httpx.AsyncClient(base_url=site_without_mail.url, timeout=15) as other:
         form = {"csrfToken": await csrf_token(other), "email": "ada@example.com"}
         response = await other.post("/auth/signin/email", data=form)
         assert response.status_code == 302
         location = response.headers["location"]
-        assert location.startswith(f"{site_without_mail.url}/auth/error?error=")
+        assert location == f"{site_without_mail.url}/auth/error?error=Configuration"
+        assert (await other.get(location)).status_code == 500
     assert "could not send the sign-in e-mail through 127.0.0.1:" in site_without_mail.log
+
+    def tokens_left() -> int:
+        with closing(sqlite3.connect(mailless_db)) as conn:
+            count: int = conn.execute("SELECT count(*) FROM verification_tokens").fetchone()[0]
+            return count
+
+    assert await anyio.to_thread.run_sync(tokens_left) == 0  # the unsent link's token is gone
