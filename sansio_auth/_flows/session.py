@@ -41,21 +41,17 @@ def _session(
     value, present = read_chunked(ctx.cookies, spec.name)
     if value is None:
         return json_reply(None, headers=headers)
-    if ctx.settings.strategy == "database":
-        try:
-            session = yield from _database_session(ctx, value, present, update=update, data=data)
-        except Exception as err:
-            yield from log_error(err if isinstance(err, Configuration) else SessionTokenError(err))
-            ctx.out_cookies[:] = [c for c in ctx.out_cookies if not _is_session(c.name, spec.name)]
-            return json_reply(None, headers=headers)
-        return json_reply(session, headers=headers)
+    database = ctx.settings.strategy == "database"
+    read = _database_session if database else _jwt_session
     try:
-        session = yield from _jwt_session(ctx, value, present, update=update, data=data)
+        session = yield from read(ctx, value, present, update=update, data=data)
     except Exception as err:
-        yield from log_error(err if isinstance(err, Configuration) else JWTSessionError(err))
+        failure = SessionTokenError if database else JWTSessionError
+        yield from log_error(err if isinstance(err, Configuration) else failure(err))
         ctx.out_cookies[:] = [c for c in ctx.out_cookies if not _is_session(c.name, spec.name)]
-        ctx.out_cookies.extend(spec.delete(name) for name in present)
-        return json_reply(None, headers=headers)
+        if not database:  # an unreadable token is dropped; a database hiccup keeps the cookie
+            ctx.out_cookies.extend(spec.delete(name) for name in present)
+        session = None
     return json_reply(session, headers=headers)
 
 
@@ -99,22 +95,35 @@ def _jwt_session(
         expires = ctx.now + settings.session.max_age
         encoded = yield from ctx.encode_token(token)
         ctx.out_cookies.extend(write_chunked(spec, encoded, ctx.now, present))
-    default = {
-        "user": {
-            key: token[field]
-            for key, field in (("name", "name"), ("email", "email"), ("image", "picture"))
-            if field in token
-        },
-        "expires": iso_date(expires),
-    }
-    session: Any = default
-    if callbacks.session is not None:
+    user = {key: token[field] for key, field in _TOKEN_USER_FIELDS if field in token}
+    return (
+        yield from _expose(ctx, user, expires, token=token, user=None, data=data, update=update)
+    )
+
+
+_TOKEN_USER_FIELDS = (("name", "name"), ("email", "email"), ("image", "picture"))
+
+
+def _expose(
+    ctx: Context,
+    shown_user: dict[str, Any],
+    expires: float,
+    *,
+    token: dict[str, Any] | None,
+    user: dict[str, Any] | None,
+    data: Any,
+    update: bool,
+) -> Step[Any]:
+    """The default session, shaped by the ``session`` callback; emits ``events.session``."""
+    settings = ctx.settings
+    session: Any = {"user": shown_user, "expires": iso_date(expires)}
+    if settings.callbacks.session is not None:
         session = yield from invoke(
             "session",
-            callbacks.session,
-            session=default,
+            settings.callbacks.session,
+            session=session,
             token=token,
-            user=None,
+            user=user,
             new_session=data,
             trigger="update" if update else None,
         )
@@ -215,20 +224,7 @@ def _database_session(
             ctx.out_cookies.extend(spec.delete(name) for name in present)
             return None
         set_session_cookie(ctx, token, expires)
-    default = {
-        "user": {key: user[key] for key in ("name", "email", "image") if key in user},
-        "expires": iso_date(expires),
-    }
-    session: Any = default
-    if settings.callbacks.session is not None:
-        session = yield from invoke(
-            "session",
-            settings.callbacks.session,
-            session=default,
-            user=user,
-            token=None,
-            new_session=data,
-            trigger="update" if update else None,
-        )
-    yield from emit(settings.events.session, "session", session=session, token=None)
-    return session
+    shown: dict[str, Any] = {k: user[k] for k in ("name", "email", "image") if k in user}
+    return (
+        yield from _expose(ctx, shown, expires, token=None, user=user, data=data, update=update)
+    )
