@@ -65,13 +65,48 @@ def _image(value: str | None) -> str | None:
     return value if value and _SAFE_IMAGE.match(value) else None
 
 
+_INPUT_ATTRIBUTES = frozenset(
+    {
+        "type",
+        "name",
+        "id",
+        "value",
+        "placeholder",
+        "autocomplete",
+        "autofocus",
+        "required",
+        "minlength",
+        "maxlength",
+        "pattern",
+        "min",
+        "max",
+        "step",
+        "size",
+        "inputmode",
+        "spellcheck",
+        "readonly",
+        "disabled",
+        "title",
+        "dir",
+        "lang",
+    }
+)
+_INPUT_TYPES = frozenset(
+    {"text", "password", "email", "tel", "number", "url", "search", "date", "hidden"}
+)
+
+
 def _attrs(values: Mapping[str, Any]) -> str:
+    """An ``<input>``'s attributes: only harmless ones (no URLs, scripts, styles or forms)."""
     parts = []
-    for name, value in values.items():
+    for raw_name, value in values.items():
+        name = raw_name.lower()
         if value is None or value is False:
             continue
-        if not re.fullmatch(r"[a-zA-Z_:][-a-zA-Z0-9_:.]*", name) or name.lower().startswith("on"):
+        if name not in _INPUT_ATTRIBUTES and not re.fullmatch(r"(aria|data)-[a-z0-9-]+", name):
             continue
+        if name == "type" and str(value).lower() not in _INPUT_TYPES:
+            value = "text"
         parts.append(escape(name) if value is True else f'{escape(name)}="{escape(str(value))}"')
     return " ".join(parts)
 

@@ -109,6 +109,42 @@ def test_sign_in_page_has_the_credentials_form():
     assert page.text_of("title") == ["Sign In"]
 
 
+def test_credentials_inputs_keep_only_harmless_attributes():
+    provider = Credentials(
+        authorize=lambda: None,
+        credentials={
+            "code": {
+                "type": "image",
+                "formaction": "javascript:alert(1)",
+                "src": "https://evil.example/x.png",
+                "style": "display:none",
+                "autocomplete": "one-time-code",
+                "aria-label": "Code",
+                "maxlength": 6,
+                "required": True,
+            }
+        },
+    )
+    html = pages.sign_in_page(
+        providers=[provider],
+        signin_urls={provider.id: f"{ORIGIN}/auth/signin/credentials"},
+        callback_urls={provider.id: f"{ORIGIN}/auth/callback/credentials"},
+        csrf_token="t",
+        callback_url=None,
+        theme=Theme(),
+    )
+    [_, field] = assert_well_formed(html).all("input")
+    assert field == {
+        "type": "text",
+        "autocomplete": "one-time-code",
+        "aria-label": "Code",
+        "maxlength": "6",
+        "required": None,
+        "name": "code",
+        "id": "input-code-for-credentials-provider",
+    }
+
+
 def test_sign_in_page_sets_the_csrf_cookie_it_shows():
     auth = credentials_pair()
     html = auth.browser.get("/auth/signin").body.decode()
