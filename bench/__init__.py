@@ -1,6 +1,6 @@
 """Benchmarks for sansio-auth: ``python -m bench`` (or ``make bench``) prints one table.
 
-* in-process session checks per second (engine + :class:`~io_bindings._dispatch.Dispatcher`,
+* in-process session checks per second (engine + the async driver,
   no HTTP), with the default ``update_age`` and with ``update_age=0`` (re-encrypt on every
   read, as Auth.js does);
 * ``GET /auth/session`` requests per second over HTTP against uvicorn, with a valid cookie;

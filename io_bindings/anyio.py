@@ -10,60 +10,102 @@ import logging
 import os
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
-from typing import Any, ClassVar
-from urllib.parse import urlsplit
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Literal
 
-from sansio_auth import AuthConfig, Engine, NotAnAuthRoute, Request, Response
-from sansio_auth.http import headers_from_pairs
+import msgspec
 
-from ._dispatch import Dispatcher, HTTPTransport
-from .http import AnyioBackend, HTTPClient, NetworkBackend
+from sansio_auth import AuthConfig, Cookie, Engine, NotAnAuthRoute, Request, Response
+from sansio_auth.drivers import async_performer
+from sansio_auth.events import Action, Event
+from sansio_auth.oauth.cache import ProviderCache
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+from ._dispatch import HTTPTransport, write_log
+from .http import AnyioBackend, AsyncioBackend, HTTPClient, NetworkBackend
+from .translate import (
+    BAD_HOST,
+    BODY_TOO_LARGE,
+    DEFAULT_MAX_BODY_SIZE,
+    NOT_FOUND,
+    ASGIApp,
+    BadHost,
+    Message,
+    Receive,
+    Scope,
+    Send,
+    asgi_raw_path,
+    read_asgi_body,
+    request_from_scope,
+    send_asgi_response,
+    server_error,
+)
 
-DEFAULT_MAX_BODY_SIZE = 64 * 1024
+__all__ = ["DEFAULT_MAX_BODY_SIZE", "Auth", "AuthApp", "SessionRead", "request_from_scope"]
+
 logger = logging.getLogger("sansio_auth")
+BackendName = Literal["anyio", "asyncio", "trio"]
 
 
-def make_engine(config: AuthConfig, env: Mapping[str, str] | None = None) -> Engine:
-    """An engine with the real clock and OS entropy; ``env`` defaults to ``os.environ``."""
-    return Engine(
-        config,
-        clock=time.time,
-        entropy=secrets.token_bytes,
-        env=os.environ if env is None else env,
-    )
+def network_backend(backend: NetworkBackend | BackendName) -> NetworkBackend:
+    """The HTTP client's network backend, given as one or by name."""
+    if not isinstance(backend, str):
+        return backend
+    if backend == "anyio":
+        return AnyioBackend()
+    if backend == "asyncio":
+        return AsyncioBackend()
+    if backend == "trio":
+        from .http._trio import TrioBackend  # imports trio: only when asked for
+
+        return TrioBackend()
+    raise ValueError(f"unknown network backend {backend!r} (anyio, asyncio or trio)")
+
+
+class SessionRead(msgspec.Struct, frozen=True, kw_only=True):
+    """A session read on the server side: what ``GET session`` answers, and the cookies
+    the engine re-issued while reading it (a slid expiry, a refreshed token), which
+    the response to the browser must carry to keep the session alive."""
+
+    data: Any
+    """The session mapping, or ``None`` when signed out."""
+    cookies: tuple[Cookie, ...] = ()
+
+    def set_cookie_headers(self) -> list[str]:
+        """The ``Set-Cookie`` header values to add to the response."""
+        return [cookie.header_value() for cookie in self.cookies]
 
 
 class Auth:
-    """The engine plus the anyio dispatcher: serve requests and read sessions.
+    """The runtime: the engine, its clock, entropy, provider cache and HTTP transport.
 
-    Outbound HTTP goes through ``transport``, by default an
-    :class:`~io_bindings.http.HTTPClient` on :attr:`network_backend` (proxies read
-    from ``env``); :meth:`aclose` closes that default client's connections.
+    Every binding and framework adapter is built on one of these. ``clock`` and
+    ``entropy`` default to the real ones (``time.time``, ``secrets.token_bytes``);
+    give fixed ones and every flow is deterministic. ``env`` defaults to
+    ``os.environ``. Outbound HTTP goes through ``transport``, by default an
+    :class:`~io_bindings.http.HTTPClient` on ``backend`` (``"anyio"``,
+    ``"asyncio"``, ``"trio"`` or a :class:`~io_bindings.http.NetworkBackend`);
+    :meth:`aclose` closes that default client's connections.
     """
-
-    network_backend: ClassVar[type[NetworkBackend]] = AnyioBackend
-    """How the default HTTP client opens connections (the asyncio and trio bindings set it)."""
 
     def __init__(
         self,
         config: AuthConfig,
         *,
-        env: Mapping[str, str] | None = None,
+        clock: Callable[[], float] = time.time,
+        entropy: Callable[[int], bytes] = secrets.token_bytes,
+        cache: ProviderCache | None = None,
         transport: HTTPTransport | None = None,
+        env: Mapping[str, str] | None = None,
+        backend: NetworkBackend | BackendName = "anyio",
     ) -> None:
-        self.engine = make_engine(config, env)
+        env = os.environ if env is None else env
+        self.engine = Engine(config, clock=clock, entropy=entropy, env=env, cache=cache)
         self.settings = self.engine.settings
         self.http_client: HTTPClient | None = None
         if transport is None:
-            transport = self.http_client = HTTPClient(self.network_backend(), proxy_env=env)
-        self.dispatcher = Dispatcher(self.settings, transport)
+            transport = self.http_client = HTTPClient(network_backend(backend), proxy_env=env)
+        self.transport = transport
+        self._perform = async_performer(send_http=transport.send, log=write_log)
         for code in self.settings.warnings:
             logger.warning("[auth][warn][%s] Read more: https://warnings.authjs.dev", code)
 
@@ -72,24 +114,38 @@ class Auth:
         if self.http_client is not None:
             await self.http_client.aclose()
 
+    async def perform(self, action: Action) -> Event:
+        """Perform one action (exceptions become :class:`~sansio_auth.events.Failed`)."""
+        return await self._perform(action)
+
+    def serves(self, raw_path: str) -> bool:
+        """Whether ``raw_path`` (percent-encoded, as sent) is an auth route."""
+        return self.engine.serves(raw_path)
+
     async def respond(self, request: Request) -> Response | None:
         """The response to ``request``, or ``None`` when it is not an auth route."""
         flow = self.engine.handle(request)
         if isinstance(flow, NotAnAuthRoute):
             return None
-        return await self.dispatcher.run(flow)
+        return await flow.run(self.perform)
 
-    async def session(self, origin: str, cookie: str | None) -> Any:
-        """The session (what ``GET session`` answers) for a ``Cookie`` header, or ``None``."""
-        request = Request(
+    async def session(self, request: Request) -> SessionRead:
+        """The session of the browser that sent ``request`` (any request: its cookies,
+        origin and forwarding headers are used), with the cookies to set."""
+        origin = request.url.split("/", 3)[:3]
+        headers = {k: v for k, v in request.headers.items() if k in _SESSION_HEADERS}
+        session_request = Request(
             method="GET",
-            url=f"{origin}{self.settings.base_path}/session",
-            headers={"cookie": cookie} if cookie else {},
+            url=f"{'/'.join(origin)}{self.settings.base_path}/session",
+            headers=headers,
         )
-        response = await self.respond(request)
+        response = await self.respond(session_request)
         if response is None or response.status != 200:
-            return None
-        return response.json()
+            return SessionRead(data=None)
+        return SessionRead(data=response.json(), cookies=response.cookies)
+
+
+_SESSION_HEADERS = frozenset({"cookie", "host", "x-forwarded-host", "x-forwarded-proto"})
 
 
 class AuthApp:
@@ -97,22 +153,23 @@ class AuthApp:
 
     Other paths go to ``app`` when given (so this can wrap your app), else 404.
     Request bodies over ``max_body_size`` bytes are refused with 413. The ASGI
-    lifespan shutdown closes the HTTP client's connections.
+    lifespan shutdown closes the HTTP client's connections. ``auth`` is the
+    :class:`Auth` it serves: given, or made from ``config`` and ``runtime``
+    (``clock=``, ``entropy=``, ``cache=``, ``transport=``, ``env=``, ``backend=``).
     """
-
-    auth_class: ClassVar[type[Auth]] = Auth
-    """The :class:`Auth` made from the config (the asyncio and trio bindings set it)."""
 
     def __init__(
         self,
-        config: AuthConfig,
+        config: AuthConfig | None = None,
         *,
+        auth: Auth | None = None,
         app: ASGIApp | None = None,
-        env: Mapping[str, str] | None = None,
-        transport: HTTPTransport | None = None,
         max_body_size: int = DEFAULT_MAX_BODY_SIZE,
+        **runtime: Any,
     ) -> None:
-        self.auth = self.auth_class(config, env=env, transport=transport)
+        if (auth is None) == (config is None) or (auth is not None and runtime):
+            raise TypeError("AuthApp takes a config (and runtime options), or an auth")
+        self.auth = auth if auth is not None else Auth(config, **runtime)  # type: ignore[arg-type]
         self.app = app
         self.max_body_size = max_body_size
 
@@ -122,90 +179,28 @@ class AuthApp:
             if self.app is None:
                 await _lifespan(receive, send)
                 return
-        if scope["type"] != "http":
+        if scope["type"] != "http" or not self.auth.serves(asgi_raw_path(scope)):
             if self.app is not None:
                 await self.app(scope, receive, send)
+            elif scope["type"] == "http":
+                await send_asgi_response(send, NOT_FOUND)
             return
-        base = self.auth.settings.base_path
-        path = scope.get("path", "")
-        if path != base and not path.startswith(base + "/"):
-            if self.app is not None:
-                await self.app(scope, receive, send)
-            else:
-                await _send_plain(send, 404, b"Not Found")
-            return
-        body = await _read_body(scope, receive, self.max_body_size)
+        await send_asgi_response(send, await self.serve(scope, receive))
+
+    async def serve(self, scope: Scope, receive: Receive) -> Response:
+        """The response to an auth route's ASGI request (never raises)."""
+        body = await read_asgi_body(scope, receive, self.max_body_size)
         if body is None:
-            await _send_plain(send, 413, b"Request body too large")
-            return
+            return BODY_TOO_LARGE
         try:
             request = request_from_scope(scope, body)
-        except ValueError:
-            await _send_plain(send, 400, b"Bad Request: invalid Host header")
-            return
+        except BadHost:
+            return BAD_HOST
         try:
             response = await self.auth.respond(request)
         except Exception:
-            logger.exception("[auth][error] unexpected failure serving %s", path)
-            response = Response(
-                status=500, headers=(("content-type", "text/plain"),), body=b"Internal Server Error"
-            )
-        assert response is not None
-        await send_response(send, response)
-
-
-def request_from_scope(scope: Scope, body: bytes) -> Request:
-    """The engine's :class:`Request` for an ASGI HTTP scope.
-
-    Raises :class:`ValueError` when the ``Host`` header does not make a valid URL.
-    """
-    headers = headers_from_pairs(scope.get("headers", ()))
-    scheme = scope.get("scheme", "http")
-    host = headers.get("host")
-    if not host:
-        server = scope.get("server") or ("localhost", None)
-        host = server[0] if server[1] in (None, 80, 443) else f"{server[0]}:{server[1]}"
-    path = scope.get("raw_path") or scope.get("path", "/").encode()
-    query = scope.get("query_string", b"")
-    url = f"{scheme}://{host}{path.decode('latin-1')}"
-    if query:
-        url += "?" + query.decode("latin-1")
-    urlsplit(url).port  # noqa: B018 - raises ValueError for a malformed host or port
-    return Request(method=scope["method"], url=url, headers=headers, body=body)
-
-
-async def _read_body(scope: Scope, receive: Receive, limit: int) -> bytes | None:
-    declared = dict(scope.get("headers", ())).get(b"content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        return None
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            break
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            return None
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            break
-    return b"".join(chunks)
-
-
-async def send_response(send: Send, response: Response) -> None:
-    """Send an engine :class:`Response` over ASGI."""
-    headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.header_list()]
-    headers.append((b"content-length", str(len(response.body)).encode()))
-    await send({"type": "http.response.start", "status": response.status, "headers": headers})
-    await send({"type": "http.response.body", "body": response.body})
-
-
-async def _send_plain(send: Send, status: int, body: bytes) -> None:
-    await send_response(
-        send, Response(status=status, headers=(("content-type", "text/plain"),), body=body)
-    )
+            return server_error(scope.get("path", ""))
+        return response if response is not None else NOT_FOUND
 
 
 def _closing_on_shutdown(receive: Receive, close: Callable[[], Awaitable[None]]) -> Receive:

@@ -1,7 +1,5 @@
-"""The asyncio binding: the anyio binding's :class:`Auth` and :class:`AuthApp` on asyncio's
-own streams and timeouts (``asyncio.open_connection``, ``asyncio.timeout``).
-
-Same engine, same dispatcher; only the HTTP client's network backend differs.
+"""The asyncio binding: :mod:`io_bindings.anyio`'s :class:`Auth` and :class:`AuthApp` with the
+HTTP client on asyncio's own streams and timeouts (``backend="asyncio"``).
 
 >>> from io_bindings.asyncio import AuthApp
 >>> app = AuthApp(AuthConfig(providers=[...]))   # uvicorn module:app
@@ -9,22 +7,28 @@ Same engine, same dispatcher; only the HTTP client's network backend differs.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any
+
+from sansio_auth import AuthConfig
 
 from . import anyio as _anyio
-from .http import AsyncioBackend, NetworkBackend
 
 
 class Auth(_anyio.Auth):
-    """:class:`io_bindings.anyio.Auth` whose HTTP client runs on asyncio's streams."""
+    """:class:`io_bindings.anyio.Auth` with ``backend="asyncio"`` by default."""
 
-    network_backend: ClassVar[type[NetworkBackend]] = AsyncioBackend
+    def __init__(self, config: AuthConfig, **runtime: Any) -> None:
+        runtime.setdefault("backend", "asyncio")
+        super().__init__(config, **runtime)
 
 
 class AuthApp(_anyio.AuthApp):
-    """:class:`io_bindings.anyio.AuthApp` serving through the asyncio :class:`Auth`."""
+    """:class:`io_bindings.anyio.AuthApp` with ``backend="asyncio"`` by default."""
 
-    auth_class: ClassVar[type[_anyio.Auth]] = Auth
+    def __init__(self, config: AuthConfig | None = None, **options: Any) -> None:
+        if "auth" not in options:
+            options.setdefault("backend", "asyncio")
+        super().__init__(config, **options)
 
 
 __all__ = ["Auth", "AuthApp"]

@@ -28,9 +28,18 @@ from sansio_auth import AuthConfig, Response, Theme
 from sansio_auth.config import Strategy
 from sansio_auth.providers import Credentials, Email
 
-from .anyio import AuthApp, Receive, Scope, Send, send_response
+from .anyio import AuthApp
 from .db.sqlite import SQLiteAdapter
 from .email import ConsoleSender
+from .translate import (
+    BAD_HOST,
+    BadHost,
+    Receive,
+    Scope,
+    Send,
+    request_from_scope,
+    send_asgi_response,
+)
 
 DEMO_USER = {"id": "1", "name": "Demo User", "email": "demo@example.com"}
 DEMO_LOGIN = ("demo", "demo")
@@ -138,17 +147,21 @@ class DemoSite:
             return
         if scope["type"] != "http":
             return
-        headers = dict(scope.get("headers", ()))
-        cookie = headers.get(b"cookie", b"").decode("latin-1") or None
-        host = headers.get(b"host", b"127.0.0.1:8000").decode("latin-1")
-        session = await self.auth_app.auth.session(f"{scope['scheme']}://{host}", cookie)
+        try:
+            request = request_from_scope(scope, b"")
+        except BadHost:
+            await send_asgi_response(send, BAD_HOST)
+            return
+        read = await self.auth_app.auth.session(request)
+        session, cookies = read.data, read.cookies
         path = scope["path"]
         if path == "/":
             html = _page("sansio-auth demo", self._home(session))
         elif path == "/protected":
             if session is None:
                 location = "/auth/signin?callbackUrl=" + quote("/protected", safe="")
-                await send_response(send, Response(status=302, headers=(("location", location),)))
+                redirect = Response(status=302, headers=(("location", location),), cookies=cookies)
+                await send_asgi_response(send, redirect)
                 return
             user = session.get("user", {})
             name = user.get("name") or user.get("email")
@@ -159,12 +172,14 @@ class DemoSite:
         elif path == INBOX_PATH:
             html = _page("Dev inbox", self._inbox())
         else:
-            await send_response(send, Response(status=404, body=b"Not Found"))
+            await send_asgi_response(send, Response(status=404, body=b"Not Found"))
             return
-        await send_response(
-            send,
-            Response(headers=(("content-type", "text/html; charset=utf-8"),), body=html.encode()),
+        page = Response(
+            headers=(("content-type", "text/html; charset=utf-8"),),
+            cookies=cookies,
+            body=html.encode(),
         )
+        await send_asgi_response(send, page)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         """Open the database at start-up (schema made, a bad file found now); close it at exit."""

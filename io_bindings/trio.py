@@ -1,7 +1,5 @@
-"""The trio binding: the anyio binding's :class:`Auth` and :class:`AuthApp` on trio's own
-streams and cancel scopes (``trio.open_tcp_stream``, ``trio.SSLStream``, ``trio.fail_after``).
-
-Same engine, same dispatcher; only the HTTP client's network backend differs.
+"""The trio binding: :mod:`io_bindings.anyio`'s :class:`Auth` and :class:`AuthApp` with the
+HTTP client on trio's own streams and timeouts (``backend="trio"``).
 
 >>> from io_bindings.trio import AuthApp
 >>> app = AuthApp(AuthConfig(providers=[...]))   # hypercorn -k trio module:app
@@ -9,23 +7,28 @@ Same engine, same dispatcher; only the HTTP client's network backend differs.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any
+
+from sansio_auth import AuthConfig
 
 from . import anyio as _anyio
-from .http import NetworkBackend
-from .http._trio import TrioBackend
 
 
 class Auth(_anyio.Auth):
-    """:class:`io_bindings.anyio.Auth` whose HTTP client runs on trio's streams."""
+    """:class:`io_bindings.anyio.Auth` with ``backend="trio"`` by default."""
 
-    network_backend: ClassVar[type[NetworkBackend]] = TrioBackend
+    def __init__(self, config: AuthConfig, **runtime: Any) -> None:
+        runtime.setdefault("backend", "trio")
+        super().__init__(config, **runtime)
 
 
 class AuthApp(_anyio.AuthApp):
-    """:class:`io_bindings.anyio.AuthApp` serving through the trio :class:`Auth`."""
+    """:class:`io_bindings.anyio.AuthApp` with ``backend="trio"`` by default."""
 
-    auth_class: ClassVar[type[_anyio.Auth]] = Auth
+    def __init__(self, config: AuthConfig | None = None, **options: Any) -> None:
+        if "auth" not in options:
+            options.setdefault("backend", "trio")
+        super().__init__(config, **options)
 
 
 __all__ = ["Auth", "AuthApp"]

@@ -16,6 +16,7 @@ from ._flow import Step, invoke, log_warning
 from .cookies import CookieSet
 from .errors import Configuration, MissingCSRF
 from .http import Cookie, Request, parse_cookie_header, same_origin
+from .oauth.cache import ProviderCache
 from .settings import Settings
 
 NO_CACHE = (
@@ -62,6 +63,7 @@ class Context:
         settings: Settings,
         request: Request,
         *,
+        cache: ProviderCache,
         now: float,
         entropy: Callable[[int], bytes],
         origin: str,
@@ -71,6 +73,7 @@ class Context:
     ) -> None:
         self.settings = settings
         self.request = request
+        self.cache = cache
         self.now = now
         self.entropy = entropy
         self.origin = origin

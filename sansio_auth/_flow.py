@@ -6,16 +6,15 @@ A step is a generator that yields actions, receives events and returns a value:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Awaitable, Callable, Generator
 from typing import Any, TypeVar
 
-from .errors import AdapterError, AuthError
+from .errors import AdapterError, AuthError, EventError, FlowProtocolError
 from .events import (
     Action,
     AdapterReturned,
     CallAdapter,
     CallbackReturned,
-    EmitEvent,
     Event,
     Failed,
     HTTPResponse,
@@ -25,6 +24,7 @@ from .events import (
     Respond,
     SendHTTP,
 )
+from .http import Response
 
 T = TypeVar("T")
 Step = Generator[Action, Event, T]
@@ -36,36 +36,68 @@ class Flow:
     >>> action = flow.next_action()
     >>> while not isinstance(action, Respond):
     ...     action = flow.send(perform(action))
+
+    or, with a performer from :mod:`sansio_auth.drivers`, ``flow.run_sync(perform)`` /
+    ``await flow.run(perform)``. Answering an action with an event of the wrong
+    type raises :class:`~sansio_auth.errors.FlowProtocolError` before the flow resumes.
     """
 
-    __slots__ = ("_done", "_gen", "_started")
+    __slots__ = ("_gen", "_pending", "_started")
 
     def __init__(self, gen: Generator[Action, Event, None]) -> None:
         self._gen = gen
         self._started = False
-        self._done = False
+        self._pending: Action | None = None
+
+    @property
+    def pending(self) -> Action | None:
+        """The action waiting for its answer (``None`` before the first and after
+        :class:`Respond`)."""
+        return self._pending
 
     def next_action(self) -> Action:
         """The first action; call once, then :meth:`send`."""
         if self._started:
-            raise RuntimeError("next_action() is only for the first action; use send()")
+            raise FlowProtocolError("next_action() is only for the first action; use send()")
         self._started = True
         return self._advance(None)
 
     def send(self, event: Event) -> Action:
-        """Answer the last action with ``event``; get the next action."""
-        if not self._started:
-            raise RuntimeError("call next_action() first")
+        """Answer the pending action with ``event``; get the next action."""
+        pending = self._pending
+        if pending is None:
+            if not self._started:
+                raise FlowProtocolError("call next_action() first")
+            raise FlowProtocolError("the flow has already responded")
+        if not isinstance(event, pending.answers):
+            expected = " or ".join(kind.__name__ for kind in pending.answers)
+            raise FlowProtocolError(
+                f"{type(pending).__name__} is answered with {expected}, not {type(event).__name__}"
+            )
         return self._advance(event)
 
     def _advance(self, event: Event | None) -> Action:
-        if self._done:
-            raise RuntimeError("the flow has already responded")
         action = self._gen.send(event)  # type: ignore[arg-type]
         if isinstance(action, Respond):
-            self._done = True
+            self._pending = None
             self._gen.close()
+        else:
+            self._pending = action
         return action
+
+    def run_sync(self, perform: Callable[[Action], Event]) -> Response:
+        """Drive the flow to its response, answering each action with ``perform(action)``."""
+        action = self.next_action()
+        while not isinstance(action, Respond):
+            action = self.send(perform(action))
+        return action.response
+
+    async def run(self, perform: Callable[[Action], Awaitable[Event]]) -> Response:
+        """Drive the flow to its response, answering each action with ``await perform(action)``."""
+        action = self.next_action()
+        while not isinstance(action, Respond):
+            action = self.send(await perform(action))
+        return action.response
 
 
 def invoke(name: str, function: Callable[..., Any], **params: Any) -> Step[Any]:
@@ -73,17 +105,20 @@ def invoke(name: str, function: Callable[..., Any], **params: Any) -> Step[Any]:
     event = yield InvokeCallback(name=name, function=function, params=params)
     if isinstance(event, Failed):
         raise event.error
-    return _expect(event, CallbackReturned).value
+    assert isinstance(event, CallbackReturned)
+    return event.value
 
 
-def call_adapter(method: str, *args: Any) -> Step[Any]:
-    """Call an adapter method; its exception becomes :class:`AdapterError`."""
-    event = yield CallAdapter(method=method, args=args)
+def call_adapter(adapter: Any, method: str, *args: Any) -> Step[Any]:
+    """Call ``adapter.<method>(*args)``; its exception becomes :class:`AdapterError`."""
+    function = getattr(adapter, method)
+    event = yield CallAdapter(method=method, function=function, args=args)
     if isinstance(event, Failed):
         if isinstance(event.error, AuthError):
             raise event.error
         raise AdapterError(event.error, cause={"method": method})
-    return _expect(event, AdapterReturned).value
+    assert isinstance(event, AdapterReturned)
+    return event.value
 
 
 def send_http(request: OutboundRequest) -> Step[HTTPResponse]:
@@ -91,13 +126,17 @@ def send_http(request: OutboundRequest) -> Step[HTTPResponse]:
     event = yield SendHTTP(request=request)
     if isinstance(event, Failed):
         raise event.error
-    return _expect(event, HTTPResponse)
+    assert isinstance(event, HTTPResponse)
+    return event
 
 
 def emit(handler: Callable[..., Any] | None, name: str, **message: Any) -> Step[None]:
-    """Emit ``events.<name>`` if a handler is set (its failure is logged by the binding)."""
-    if handler is not None:
-        yield EmitEvent(name=name, message=message)
+    """Call the ``events.<name>`` handler if one is set; its failure is logged, never fatal."""
+    if handler is None:
+        return
+    event = yield InvokeCallback(name=f"events.{name}", function=handler, params=message)
+    if isinstance(event, Failed):
+        yield from log_error(EventError(event.error))
 
 
 def log_error(error: BaseException) -> Step[None]:
@@ -109,12 +148,3 @@ def log_error(error: BaseException) -> Step[None]:
 def log_warning(code: str, message: str = "") -> Step[None]:
     """Log warning ``code``."""
     yield Log(level="warn", code=code, message=message)
-
-
-E = TypeVar("E")
-
-
-def _expect(event: Event, kind: type[E]) -> E:
-    if not isinstance(event, kind):
-        raise TypeError(f"expected {kind.__name__}, the binding sent {type(event).__name__}")
-    return event

@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Mapping
+from typing import Any
 
 from ._context import BadRequest, Context, Reply, add_query, json_reply, origin_of
-from ._flow import Flow, log_error
+from ._flow import Flow, Step, log_error
 from ._routes import ROUTES, parse_action
 from .config import AuthConfig
 from .errors import AuthError, CredentialsSignin, UnknownAction, client_error_type
-from .events import Action, Event, Respond
+from .events import (
+    Action,
+    CallAdapter,
+    CallbackReturned,
+    Event,
+    Failed,
+    InvokeCallback,
+    Log,
+    Respond,
+    SendHTTP,
+)
 from .http import Request, Response, split_url
+from .oauth.cache import ProviderCache
 from .settings import Settings, resolve
 
 
@@ -31,6 +43,8 @@ class Engine:
     ``clock`` returns Unix time in seconds and ``entropy(n)`` returns ``n`` random
     bytes: the engine reads neither a clock nor the OS itself. ``env`` is the
     environment mapping used for inference (``AUTH_SECRET``, ``AUTH_URL``, ...).
+    ``cache`` keeps discovery documents and JWKS between requests (expiring by
+    ``clock``); give one to share it, or a fresh one to start cold.
     Configuration errors raise here, at start-up.
     """
 
@@ -41,21 +55,81 @@ class Engine:
         clock: Callable[[], float],
         entropy: Callable[[int], bytes],
         env: Mapping[str, str] | None = None,
+        cache: ProviderCache | None = None,
     ) -> None:
         self.settings: Settings = resolve(config, env or {})
+        self.cache = ProviderCache() if cache is None else cache
         self._clock = clock
         self._entropy = entropy
+        logger = self.settings.logger
+        self._trace = self.settings.debug or logger.debug is not None
+        self._custom_logger = any(
+            getattr(logger, level) is not None for level in ("error", "warn", "debug")
+        )
+
+    def serves(self, path: str) -> bool:
+        """Whether the (still percent-encoded) ``path`` is under ``base_path``.
+
+        The one decision of what is an auth route: :meth:`handle` makes it, and a
+        server that must decide before it has the whole request (to read the body
+        only for auth routes, say) asks here.
+        """
+        base = self.settings.base_path
+        return path == base or path.startswith(base + "/")
 
     def handle(self, request: Request) -> Flow | NotAnAuthRoute:
         """The flow that serves ``request``, or :data:`NOT_AN_AUTH_ROUTE`."""
         try:
             origin, path, query = split_url(request.url)
         except ValueError:
-            return Flow(self._serve(request, "", "", {}))
-        base = self.settings.base_path
-        if path != base and not path.startswith(base + "/"):
-            return NOT_AN_AUTH_ROUTE
-        return Flow(self._serve(request, origin, path, query))
+            origin, path, query = "", "", {}
+        else:
+            if not self.serves(path):
+                return NOT_AN_AUTH_ROUTE
+        flow = self._serve(request, origin, path, query)
+        if self._trace or self._custom_logger:
+            flow = self._logging(flow)
+        return Flow(flow)
+
+    def _logging(self, flow: Generator[Action, Event, None]) -> Generator[Action, Event, None]:
+        """``flow`` with its ``Log`` actions sent to the custom logger, and (when debugging)
+        a debug line before each action."""
+        event: Event | None = None
+        while True:
+            action = flow.send(event)  # type: ignore[arg-type]
+            if isinstance(action, Log):
+                yield from self._log(action)
+                event = CallbackReturned()
+                continue
+            if isinstance(action, Respond):
+                yield action
+                return
+            if self._trace:
+                yield from self._log(Log(level="debug", code="action", message=describe(action)))
+            event = yield action
+
+    def _log(self, entry: Log) -> Step[None]:
+        custom = getattr(self.settings.logger, entry.level)
+        if custom is None:
+            if entry.level != "debug" or self.settings.debug:
+                yield entry
+            return
+        params: dict[str, Any]
+        if entry.level == "error":
+            params = {"error": entry.error or AuthError(entry.message)}
+        elif entry.level == "warn":
+            params = {"code": entry.code}
+        else:
+            params = {"message": entry.message, "metadata": entry.metadata}
+        event = yield InvokeCallback(name=f"logger.{entry.level}", function=custom, params=params)
+        if isinstance(event, Failed):
+            yield Log(
+                level="error",
+                code="LoggerError",
+                message=f"the custom logger raised {type(event.error).__name__}",
+                error=event.error,
+            )
+            yield entry
 
     def _serve(
         self, request: Request, origin: str, path: str, query: dict[str, str]
@@ -71,6 +145,7 @@ class Engine:
             ctx = Context(
                 settings,
                 request,
+                cache=self.cache,
                 now=self._clock(),
                 entropy=self._entropy,
                 origin=origin_of(settings, request, origin),
@@ -125,3 +200,15 @@ def _finish(ctx: Context, reply: Reply, *, failed: bool) -> Response:
             status=200, headers=(*body.headers, *headers), cookies=cookies, body=body.body
         )
     return Response(status=302, headers=headers, cookies=cookies)
+
+
+def describe(action: Action) -> str:
+    """A one-line, secret-free description of ``action`` for debug logs."""
+    match action:
+        case InvokeCallback(name=name):
+            return f"callback {name}"
+        case CallAdapter(method=method):
+            return f"adapter_{method}"
+        case SendHTTP(request=request):
+            return f"http {request.method} {request.url.partition('?')[0]}"
+    return type(action).__name__

@@ -3,7 +3,12 @@
 Every error carries its Auth.js ``type`` (the value that reaches logs and, when
 the error is *client-safe*, the ``error`` query parameter of the error page),
 its ``kind`` (``"signIn"`` errors are shown on the sign-in page, all others on
-the error page) and a ``cause`` mapping for server-side details.
+the error page), its :data:`Fault` (who is at fault: the browser, the provider,
+the configuration, a callback, the adapter or the engine) and a ``cause``
+mapping for server-side details.
+
+:class:`FlowProtocolError` is not an :class:`AuthError`: it means the code
+driving a flow broke the action/event contract (as h11's ``LocalProtocolError``).
 """
 
 from __future__ import annotations
@@ -12,6 +17,31 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
 ErrorKind = Literal["signIn", "error"]
+Fault = Literal["browser", "provider", "configuration", "callback", "adapter", "engine"]
+
+
+class FlowProtocolError(RuntimeError):
+    """A flow was driven against its contract: answered with the wrong event type,
+    answered before :meth:`~sansio_auth.Flow.next_action`, or after it responded."""
+
+
+class ProviderError(ValueError):
+    """Marks an exception as the provider's fault: an answer the engine refuses
+    (a malformed token response, an invalid ID token, an error redirect, ...)."""
+
+
+class ProviderUnreachable(Exception):
+    """Marks a transport failure reaching the provider (bindings' HTTP errors derive
+    from it), so :func:`fault_of` tells it from an engine bug."""
+
+
+def fault_of(error: BaseException | None) -> Fault:
+    """Who is at fault for ``error``."""
+    if isinstance(error, AuthError):
+        return error.fault
+    if isinstance(error, ProviderError | ProviderUnreachable):
+        return "provider"
+    return "engine"
 
 
 class AuthError(Exception):
@@ -24,12 +54,15 @@ class AuthError(Exception):
     type: ClassVar[str] = "AuthError"
     kind: ClassVar[ErrorKind] = "error"
     client_safe: ClassVar[bool] = False
+    default_fault: ClassVar[Fault | None] = None
+    """Who is at fault for every error of this class; ``None``: the wrapped error's fault."""
 
     def __init__(
         self,
         message: str | BaseException | None = None,
         *,
         cause: Mapping[str, Any] | None = None,
+        fault: Fault | None = None,
     ) -> None:
         details = dict(cause or {})
         if isinstance(message, BaseException):
@@ -40,6 +73,16 @@ class AuthError(Exception):
         super().__init__(self.message)
         if isinstance(details.get("err"), BaseException):
             self.__cause__ = details["err"]
+        self._fault = fault
+
+    @property
+    def fault(self) -> Fault:
+        """Who is at fault: given, else the class's, else that of the error it wraps."""
+        if self._fault is not None:
+            return self._fault
+        if self.default_fault is not None:
+            return self.default_fault
+        return fault_of(self.cause.get("err"))
 
     def __str__(self) -> str:
         link = f"Read more at https://errors.authjs.dev#{self.type.lower()}"
@@ -60,6 +103,7 @@ class CredentialsSignin(SignInError):
     """
 
     type: ClassVar[str] = "CredentialsSignin"
+    default_fault: ClassVar[Fault | None] = "browser"
     client_safe: ClassVar[bool] = True
     code: str = "credentials"
 
@@ -69,8 +113,9 @@ class CredentialsSignin(SignInError):
         *,
         code: str | None = None,
         cause: Mapping[str, Any] | None = None,
+        fault: Fault | None = None,
     ) -> None:
-        super().__init__(message, cause=cause)
+        super().__init__(message, cause=cause, fault=fault)
         if code is not None:
             self.code = code
 
@@ -79,6 +124,7 @@ class AccessDenied(AuthError):
     """The ``sign_in`` callback refused the sign-in (returned false or raised)."""
 
     type: ClassVar[str] = "AccessDenied"
+    default_fault: ClassVar[Fault | None] = "callback"
     client_safe: ClassVar[bool] = True
 
 
@@ -86,6 +132,7 @@ class AdapterError(AuthError):
     """A database adapter method raised."""
 
     type: ClassVar[str] = "AdapterError"
+    default_fault: ClassVar[Fault | None] = "adapter"
 
 
 class CallbackRouteError(AuthError):
@@ -98,66 +145,77 @@ class ErrorPageLoop(AuthError):
     """A configuration error while the callback URL targets the error page."""
 
     type: ClassVar[str] = "ErrorPageLoop"
+    default_fault: ClassVar[Fault | None] = "configuration"
 
 
 class EventError(AuthError):
     """An ``events`` handler raised (logged, never fatal)."""
 
     type: ClassVar[str] = "EventError"
+    default_fault: ClassVar[Fault | None] = "callback"
 
 
 class InvalidCallbackUrl(AuthError):
     """A callback URL that is not http(s)."""
 
     type: ClassVar[str] = "InvalidCallbackUrl"
+    default_fault: ClassVar[Fault | None] = "browser"
 
 
 class InvalidEndpoints(AuthError):
     """An OAuth provider without issuer and without endpoints."""
 
     type: ClassVar[str] = "InvalidEndpoints"
+    default_fault: ClassVar[Fault | None] = "configuration"
 
 
 class InvalidCheck(AuthError):
     """A state, PKCE or nonce check failed."""
 
     type: ClassVar[str] = "InvalidCheck"
+    default_fault: ClassVar[Fault | None] = "browser"
 
 
 class JWTSessionError(AuthError):
     """The session token could not be read or written."""
 
     type: ClassVar[str] = "JWTSessionError"
+    default_fault: ClassVar[Fault | None] = "browser"
 
 
 class MissingAdapter(AuthError):
     """A feature that needs a database adapter has none."""
 
     type: ClassVar[str] = "MissingAdapter"
+    default_fault: ClassVar[Fault | None] = "configuration"
 
 
 class MissingAdapterMethods(AuthError):
     """The adapter lacks methods the configured features need."""
 
     type: ClassVar[str] = "MissingAdapterMethods"
+    default_fault: ClassVar[Fault | None] = "configuration"
 
 
 class MissingAuthorize(AuthError):
     """A credentials provider without ``authorize``."""
 
     type: ClassVar[str] = "MissingAuthorize"
+    default_fault: ClassVar[Fault | None] = "configuration"
 
 
 class MissingSecretError(AuthError):
     """No secret was configured."""
 
     type: ClassVar[str] = "MissingSecret"
+    default_fault: ClassVar[Fault | None] = "configuration"
 
 
 class OAuthProfileParseError(AuthError):
     """A provider's ``profile`` raised."""
 
     type: ClassVar[str] = "OAuthProfileParseError"
+    default_fault: ClassVar[Fault | None] = "provider"
 
 
 class SessionTokenError(AuthError):
@@ -176,30 +234,35 @@ class UnknownAction(AuthError):
     """The route, method or action is not known."""
 
     type: ClassVar[str] = "UnknownAction"
+    default_fault: ClassVar[Fault | None] = "browser"
 
 
 class UnsupportedStrategy(AuthError):
     """The session strategy cannot serve the configured providers."""
 
     type: ClassVar[str] = "UnsupportedStrategy"
+    default_fault: ClassVar[Fault | None] = "configuration"
 
 
 class InvalidProvider(AuthError):
     """The provider cannot serve this route."""
 
     type: ClassVar[str] = "InvalidProvider"
+    default_fault: ClassVar[Fault | None] = "browser"
 
 
 class UntrustedHost(AuthError):
     """The request host is not trusted (set ``trust_host`` or ``AUTH_URL``)."""
 
     type: ClassVar[str] = "UntrustedHost"
+    default_fault: ClassVar[Fault | None] = "configuration"
 
 
 class Verification(AuthError):
     """An e-mail sign-in link is invalid, expired or already used."""
 
     type: ClassVar[str] = "Verification"
+    default_fault: ClassVar[Fault | None] = "browser"
     client_safe: ClassVar[bool] = True
 
 
@@ -207,12 +270,14 @@ class Configuration(AuthError):
     """The configuration is invalid."""
 
     type: ClassVar[str] = "Configuration"
+    default_fault: ClassVar[Fault | None] = "configuration"
 
 
 class OAuthAccountNotLinked(SignInError):
     """The account's e-mail belongs to a user it is not linked to."""
 
     type: ClassVar[str] = "OAuthAccountNotLinked"
+    default_fault: ClassVar[Fault | None] = "browser"
     client_safe: ClassVar[bool] = True
 
 
@@ -220,6 +285,7 @@ class OAuthCallbackError(SignInError):
     """The provider answered the authorization request with an error."""
 
     type: ClassVar[str] = "OAuthCallbackError"
+    default_fault: ClassVar[Fault | None] = "provider"
     client_safe: ClassVar[bool] = True
 
 
@@ -239,6 +305,7 @@ class MissingCSRF(SignInError):
     """A state-changing POST without a matching CSRF token."""
 
     type: ClassVar[str] = "MissingCSRF"
+    default_fault: ClassVar[Fault | None] = "browser"
     client_safe: ClassVar[bool] = True
 
 
@@ -246,6 +313,7 @@ class AccountNotLinked(SignInError):
     """The account belongs to another user."""
 
     type: ClassVar[str] = "AccountNotLinked"
+    default_fault: ClassVar[Fault | None] = "browser"
     client_safe: ClassVar[bool] = True
 
 
@@ -253,6 +321,7 @@ class WebAuthnVerificationError(AuthError):
     """A WebAuthn response could not be verified."""
 
     type: ClassVar[str] = "WebAuthnVerificationError"
+    default_fault: ClassVar[Fault | None] = "browser"
     client_safe: ClassVar[bool] = True
 
 
@@ -260,6 +329,7 @@ class ExperimentalFeatureNotEnabled(AuthError):
     """An experimental feature is used but not enabled."""
 
     type: ClassVar[str] = "ExperimentalFeatureNotEnabled"
+    default_fault: ClassVar[Fault | None] = "configuration"
 
 
 MissingSecret = MissingSecretError

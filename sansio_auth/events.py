@@ -2,94 +2,35 @@
 
 A flow (see :class:`sansio_auth.Flow`) yields an :data:`Action`; the binding
 performs it and sends back the matching :data:`Event`, until the action is
-:class:`Respond`:
+:class:`Respond`. Every action is self-contained: a binding needs nothing but
+the action to perform it.
 
-=====================  ===============================================
-action                 answered with
-=====================  ===============================================
-:class:`SendHTTP`      :class:`HTTPResponse` or :class:`Failed`
-:class:`InvokeCallback` :class:`CallbackReturned` or :class:`Failed`
-:class:`CallAdapter`   :class:`AdapterReturned` or :class:`Failed`
-:class:`EmitEvent`     :class:`CallbackReturned` (``None``) or :class:`Failed`
-:class:`Log`           :class:`CallbackReturned` (``None``)
-:class:`Respond`       nothing: the flow is over
-=====================  ===============================================
+=======================  ==========================================================
+action                   answered with
+=======================  ==========================================================
+:class:`InvokeCallback`  :class:`CallbackReturned` or :class:`Failed`
+:class:`CallAdapter`     :class:`AdapterReturned` or :class:`Failed`
+:class:`SendHTTP`        :class:`HTTPResponse` (any status) or :class:`Failed`
+:class:`Log`             :class:`CallbackReturned` (``None``)
+:class:`Respond`         nothing: the flow is over
+=======================  ==========================================================
+
+Answering with another event type raises :class:`~sansio_auth.errors.FlowProtocolError`.
+The drivers in :mod:`sansio_auth.drivers` answer them all by these rules.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from functools import lru_cache
+from typing import Any, ClassVar, Literal
 
 import msgspec
 
 from .http import Response
 
 LogLevel = Literal["error", "warn", "debug"]
-
-
-class OutboundRequest(msgspec.Struct, frozen=True, kw_only=True):
-    """An HTTP request the engine needs made (token, userinfo, discovery, JWKS)."""
-
-    method: str
-    url: str
-    headers: tuple[tuple[str, str], ...] = ()
-    body: bytes = b""
-
-
-class SendHTTP(msgspec.Struct, frozen=True, kw_only=True):
-    """Send ``request``; answer with :class:`HTTPResponse` (any status) or :class:`Failed`."""
-
-    request: OutboundRequest
-
-
-class InvokeCallback(msgspec.Struct, frozen=True, kw_only=True):
-    """Call user function ``function`` (sync or async) with keyword ``params``.
-
-    ``name`` says which callback it is (``jwt``, ``session``, ``sign_in``,
-    ``redirect``, ``authorize``, ``profile``, ``encode``, ...). The binding passes
-    only the params the function's signature accepts (all, with ``**kwargs``).
-    """
-
-    name: str
-    function: Callable[..., Any]
-    params: Mapping[str, Any]
-
-
-class CallAdapter(msgspec.Struct, frozen=True, kw_only=True):
-    """Call database adapter method ``method`` with ``args``."""
-
-    method: str
-    args: tuple[Any, ...] = ()
-
-
-class EmitEvent(msgspec.Struct, frozen=True, kw_only=True):
-    """Call the ``events.<name>`` handler with keyword ``message``; its errors are logged."""
-
-    name: str
-    message: Mapping[str, Any]
-
-
-class Log(msgspec.Struct, frozen=True, kw_only=True):
-    """Write a log line (through ``logger`` if configured, else the binding's logger).
-
-    ``error`` is set for level ``error``; ``metadata`` for ``debug``. Never holds secrets.
-    """
-
-    level: LogLevel
-    code: str
-    message: str = ""
-    error: BaseException | None = None
-    metadata: Any = None
-
-
-class Respond(msgspec.Struct, frozen=True, kw_only=True):
-    """The flow is over: send ``response``."""
-
-    response: Response
-
-
-Action = SendHTTP | InvokeCallback | CallAdapter | EmitEvent | Log | Respond
 
 
 class HTTPResponse(msgspec.Struct, frozen=True, kw_only=True):
@@ -119,3 +60,124 @@ class Failed(msgspec.Struct, frozen=True, kw_only=True):
 
 
 Event = HTTPResponse | CallbackReturned | AdapterReturned | Failed
+
+
+class OutboundRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """An HTTP request the engine needs made (token, userinfo, discovery, JWKS)."""
+
+    method: str
+    url: str
+    headers: tuple[tuple[str, str], ...] = ()
+    body: bytes = b""
+
+
+class SendHTTP(msgspec.Struct, frozen=True, kw_only=True):
+    """Send ``request``; answer with :class:`HTTPResponse` (any status) or :class:`Failed`."""
+
+    answers: ClassVar[tuple[type, ...]] = (HTTPResponse, Failed)
+    request: OutboundRequest
+
+
+class InvokeCallback(msgspec.Struct, frozen=True, kw_only=True):
+    """Call user function ``function`` (sync or async): :meth:`call` does it.
+
+    ``name`` says which it is: a callback (``jwt``, ``session``, ``sign_in``,
+    ``redirect``, ``authorize``, ``profile``, ``encode``, ...), an event handler
+    (``events.sign_in``, ...) or the custom logger (``logger.error``, ...).
+    """
+
+    answers: ClassVar[tuple[type, ...]] = (CallbackReturned, Failed)
+    name: str
+    function: Callable[..., Any]
+    params: Mapping[str, Any]
+
+    def call(self) -> Any:
+        """Call the function with the params its signature names (all, with ``**kwargs``).
+
+        The result may be awaitable (an ``async def`` callback): await it.
+        """
+        return call_with_params(self.function, self.params)
+
+    def answer(self, value: Any) -> CallbackReturned:
+        """The event that answers this action with ``value``."""
+        return CallbackReturned(value=value)
+
+
+class CallAdapter(msgspec.Struct, frozen=True, kw_only=True):
+    """Call database adapter method ``method`` (the bound ``function``) with ``args``."""
+
+    answers: ClassVar[tuple[type, ...]] = (AdapterReturned, Failed)
+    method: str
+    function: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+
+    def call(self) -> Any:
+        """Call the adapter method; the result may be awaitable."""
+        return self.function(*self.args)
+
+    def answer(self, value: Any) -> AdapterReturned:
+        """The event that answers this action with ``value``."""
+        return AdapterReturned(value=value)
+
+
+class Log(msgspec.Struct, frozen=True, kw_only=True):
+    """Write a line to the library's default log (a custom ``logger`` is invoked by the
+    engine through :class:`InvokeCallback` instead).
+
+    ``error`` is set for level ``error``; ``metadata`` for ``debug``. Never holds secrets.
+    """
+
+    answers: ClassVar[tuple[type, ...]] = (CallbackReturned, Failed)
+    level: LogLevel
+    code: str
+    message: str = ""
+    error: BaseException | None = None
+    metadata: Any = None
+
+    def __str__(self) -> str:
+        """The line in Auth.js's format, e.g. ``[auth][error] CredentialsSignin: ...``."""
+        if self.level == "error":
+            return f"[auth][error] {self.code}: {self.message}"
+        if self.level == "warn":
+            suffix = f" {self.message}" if self.message else ""
+            return f"[auth][warn][{self.code}]{suffix} Read more: https://warnings.authjs.dev"
+        return f"[auth][debug]: {self.message} {self.metadata!r}"
+
+
+class Respond(msgspec.Struct, frozen=True, kw_only=True):
+    """The flow is over: send ``response``."""
+
+    answers: ClassVar[tuple[type, ...]] = ()
+    response: Response
+
+
+Action = SendHTTP | InvokeCallback | CallAdapter | Log | Respond
+
+
+@lru_cache(maxsize=512)
+def _accepted(function: Callable[..., Any]) -> frozenset[str] | None:
+    """Keyword names ``function`` accepts, or ``None`` when it takes ``**kwargs``."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return None
+    return frozenset(
+        p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    )
+
+
+def call_with_params(function: Callable[..., Any], params: Mapping[str, Any]) -> Any:
+    """Call ``function`` with the keyword ``params`` its signature names.
+
+    This is the calling contract of every user function (callbacks, provider
+    functions, event handlers, loggers): a function names the keywords it wants.
+    """
+    try:
+        accepted = _accepted(function)
+    except TypeError:  # an unhashable callable
+        accepted = None
+    if accepted is None:
+        return function(**params)
+    return function(**{k: v for k, v in params.items() if k in accepted})

@@ -35,7 +35,6 @@ from .errors import (
     UnsupportedStrategy,
     UntrustedHost,
 )
-from .oauth.cache import ProviderCache
 from .providers import PROVIDER_KINDS, CredentialsProvider, Provider
 
 DATABASE_METHODS = (
@@ -98,8 +97,6 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     redirect_proxy_url: str | None
     adapter: Any
     warnings: tuple[str, ...]
-    provider_cache: ProviderCache = msgspec.field(default_factory=ProviderCache)
-    """Discovery documents and JWKS fetched so far (expiring by the injected clock)."""
     adapter_extras: frozenset[str] = frozenset()
     """Which of :data:`OPTIONAL_METHODS` the adapter has."""
 

@@ -6,8 +6,10 @@ engine then ends the flow on the error page.
 
 from __future__ import annotations
 
+from sansio_auth.errors import ProviderUnreachable
 
-class HTTPError(Exception):
+
+class HTTPError(ProviderUnreachable):
     """Sending a request failed (no usable response); ``url`` is the request's URL."""
 
     def __init__(self, message: str, *, url: str = "") -> None:

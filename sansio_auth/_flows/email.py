@@ -55,7 +55,7 @@ def email_sign_in(ctx: Context, provider: Provider) -> Step[Reply]:
     hashed = hash_token(token, _secret(ctx, provider))
     expires = utc(ctx.now + provider.max_age)
     record = {"identifier": identifier, "token": hashed, "expires": expires}
-    yield from call_adapter("create_verification_token", record)
+    yield from call_adapter(ctx.settings.adapter, "create_verification_token", record)
     query = {"callbackUrl": (yield from ctx.callback_url()), "token": token, "email": identifier}
     url = f"{ctx.url('callback', provider.id)}?{urlencode(query)}"
     assert provider.send_verification_request is not None  # checked at start-up
@@ -72,7 +72,7 @@ def email_sign_in(ctx: Context, provider: Provider) -> Step[Reply]:
             request=ctx.request,
         )
     except Exception:
-        yield from _forget(identifier, hashed)
+        yield from _forget(ctx, identifier, hashed)
         raise
     page = ctx.url("verify-request")
     return Reply(redirect=add_query(page, {"provider": provider.id, "type": "email"}))
@@ -94,7 +94,9 @@ def _callback(ctx: Context, provider: EmailProvider) -> Step[Reply]:
     if not token or not identifier:
         raise Verification("the sign-in link has no token or no e-mail address")
     hashed = hash_token(token, _secret(ctx, provider))
-    used = yield from call_adapter("use_verification_token", identifier, hashed)
+    used = yield from call_adapter(
+        ctx.settings.adapter, "use_verification_token", identifier, hashed
+    )
     if (
         not isinstance(used, Mapping)
         or used.get("identifier") != identifier
@@ -143,7 +145,7 @@ def _identifier(ctx: Context, provider: EmailProvider, given: Any) -> Step[str |
 
 def _user_with(ctx: Context, identifier: str) -> Step[dict[str, Any]]:
     """The stored user with this address, or a provisional one (not stored)."""
-    found = yield from call_adapter("get_user_by_email", identifier)
+    found = yield from call_adapter(ctx.settings.adapter, "get_user_by_email", identifier)
     if found:
         return dict(found)
     return {"id": ctx.random_uuid(), "email": identifier, "email_verified": None}
@@ -167,9 +169,9 @@ def _new_token(ctx: Context, provider: EmailProvider) -> Step[str]:
     return token
 
 
-def _forget(identifier: str, hashed: str) -> Step[None]:
+def _forget(ctx: Context, identifier: str, hashed: str) -> Step[None]:
     """Remove a token whose link could not be sent (it would only be a dead row)."""
     try:
-        yield from call_adapter("use_verification_token", identifier, hashed)
+        yield from call_adapter(ctx.settings.adapter, "use_verification_token", identifier, hashed)
     except Exception as err:
         yield from log_error(err)

@@ -133,7 +133,10 @@ def user_by_account(ctx: Context, account: Mapping[str, Any]) -> Step[dict[str, 
     if ctx.settings.adapter is None:
         return None
     found = yield from call_adapter(
-        "get_user_by_account", account["provider"], str(account["provider_account_id"])
+        ctx.settings.adapter,
+        "get_user_by_account",
+        account["provider"],
+        str(account["provider_account_id"]),
     )
     return dict(found) if found else None
 
@@ -190,7 +193,7 @@ def _account_login(
         )
     try:
         if current is not None:
-            linked = yield from _link(link, current)
+            linked = yield from _link(ctx, link, current)
             return LoginResult(
                 user=current,
                 account=_owned(account, current),
@@ -200,14 +203,14 @@ def _account_login(
         email = user.get("email")
         by_email = None
         if isinstance(email, str) and email:
-            found = yield from call_adapter("get_user_by_email", email)
+            found = yield from call_adapter(ctx.settings.adapter, "get_user_by_email", email)
             by_email = dict(found) if found else None
         if by_email is not None:
             if not getattr(provider, "allow_dangerous_email_account_linking", False):
                 raise OAuthAccountNotLinked(
                     "Another account already exists with the same e-mail address", cause=cause
                 )
-            linked = yield from _link(link, by_email)
+            linked = yield from _link(ctx, link, by_email)
             return LoginResult(
                 user=by_email,
                 account=_owned(account, by_email),
@@ -233,10 +236,10 @@ def _email_login(
     """The user with the verified address: ``email_verified`` set now, created if needed."""
     identifier = str(account["provider_account_id"])
     verified = utc(ctx.now)
-    found = yield from call_adapter("get_user_by_email", identifier)
+    found = yield from call_adapter(ctx.settings.adapter, "get_user_by_email", identifier)
     if found:
         updated = yield from call_adapter(
-            "update_user", {"id": found["id"], "email_verified": verified}
+            ctx.settings.adapter, "update_user", {"id": found["id"], "email_verified": verified}
         )
         stored = dict(updated) if updated else {**found, "email_verified": verified}
         return LoginResult(
@@ -246,7 +249,9 @@ def _email_login(
         )
     try:
         created = yield from call_adapter(
-            "create_user", {**user, "email": identifier, "email_verified": verified}
+            ctx.settings.adapter,
+            "create_user",
+            {**user, "email": identifier, "email_verified": verified},
         )
     except AdapterError as err:
         if not (retry and _conflict(err)):
@@ -267,7 +272,9 @@ def _signed_in_user(ctx: Context) -> Step[dict[str, Any] | None]:
     if value is None:
         return None
     if ctx.settings.strategy == "database":
-        found = session_and_user((yield from call_adapter("get_session_and_user", value)))
+        found = session_and_user(
+            (yield from call_adapter(ctx.settings.adapter, "get_session_and_user", value))
+        )
         if found is None or timestamp(found[0]["expires"]) <= ctx.now:
             return None
         return dict(found[1])
@@ -278,13 +285,15 @@ def _signed_in_user(ctx: Context) -> Step[dict[str, Any] | None]:
     sub = token.get("sub") if isinstance(token, dict) else None
     if not isinstance(sub, str) or not sub:
         return None
-    found = yield from call_adapter("get_user", sub)
+    found = yield from call_adapter(ctx.settings.adapter, "get_user", sub)
     return dict(found) if found else None
 
 
-def _link(account: Mapping[str, Any], user: Mapping[str, Any]) -> Step[dict[str, Any]]:
+def _link(
+    ctx: Context, account: Mapping[str, Any], user: Mapping[str, Any]
+) -> Step[dict[str, Any]]:
     record = {**account, "user_id": user["id"]}
-    linked = yield from call_adapter("link_account", record)
+    linked = yield from call_adapter(ctx.settings.adapter, "link_account", record)
     return dict(linked) if isinstance(linked, Mapping) else record
 
 
@@ -293,12 +302,14 @@ def _sign_up(
 ) -> Step[tuple[dict[str, Any], dict[str, Any]]]:
     """Create the user and link its first account, all or nothing."""
     if "create_user_and_account" in ctx.settings.adapter_extras:
-        both = yield from call_adapter("create_user_and_account", user, account)
+        both = yield from call_adapter(
+            ctx.settings.adapter, "create_user_and_account", user, account
+        )
         created, linked = (both["user"], both["account"]) if isinstance(both, Mapping) else both
         return dict(created), dict(linked)
-    created = dict((yield from call_adapter("create_user", user)))
+    created = dict((yield from call_adapter(ctx.settings.adapter, "create_user", user)))
     try:
-        linked = yield from _link(account, created)
+        linked = yield from _link(ctx, account, created)
     except Exception:
         yield from undo_sign_up(ctx, created["id"])
         raise
@@ -316,7 +327,7 @@ def undo_sign_up(ctx: Context, user_id: str) -> Step[None]:
         )
         return
     try:
-        yield from call_adapter("delete_user", user_id)
+        yield from call_adapter(ctx.settings.adapter, "delete_user", user_id)
     except Exception as err:
         yield from log_error(err)
 
@@ -361,7 +372,7 @@ def issue_session(
     yield from create_database_session(ctx, str(login.user["id"]))
     if previous:
         try:
-            yield from call_adapter("delete_session", previous)
+            yield from call_adapter(ctx.settings.adapter, "delete_session", previous)
         except Exception as err:  # the cookie no longer points at it: only a stale row is left
             yield from log_error(err)
 

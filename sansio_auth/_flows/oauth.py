@@ -59,9 +59,7 @@ def oauth_sign_in(ctx: Context, provider: Provider) -> Step[Reply]:
     """Redirect to the provider's authorization endpoint, setting the check cookies."""
     assert isinstance(provider, OAuthProvider)
     settings = ctx.settings
-    server = yield from authorization_server(
-        provider, settings.provider_cache, ctx.now, callback=False
-    )
+    server = yield from authorization_server(provider, ctx.cache, ctx.now, callback=False)
     endpoint = server.authorization_endpoint
     if endpoint is None:
         raise InvalidEndpoints(f"provider {provider.id!r} has no authorization endpoint")
@@ -219,9 +217,7 @@ def _callback(ctx: Context, provider: OAuthProvider, params: Mapping[str, Any]) 
         )
 
     expected_state = used("state", "state")
-    server = yield from authorization_server(
-        provider, settings.provider_cache, ctx.now, callback=True
-    )
+    server = yield from authorization_server(provider, ctx.cache, ctx.now, callback=True)
     try:
         code = parse_authorization_response(
             params,
@@ -290,7 +286,7 @@ def _profile(
         algorithms=allowed_algorithms(
             provider.client.id_token_signed_response_alg, server.id_token_algorithms
         ),
-        cache=ctx.settings.provider_cache,
+        cache=ctx.cache,
         issuer=provider.id_token_issuer(server.issuer, id_token),
         client_id=provider.client_id or "",
         now=ctx.now,

@@ -172,7 +172,7 @@ def create_database_session(ctx: Context, user_id: str) -> Step[dict[str, Any]]:
     token = yield from new_session_token(ctx)
     expires = ctx.now + ctx.settings.session.max_age
     session = {"session_token": token, "user_id": user_id, "expires": utc(expires)}
-    created = yield from call_adapter("create_session", session)
+    created = yield from call_adapter(ctx.settings.adapter, "create_session", session)
     set_session_cookie(ctx, token, expires)
     return dict(created) if isinstance(created, Mapping) else session
 
@@ -205,9 +205,11 @@ def _database_session(
     """Look the row up; delete it when expired; extend it once ``update_age`` has passed."""
     settings = ctx.settings
     spec = ctx.cookie_specs.session_token
-    found = session_and_user((yield from call_adapter("get_session_and_user", token)))
+    found = session_and_user(
+        (yield from call_adapter(ctx.settings.adapter, "get_session_and_user", token))
+    )
     if found is not None and timestamp(found[0]["expires"]) <= ctx.now:
-        yield from call_adapter("delete_session", token)
+        yield from call_adapter(ctx.settings.adapter, "delete_session", token)
         found = None
     if found is None:
         ctx.out_cookies.extend(spec.delete(name) for name in present)
@@ -218,7 +220,9 @@ def _database_session(
     if expires - max_age + update_age <= ctx.now:
         expires = ctx.now + max_age
         extended = yield from call_adapter(
-            "update_session", {"session_token": token, "expires": utc(expires)}
+            ctx.settings.adapter,
+            "update_session",
+            {"session_token": token, "expires": utc(expires)},
         )
         if extended is None:  # deleted meanwhile (signed out elsewhere)
             ctx.out_cookies.extend(spec.delete(name) for name in present)

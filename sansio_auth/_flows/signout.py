@@ -19,7 +19,7 @@ def sign_out(ctx: Context) -> Step[Reply]:
     settings = ctx.settings
     try:
         if settings.strategy == "database":
-            session = yield from call_adapter("delete_session", value)
+            session = yield from call_adapter(ctx.settings.adapter, "delete_session", value)
             yield from emit(settings.events.sign_out, "sign_out", session=session, token=None)
         else:
             token = yield from ctx.decode_token(value)

@@ -14,8 +14,10 @@ from typing import Any
 
 import msgspec
 
+from ..errors import ProviderError
 
-class AuthorizationResponseError(ValueError):
+
+class AuthorizationResponseError(ProviderError):
     """The response breaks the protocol (issuer, implicit parameters, no code)."""
 
 
@@ -23,7 +25,7 @@ class StateMismatch(AuthorizationResponseError):
     """``state`` is missing or is not the value this browser's cookie holds."""
 
 
-class ProviderDenied(Exception):
+class ProviderDenied(ProviderError):
     """The provider answered with ``error`` (e.g. ``access_denied``)."""
 
     def __init__(self, error: str, description: str | None, uri: str | None) -> None:

@@ -7,12 +7,13 @@ from typing import Any
 import msgspec
 
 from .._flow import Step, send_http
+from ..errors import ProviderError
 from ..events import HTTPResponse, OutboundRequest
 
 ACCEPT_JSON = ("accept", "application/json")
 
 
-class ProviderResponseError(ValueError):
+class ProviderResponseError(ProviderError):
     """A provider's answer is unusable: the transport failed, the status or the body is wrong."""
 
 

@@ -25,6 +25,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import JWKRegistry, Key
 
 from .._flow import Step
+from ..errors import ProviderError
 from ..providers.oauth import ID_TOKEN_ALGORITHMS
 from .cache import ProviderCache
 from .discovery import get_jwks
@@ -36,7 +37,7 @@ _BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
 _CURVES = {"ES256": "P-256", "ES384": "P-384", "ES512": "P-521", "EdDSA": "Ed25519"}
 
 
-class IDTokenError(ValueError):
+class IDTokenError(ProviderError):
     """The ID token is not acceptable."""
 
 

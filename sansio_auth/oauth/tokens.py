@@ -10,6 +10,7 @@ from urllib.parse import quote_plus, urlencode
 
 import msgspec
 
+from ..errors import ProviderError
 from ..events import OutboundRequest
 from .fetch import ACCEPT_JSON
 
@@ -19,7 +20,7 @@ STRING_FIELDS = ("refresh_token", "id_token", "scope")
 TokenSet = dict[str, Any]
 
 
-class TokenResponseError(ValueError):
+class TokenResponseError(ProviderError):
     """The token endpoint refused the code (``error``) or answered outside the protocol."""
 
     def __init__(self, message: str, error: str | None = None) -> None:

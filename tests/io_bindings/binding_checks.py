@@ -57,6 +57,33 @@ async def serves_auth_routes(binding: ModuleType) -> None:
     assert "csrfToken" in json.loads(sent[1]["body"])
 
 
+async def decides_auth_routes_on_the_raw_path(binding: ModuleType) -> None:
+    """A percent-encoded path is judged as sent (``/%61uth/csrf`` is not ``/auth/csrf``), by
+    the engine's one check: the app behind gets it, and without one it is a 404, never a 500."""
+    seen: list[str] = []
+
+    async def inner(scope: Any, receive: Any, send: Any) -> None:
+        seen.append(scope["path"])
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "scheme": "http",
+        "path": "/auth/csrf",
+        "raw_path": b"/%61uth/csrf",
+        "query_string": b"",
+        "headers": [(b"host", b"app.test")],
+    }
+    request = [{"type": "http.request", "body": b""}]
+    alone = await call_asgi(binding.AuthApp(config(), env={}), scope, request)
+    assert alone[0]["status"] == 404
+    wrapping = await call_asgi(binding.AuthApp(config(), env={}, app=inner), scope, request)
+    assert wrapping[0]["status"] == 204
+    assert seen == ["/auth/csrf"]
+
+
 async def sends_http_with_its_own_backend(binding: ModuleType, backend: type) -> None:
     """The default transport is an HTTPClient on the binding's backend; it reaches a server,
     keeps the connection, and a stalled server becomes ``Failed(ReadTimeout)``."""
@@ -67,14 +94,14 @@ async def sends_http_with_its_own_backend(binding: ModuleType, backend: type) ->
     client.timeouts = Timeouts(read=0.2)
     with ScriptedServer(ROUTES) as server:
         for _ in range(2):
-            event = await auth.dispatcher.perform(
+            event = await auth.perform(
                 SendHTTP(request=OutboundRequest(method="GET", url=f"{server.url}/echo"))
             )
             assert isinstance(event, HTTPResponse)
             assert event.status == 200
         assert server.connections == 1
         stalled = SendHTTP(request=OutboundRequest(method="GET", url=f"{server.url}/stall"))
-        failed = await auth.dispatcher.perform(stalled)
+        failed = await auth.perform(stalled)
         assert isinstance(failed, Failed)
         assert isinstance(failed.error, ReadTimeout)
         await auth.aclose()
@@ -96,7 +123,7 @@ async def lifespan_shutdown_closes_the_pool(binding: ModuleType) -> None:
     with ScriptedServer(ROUTES) as server:
         for wrapped in (None, inner):
             app = binding.AuthApp(config(), env={}, app=wrapped)
-            await fetch(app.auth.dispatcher.perform, f"{server.url}/echo")
+            await fetch(app.auth.perform, f"{server.url}/echo")
             assert app.auth.http_client.idle_connections() == 1
             sent = await call_asgi(app, {"type": "lifespan"}, lifespan)
             assert [m["type"] for m in sent] == [
@@ -112,5 +139,9 @@ async def fetch(perform: Callable[[SendHTTP], Awaitable[object]], url: str) -> N
     assert isinstance(event, HTTPResponse), event
 
 
-CHECKS = [serves_auth_routes, lifespan_shutdown_closes_the_pool]
+CHECKS = [
+    serves_auth_routes,
+    decides_auth_routes_on_the_raw_path,
+    lifespan_shutdown_closes_the_pool,
+]
 """Checks that take only the binding module."""

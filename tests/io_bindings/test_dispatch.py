@@ -1,4 +1,5 @@
-"""The shared dispatcher: keyword filtering, sync and async callbacks, events and logs."""
+"""The runtime (``Auth``) on the engine's async driver: keyword filtering, sync and async
+callbacks, events and logs, server-side session reads."""
 
 import logging
 from urllib.parse import urlencode
@@ -43,6 +44,10 @@ async def sign_in(auth):
             body=body,
         )
     )
+
+
+def browser_request(cookie):
+    return Request(method="GET", url=f"{ORIGIN}/dashboard", headers={"cookie": cookie})
 
 
 def run(coroutine_function, *args):
@@ -93,7 +98,40 @@ def test_callbacks_get_only_the_keywords_they_name():
     cookie = "; ".join(f"{c.name}={c.value}" for c in response.cookies)
 
     async def read():
-        return await auth.session(ORIGIN, cookie)
+        return await auth.session(browser_request(cookie))
 
-    assert run(read)["shaped"] is True
+    assert run(read).data["shaped"] is True
     assert calls == ["signIn", None]
+
+
+def test_a_server_side_session_read_returns_the_cookies_to_set():
+    auth = make_auth(session={"update_age": 0})
+    response = run(sign_in, auth)
+    cookie = "; ".join(f"{c.name}={c.value}" for c in response.cookies)
+
+    async def read():
+        return await auth.session(browser_request(cookie))
+
+    read_back = run(read)
+    assert read_back.data["user"]["name"] == "Ann"
+    assert [c.name for c in read_back.cookies] == ["authjs.session-token"]
+    assert read_back.set_cookie_headers()[0].startswith("authjs.session-token=")
+
+
+def test_a_signed_out_session_read_is_none_without_cookies():
+    async def read():
+        return await make_auth().session(browser_request(""))
+
+    assert run(read).data is None
+    assert run(read).cookies == ()
+
+
+def test_a_custom_logger_that_raises_falls_back_to_the_default_log(caplog):
+    def broken(code):
+        raise RuntimeError("logger bug")
+
+    auth = make_auth(logger={"warn": broken}, skip_csrf_check=lambda: None)
+    run(auth.respond, Request(method="GET", url=f"{ORIGIN}/auth/csrf"))
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("LoggerError" in m for m in messages)
+    assert any("[auth][warn][csrf-disabled]" in m for m in messages)

@@ -1,9 +1,9 @@
 """An in-memory peer for the engine: a fake browser and a fake-IO performer.
 
 Like h11's ``ConnectionPair``: no socket, no event loop, no real clock. The
-:class:`Performer` answers every action in memory (sync and async user functions
-alike, keyword arguments filtered exactly as the real dispatcher does), records
-what it saw, and the :class:`Browser` keeps a cookie jar that honours
+:class:`Performer` answers every action in memory with the engine's own sync
+driver (``async def`` user functions run to completion when they never suspend),
+records what it saw, and the :class:`Browser` keeps a cookie jar that honours
 ``Set-Cookie`` headers (deletions and expiry included, by the fake clock).
 
 >>> pair = AuthPair.build(providers=[Credentials(authorize=...)])
@@ -14,7 +14,6 @@ what it saw, and the :class:`Browser` keeps a cookie jar that honours
 from __future__ import annotations
 
 import hashlib
-import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
@@ -23,22 +22,15 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import msgspec
 
-from io_bindings._dispatch import call_user
-from sansio_auth import AuthConfig, Engine, NotAnAuthRoute, Request, Response
+from sansio_auth import AuthConfig, Engine, Flow, NotAnAuthRoute, Request, Response
+from sansio_auth.drivers import sync_performer
 from sansio_auth.events import (
     Action,
-    AdapterReturned,
-    CallAdapter,
-    CallbackReturned,
-    EmitEvent,
     Event,
-    Failed,
     HTTPResponse,
     InvokeCallback,
     Log,
     OutboundRequest,
-    Respond,
-    SendHTTP,
 )
 
 SECRET = "test-secret-0123456789abcdef0123456789"
@@ -84,48 +76,34 @@ def run_sync(awaitable: Any) -> Any:
     raise RuntimeError("the fake performer cannot run a coroutine that suspends")
 
 
+def _no_http(request: OutboundRequest) -> HTTPResponse:
+    raise RuntimeError("no fake HTTP peer")
+
+
 @dataclass
 class Performer:
-    """Performs the engine's actions in memory and records them."""
+    """Performs the engine's actions in memory, by the engine's own sync driver, and
+    records them."""
 
     engine: Engine
-    adapter: Any = None
     http: Callable[[OutboundRequest], HTTPResponse] | None = None
     actions: list[Action] = field(default_factory=list)
 
-    def run(self, flow: Any) -> Response:
+    def run(self, flow: Flow) -> Response:
         """Drive ``flow`` to its :class:`Response`."""
-        action = flow.next_action()
-        while not isinstance(action, Respond):
-            self.actions.append(action)
-            action = flow.send(self.perform(action))
-        return action.response
+        return flow.run_sync(self.perform)
+
+    def __post_init__(self) -> None:
+        self._perform = sync_performer(
+            send_http=lambda request: (self.http or _no_http)(request),
+            log=lambda entry: None,
+            wait=run_sync,
+        )
 
     def perform(self, action: Action) -> Event:
-        """One action's answer; exceptions become :class:`Failed`, as in the real dispatcher."""
-        try:
-            match action:
-                case InvokeCallback(function=function, params=params):
-                    return CallbackReturned(value=run_sync(call_user(function, params)))
-                case CallAdapter(method=method, args=args):
-                    value = getattr(self.adapter, method)(*args)
-                    if inspect.isawaitable(value):
-                        value = run_sync(value)
-                    return AdapterReturned(value=value)
-                case SendHTTP(request=request):
-                    if self.http is None:
-                        raise RuntimeError("no fake HTTP peer")
-                    return self.http(request)
-                case EmitEvent(name=name, message=message):
-                    handler = getattr(self.engine.settings.events, name, None)
-                    if handler is not None:
-                        run_sync(call_user(handler, message))
-                    return CallbackReturned()
-                case Log():
-                    return CallbackReturned()
-        except Exception as err:
-            return Failed(error=err)
-        raise TypeError(f"unknown action {action!r}")
+        """One action's answer; exceptions become :class:`Failed`."""
+        self.actions.append(action)
+        return self._perform(action)
 
     # -- what happened -----------------------------------------------------------------------
 
@@ -137,8 +115,8 @@ class Performer:
         return [a.params for a in self.actions if isinstance(a, InvokeCallback) and a.name == name]
 
     def emitted(self, name: str) -> list[Mapping[str, Any]]:
-        """The message of every ``EmitEvent`` named ``name``."""
-        return [a.message for a in self.actions if isinstance(a, EmitEvent) and a.name == name]
+        """The message of every ``events.<name>`` handler call."""
+        return self.invoked(f"events.{name}")
 
     @property
     def logs(self) -> list[Log]:
@@ -305,7 +283,7 @@ class AuthPair:
             config = AuthConfig(**options)
         clock = Clock()
         engine = Engine(config, clock=clock, entropy=seeded_entropy(seed), env=env or {})
-        performer = Performer(engine, adapter=engine.settings.adapter)
+        performer = Performer(engine)
         return cls(engine, performer, clock, Browser(engine, performer, clock, origin))
 
     def new_browser(self, origin: str | None = None) -> Browser:

@@ -1,22 +1,33 @@
 """The flow driver and its steps: the plumbing every flow is written with."""
 
+import asyncio
+
 import pytest
 
 from sansio_auth import Flow, Response
 from sansio_auth._flow import call_adapter, emit, invoke, send_http
-from sansio_auth.errors import AdapterError, Verification
+from sansio_auth.drivers import async_performer, sync_performer
+from sansio_auth.errors import AdapterError, EventError, FlowProtocolError, Verification
 from sansio_auth.events import (
     AdapterReturned,
     CallAdapter,
     CallbackReturned,
-    EmitEvent,
     Failed,
     HTTPResponse,
     InvokeCallback,
+    Log,
     OutboundRequest,
     Respond,
     SendHTTP,
 )
+
+
+class Store:
+    def get_user(self, user_id):
+        return {"id": user_id}
+
+
+STORE = Store()
 
 
 def flow_of(step, results):
@@ -33,27 +44,38 @@ def test_invoke_returns_the_value():
     flow = flow_of(invoke("jwt", len, token={}), results)
     action = flow.next_action()
     assert action == InvokeCallback(name="jwt", function=len, params={"token": {}})
+    assert flow.pending is action
     assert isinstance(flow.send(CallbackReturned(value=7)), Respond)
+    assert flow.pending is None
     assert results == [7]
 
 
 def test_invoke_raises_the_failure():
     flow = flow_of(invoke("jwt", len), [])
     flow.next_action()
-    with pytest.raises(KeyError):
+    with pytest.raises(Exception, match="'k'"):
         flow.send(Failed(error=KeyError("k")))
 
 
+def test_call_adapter_carries_the_bound_method():
+    flow = flow_of(call_adapter(STORE, "get_user", "1"), [])
+    action = flow.next_action()
+    assert isinstance(action, CallAdapter)
+    assert (action.method, action.args) == ("get_user", ("1",))
+    assert action.call() == {"id": "1"}
+
+
 def test_call_adapter_wraps_failures_in_adapter_error():
-    flow = flow_of(call_adapter("get_user", "1"), [])
-    assert flow.next_action() == CallAdapter(method="get_user", args=("1",))
+    flow = flow_of(call_adapter(STORE, "get_user", "1"), [])
+    flow.next_action()
     with pytest.raises(AdapterError) as caught:
         flow.send(Failed(error=ConnectionError("down")))
     assert caught.value.cause["method"] == "get_user"
+    assert caught.value.fault == "adapter"
 
 
 def test_call_adapter_keeps_auth_errors():
-    flow = flow_of(call_adapter("use_verification_token"), [])
+    flow = flow_of(call_adapter(STORE, "get_user"), [])
     flow.next_action()
     with pytest.raises(Verification):
         flow.send(Failed(error=Verification("used")))
@@ -61,7 +83,7 @@ def test_call_adapter_keeps_auth_errors():
 
 def test_call_adapter_value():
     results = []
-    flow = flow_of(call_adapter("get_user"), results)
+    flow = flow_of(call_adapter(STORE, "get_user"), results)
     flow.next_action()
     flow.send(AdapterReturned(value={"id": "1"}))
     assert results == [{"id": "1"}]
@@ -76,27 +98,121 @@ def test_send_http():
     assert results[0].status == 200
 
 
-def test_the_wrong_event_is_a_type_error():
-    flow = flow_of(invoke("jwt", len), [])
-    flow.next_action()
-    with pytest.raises(TypeError, match="expected CallbackReturned"):
-        flow.send(AdapterReturned(value=1))
+@pytest.mark.parametrize(
+    ("step", "wrong"),
+    [
+        (invoke("jwt", len), AdapterReturned(value=1)),
+        (call_adapter(STORE, "get_user"), CallbackReturned(value=1)),
+        (send_http(OutboundRequest(method="GET", url="https://x")), CallbackReturned()),
+    ],
+)
+def test_the_wrong_event_is_a_flow_protocol_error_and_the_flow_waits(step, wrong):
+    results = []
+    flow = flow_of(step, results)
+    action = flow.next_action()
+    with pytest.raises(FlowProtocolError, match=f"{type(action).__name__} is answered with"):
+        flow.send(wrong)
+    assert flow.pending is action  # not resumed: the right answer still works
+    with pytest.raises(Exception, match="'k'"):
+        flow.send(Failed(error=KeyError("k")))
 
 
-def test_emit_only_with_a_handler():
+def test_emit_only_with_a_handler_and_its_failure_is_logged():
     flow = flow_of(emit(None, "sign_in", user={}), [])
     assert isinstance(flow.next_action(), Respond)
     flow = flow_of(emit(print, "sign_in", user={}), [])
-    assert flow.next_action() == EmitEvent(name="sign_in", message={"user": {}})
+    assert flow.next_action() == InvokeCallback(
+        name="events.sign_in", function=print, params={"user": {}}
+    )
+    logged = flow.send(Failed(error=RuntimeError("handler bug")))
+    assert isinstance(logged, Log)
+    assert logged.code == "EventError"
+    assert isinstance(logged.error, EventError)
+    assert logged.error.fault == "callback"
 
 
 def test_driver_misuse():
     flow = flow_of(invoke("jwt", len), [])
-    with pytest.raises(RuntimeError, match="next_action"):
+    with pytest.raises(FlowProtocolError, match="next_action"):
         flow.send(CallbackReturned())
     flow.next_action()
-    with pytest.raises(RuntimeError, match="send"):
+    with pytest.raises(FlowProtocolError, match="send"):
         flow.next_action()
     flow.send(CallbackReturned())
-    with pytest.raises(RuntimeError, match="already responded"):
+    with pytest.raises(FlowProtocolError, match="already responded"):
         flow.send(CallbackReturned())
+
+
+def steps():
+    """A flow using every action kind."""
+    results = []
+
+    def gen():
+        results.append(
+            (
+                yield from invoke(
+                    "authorize", lambda credentials: credentials, credentials=1, request=2
+                )
+            )
+        )
+        results.append((yield from call_adapter(STORE, "get_user", "9")))
+        results.append((yield from send_http(OutboundRequest(method="GET", url="https://op"))))
+        yield Log(level="warn", code="w")
+        yield Respond(response=Response(status=204))
+
+    return Flow(gen()), results
+
+
+def test_the_sync_driver_answers_every_action_by_the_rules():
+    flow, results = steps()
+    logged = []
+    perform = sync_performer(send_http=lambda request: HTTPResponse(status=200), log=logged.append)
+    assert flow.run_sync(perform).status == 204
+    assert results == [1, {"id": "9"}, HTTPResponse(status=200)]
+    assert [entry.code for entry in logged] == ["w"]
+
+
+def test_the_async_driver_awaits_what_is_awaitable():
+    async def authorize(credentials):
+        return credentials
+
+    async def send(request):
+        return HTTPResponse(status=201)
+
+    results = []
+
+    def gen():
+        results.append((yield from invoke("authorize", authorize, credentials=5, request=0)))
+        results.append((yield from send_http(OutboundRequest(method="GET", url="https://op"))))
+        yield Respond(response=Response())
+
+    perform = async_performer(send_http=send, log=print)
+    asyncio.run(Flow(gen()).run(perform))
+    assert results == [5, HTTPResponse(status=201)]
+
+
+def test_the_sync_driver_refuses_an_async_callback_without_wait():
+    async def authorize():
+        return 1
+
+    perform = sync_performer(log=print)
+    event = perform(InvokeCallback(name="authorize", function=authorize, params={}))
+    assert isinstance(event, Failed)
+    assert "no `wait`" in str(event.error)
+    perform = sync_performer(log=print, wait=asyncio.run)
+    assert perform(InvokeCallback(name="authorize", function=authorize, params={})) == (
+        CallbackReturned(value=1)
+    )
+
+
+def test_keyword_filtering_is_the_engines():
+    def named(credentials):
+        return credentials
+
+    def everything(**params):
+        return sorted(params)
+
+    call = InvokeCallback(name="authorize", function=named, params={"credentials": 1, "request": 2})
+    assert call.call() == 1
+    call = InvokeCallback(name="x", function=everything, params={"a": 1, "b": 2})
+    assert call.call() == ["a", "b"]

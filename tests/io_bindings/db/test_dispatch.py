@@ -1,4 +1,4 @@
-"""The binding's dispatcher performs ``CallAdapter`` actions on these adapters."""
+"""The async driver performs ``CallAdapter`` actions on these adapters."""
 
 from __future__ import annotations
 
@@ -7,22 +7,20 @@ from typing import Any
 
 import pytest
 
-from io_bindings._dispatch import Dispatcher, NoTransport
 from io_bindings.db._base import StoreAdapter
-from sansio_auth import AuthConfig
 from sansio_auth.adapters import AdapterConflict
+from sansio_auth.drivers import async_performer
 from sansio_auth.events import AdapterReturned, CallAdapter, Failed
-from sansio_auth.settings import resolve
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_adapter_calls_are_actions(adapter: StoreAdapter) -> None:
-    settings = resolve(AuthConfig(secret="s" * 32, trust_host=True, adapter=adapter), {})
-    dispatcher = Dispatcher(settings, NoTransport())
+    perform = async_performer(log=print)
 
     async def call(method: str, *args: Any) -> Any:
-        return await dispatcher.perform(CallAdapter(method=method, args=args))
+        action = CallAdapter(method=method, function=getattr(adapter, method), args=args)
+        return await perform(action)
 
     user = {"id": "", "email": "a@b.c", "email_verified": None}
     created = await call("create_user", user)

@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from io_bindings._dispatch import call_user
 from io_bindings.email import ConsoleSender
 from sansio_auth import Theme
 from sansio_auth.email import verification_message
+from sansio_auth.events import call_with_params
 
 pytestmark = pytest.mark.anyio
 
@@ -25,7 +25,7 @@ async def test_prints_and_keeps_the_link_with_its_message() -> None:
     params = {"identifier": "u1@x.org", "url": URL.format(n=1), "expires": expires,
               "provider": object(), "token": "t1", "theme": theme, "request": object()}  # fmt: skip
     before = datetime.now(UTC)
-    await call_user(sender, params)
+    await call_with_params(sender, params)
     assert out.getvalue() == f"[auth] sign-in link for u1@x.org: {URL.format(n=1)}\n"
     [sent] = sender.sent
     assert (sent.identifier, sent.url, sent.expires) == ("u1@x.org", URL.format(n=1), expires)

@@ -12,10 +12,10 @@ import pytest
 from live_server import free_port
 from mail_server import ReceivedMail, mail_server, silent_server
 
-from io_bindings._dispatch import call_user
 from io_bindings.email import EmailSendError, SMTPSender
 from sansio_auth import Theme
 from sansio_auth.email import verification_message
+from sansio_auth.events import call_with_params
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -69,7 +69,7 @@ async def send(sender: SMTPSender) -> None:
     expires = datetime.now(UTC) + timedelta(days=1)
     params = {"identifier": TO, "url": URL, "expires": expires, "provider": object(),
               "token": "abc123", "theme": Theme(), "request": object()}  # fmt: skip
-    await call_user(sender, params)
+    await call_with_params(sender, params)
 
 
 async def test_starttls_with_login(server_tls: ssl.SSLContext, client_tls: ssl.SSLContext) -> None:

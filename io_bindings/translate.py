@@ -1,0 +1,140 @@
+"""Between web servers and the engine: the translation every binding and adapter shares.
+
+A framework adapter builds the engine's :class:`~sansio_auth.Request` with
+:func:`make_request` (or :func:`request_from_scope` for ASGI), caps bodies at
+``max_body_size``, answers a bad ``Host`` with :data:`BAD_HOST`, and turns an
+unexpected failure into :func:`server_error`; nothing else about requests is
+decided outside the engine.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from sansio_auth import Request, Response
+from sansio_auth.http import headers_from_pairs
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+DEFAULT_MAX_BODY_SIZE = 64 * 1024
+"""Request bodies larger than this (bytes) are refused with 413."""
+
+logger = logging.getLogger("sansio_auth")
+
+
+def plain(status: int, text: str) -> Response:
+    """A short ``text/plain`` response."""
+    return Response(status=status, headers=(("content-type", "text/plain"),), body=text.encode())
+
+
+BAD_HOST = plain(400, "Bad Request: invalid Host header")
+BODY_TOO_LARGE = plain(413, "Request body too large")
+NOT_FOUND = plain(404, "Not Found")
+
+
+class BadHost(ValueError):
+    """The ``Host`` header (or the server address) does not make a valid URL."""
+
+
+def make_request(
+    method: str,
+    *,
+    scheme: str,
+    host: str,
+    raw_path: str,
+    query: str = "",
+    headers: dict[str, str],
+    body: bytes = b"",
+) -> Request:
+    """The engine's :class:`Request`; ``raw_path`` as it came on the wire (percent-encoded).
+
+    Raises :class:`BadHost` when ``host`` does not make a valid URL.
+    """
+    url = f"{scheme}://{host}{raw_path}"
+    if query:
+        url += "?" + query
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a malformed port
+    except ValueError as err:
+        raise BadHost(str(err)) from None
+    if not parts.hostname or parts.netloc != host or "@" in host:
+        raise BadHost(f"invalid host {host!r}")
+    return Request(method=method, url=url, headers=headers, body=body)
+
+
+def request_from_scope(scope: Scope, body: bytes) -> Request:
+    """The engine's :class:`Request` for an ASGI HTTP scope (raises :class:`BadHost`)."""
+    headers = headers_from_pairs(scope.get("headers", ()))
+    host = headers.get("host")
+    if not host:
+        server = scope.get("server") or ("localhost", None)
+        host = server[0] if server[1] in (None, 80, 443) else f"{server[0]}:{server[1]}"
+    return make_request(
+        scope["method"],
+        scheme=scope.get("scheme", "http"),
+        host=host,
+        raw_path=asgi_raw_path(scope),
+        query=scope.get("query_string", b"").decode("latin-1"),
+        headers=headers,
+        body=body,
+    )
+
+
+def asgi_raw_path(scope: Scope) -> str:
+    """The request path as sent (percent-encoded), falling back to the decoded ``path``."""
+    raw = scope.get("raw_path")
+    if raw:
+        return str(raw.decode("latin-1"))
+    return str(scope.get("path", "/"))
+
+
+def too_large(declared: str | bytes | None, limit: int) -> bool:
+    """Whether a declared ``Content-Length`` is over ``limit``."""
+    return declared is not None and declared.isdigit() and int(declared) > limit
+
+
+async def read_asgi_body(scope: Scope, receive: Receive, limit: int) -> bytes | None:
+    """The whole request body, or ``None`` when it is over ``limit`` bytes."""
+    if too_large(dict(scope.get("headers", ())).get(b"content-length"), limit):
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def server_error(where: str) -> Response:
+    """Log the exception being handled (traceback in the server log only) and answer 500."""
+    logger.exception("[auth][error] unexpected failure serving %s", where)
+    return plain(500, "Internal Server Error")
+
+
+def asgi_headers(response: Response) -> list[tuple[bytes, bytes]]:
+    """The response's headers (``Set-Cookie`` included) as ASGI byte pairs."""
+    return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.header_list()]
+
+
+async def send_asgi_response(send: Send, response: Response) -> None:
+    """Send an engine :class:`Response` over ASGI."""
+    headers = asgi_headers(response)
+    headers.append((b"content-length", str(len(response.body)).encode()))
+    await send({"type": "http.response.start", "status": response.status, "headers": headers})
+    await send({"type": "http.response.body", "body": response.body})
