@@ -5,7 +5,7 @@
 >>> response = await client.send(OutboundRequest(method="GET", url="https://op/.well-known/..."))
 >>> await client.aclose()
 
-Every failure raises an :class:`HTTPError` subclass; the dispatcher hands it to
+Every failure raises an :class:`HTTPError` subclass; the driver hands it to
 the engine as :class:`~sansio_auth.events.Failed`. A network backend
 (:class:`NetworkBackend`) is all a loop library must provide.
 """

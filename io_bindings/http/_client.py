@@ -1,4 +1,4 @@
-"""The HTTP client the bindings give the dispatcher: h11 over a network backend."""
+"""The HTTP client the bindings give the engine's driver: h11 over a network backend."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ class Origin(msgspec.Struct, frozen=True):
 class HTTPClient:
     """An HTTP/1.1 client with keep-alive pooling, TLS, proxies, timeouts and a size cap.
 
-    It implements the dispatcher's ``HTTPTransport``: ``await client.send(request)``
+    It implements the runtime's ``HTTPTransport``: ``await client.send(request)``
     returns an :class:`~sansio_auth.events.HTTPResponse` (any status) or raises an
     :class:`~io_bindings.http.HTTPError`. Close it with ``await client.aclose()`` (or
     ``async with``) to drop the idle connections.

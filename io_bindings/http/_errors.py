@@ -1,6 +1,6 @@
 """The HTTP client's one family of exceptions.
 
-The dispatcher turns any of them into :class:`sansio_auth.events.Failed`; the
+The driver turns any of them into :class:`sansio_auth.events.Failed`; the
 engine then ends the flow on the error page.
 """
 

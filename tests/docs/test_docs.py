@@ -12,8 +12,14 @@ def test_route_table_is_generated_from_the_routes():
     assert (DOCS / "routes.md").read_text() == routes_markdown(), "run `make docs`"
 
 
-def test_engine_example_runs(capsys):
+def test_the_by_hand_example_signs_in_with_credentials_and_reads_the_session(capsys):
     code = re.search(r"```python\n(.*?)```", (DOCS / "engine.md").read_text(), re.S)
     assert code is not None
-    exec(compile(code.group(1), "docs/engine.md", "exec"), {})
-    assert capsys.readouterr().out.strip().startswith("200")
+    namespace: dict[str, object] = {}
+    exec(compile(code.group(1), "docs/engine.md", "exec"), namespace)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines == [
+        "302 http://localhost:8000",
+        "{'name': 'Ann', 'email': 'ann@example.com'}",
+    ]
+    assert "authjs.session-token" in namespace["jar"]  # type: ignore[operator]

@@ -8,8 +8,9 @@ import anyio
 import pytest
 
 from io_bindings.anyio import Auth, AuthApp, network_backend
-from io_bindings.http import AnyioBackend, AsyncioBackend
+from io_bindings.http import AnyioBackend, AsyncioBackend, ReadTimeout
 from sansio_auth import AuthConfig, Flow, Response
+from sansio_auth.errors import fault_of
 from sansio_auth.events import HTTPResponse, OutboundRequest
 from sansio_auth.oauth.cache import ProviderCache
 from tests.sansio_auth.driver import ORIGIN, SECRET, Browser, Clock, seeded_entropy
@@ -86,3 +87,7 @@ def test_auth_app_takes_a_config_or_an_auth() -> None:
         AuthApp(AuthConfig(secret=SECRET, trust_host=True), auth=auth)
     with pytest.raises(TypeError):
         AuthApp(auth=auth, env={})
+
+
+def test_the_http_clients_failures_are_the_providers() -> None:
+    assert fault_of(ReadTimeout("slow", url="https://op")) == "provider"

@@ -113,3 +113,33 @@ def test_credentials_signin_code():
 def test_missing_secret_names():
     assert errors.MissingSecret is MissingSecretError
     assert MissingSecretError.type == "MissingSecret"
+
+
+def test_every_error_says_who_is_at_fault():
+    from sansio_auth.errors import (
+        AccessDenied,
+        AdapterError,
+        CallbackRouteError,
+        Configuration,
+        MissingCSRF,
+        OAuthCallbackError,
+        ProviderError,
+        ProviderUnreachable,
+        fault_of,
+    )
+    from sansio_auth.oauth.id_token import IDTokenError
+    from sansio_auth.oauth.tokens import TokenResponseError
+
+    assert MissingCSRF().fault == "browser"
+    assert OAuthCallbackError().fault == "provider"
+    assert Configuration().fault == "configuration"
+    assert AccessDenied().fault == "callback"
+    assert AdapterError(ConnectionError()).fault == "adapter"
+    # a wrapper takes the fault of what it wraps: a provider's bad answer is not a bug
+    assert CallbackRouteError(TokenResponseError("no access_token")).fault == "provider"
+    assert CallbackRouteError(IDTokenError("bad signature")).fault == "provider"
+    assert CallbackRouteError(ProviderUnreachable("timed out")).fault == "provider"
+    assert CallbackRouteError(KeyError("sub")).fault == "engine"
+    assert CallbackRouteError(KeyError("sub"), fault="callback").fault == "callback"
+    assert fault_of(ProviderError()) == "provider"
+    assert fault_of(RuntimeError()) == "engine"
