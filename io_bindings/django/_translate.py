@@ -57,7 +57,9 @@ def engine_request(
     browser: ``method``, ``path``, ``query``, extra ``headers``, header names to ``omit``). Raises
     :class:`~io_bindings.translate.BadHost`; Django raises ``DisallowedHost`` first."""
     host = request.get_host()
-    passed = {k.lower(): v for k, v in request.headers.items() if k.lower() not in _NOT_PASSED | omit}
+    passed = {
+        k.lower(): v for k, v in request.headers.items() if k.lower() not in _NOT_PASSED | omit
+    }
     passed["host"] = host
     if headers is not None:
         passed.update(headers)
