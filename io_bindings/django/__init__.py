@@ -22,7 +22,15 @@ from django.http import HttpRequest, HttpResponseBase
 from sansio_auth import AuthConfig
 
 from ..translate import DEFAULT_MAX_BODY_SIZE
-from ._handle import Handle, Hook, RequestAuth, auth_required, protect_prefix, sequence
+from ._handle import (
+    AuthHttpRequest,
+    Handle,
+    Hook,
+    RequestAuth,
+    auth_required,
+    protect_prefix,
+    sequence,
+)
 from ._runtime import MIN_SECRET_LENGTH, ConfigSource, LazyConfig, Runtimes
 from ._views import sign_in, sign_out
 
@@ -64,6 +72,7 @@ __all__ = [
     "AdapterCAuth",
     "AdapterCAuthConfig",
     "AdapterCAuthResult",
+    "AuthHttpRequest",
     "Hook",
     "LazyConfig",
     "RequestAuth",

@@ -87,6 +87,13 @@ class RequestAuth:
         return self._csrf_token
 
 
+class AuthHttpRequest(HttpRequest):
+    """For annotations only: a request that passed the auth ``handle``
+    (``def view(request: AuthHttpRequest)`` types ``request.auth()``)."""
+
+    auth: RequestAuth
+
+
 def request_auth(request: HttpRequest) -> RequestAuth:
     """The :class:`RequestAuth` that ``handle`` set, or ``ImproperlyConfigured``."""
     state = getattr(request, "auth", None)

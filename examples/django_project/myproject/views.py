@@ -2,40 +2,45 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 
-from io_bindings.django import auth_required
+from io_bindings.django import AuthHttpRequest, auth_required
 
 
-async def home(request: HttpRequest) -> HttpResponse:
+async def home(request: AuthHttpRequest) -> HttpResponse:
     """The session (read in the view, per page) and the sign-in/out buttons."""
-    session = await request.auth()  # type: ignore[attr-defined]
-    return render(request, "home.html", {"session": session, "error": request.GET.get("error")})
+    session = await request.auth()
+    context = {
+        "session": session,
+        "error": request.GET.get("error"),
+        "oidc": "op" in request.auth.runtime.settings.providers_by_id,
+    }
+    return render(request, "home.html", context)
 
 
-def account(request: HttpRequest) -> HttpResponse:
+def account(request: AuthHttpRequest) -> HttpResponse:
     """Under ``/account/``: ``protect_prefix`` lets only signed-in browsers here."""
-    return render(request, "account.html", {"session": request.auth()})  # type: ignore[attr-defined]
+    return render(request, "account.html", {"session": request.auth()})
 
 
 @auth_required
-def profile(request: HttpRequest) -> JsonResponse:
+def profile(request: AuthHttpRequest) -> JsonResponse:
     """A sync view protected per view (303 to ``/auth`` without ``session.user``)."""
-    return JsonResponse({"session": request.auth()})  # type: ignore[attr-defined]
+    return JsonResponse({"session": request.auth()})
 
 
 @auth_required(redirect_to="/auth/signin")
-async def profile_async(request: HttpRequest) -> JsonResponse:
+async def profile_async(request: AuthHttpRequest) -> JsonResponse:
     """The same, async."""
-    return JsonResponse({"session": await request.auth()})  # type: ignore[attr-defined]
+    return JsonResponse({"session": await request.auth()})
 
 
-def whoami(request: HttpRequest) -> JsonResponse:
+def whoami(request: AuthHttpRequest) -> JsonResponse:
     """The session from a sync view (``null`` when signed out)."""
-    return JsonResponse({"session": request.auth()})  # type: ignore[attr-defined]
+    return JsonResponse({"session": request.auth()})
 
 
-async def awhoami(request: HttpRequest) -> JsonResponse:
+async def awhoami(request: AuthHttpRequest) -> JsonResponse:
     """The session from an async view."""
-    return JsonResponse({"session": await request.auth()})  # type: ignore[attr-defined]
+    return JsonResponse({"session": await request.auth()})
