@@ -243,8 +243,12 @@ def protect_prefix(prefix: str, redirect_to: str = "/auth/signin") -> Hook:
     return ProtectPrefix(prefix, redirect_to)
 
 
-class Sequence(Hook):
-    """Several middleware factories in series (the first sees the request first)."""
+class Sequence:
+    """Several middleware factories in series (the first sees the request first); it
+    runs in either mode, adapting members that cannot (``sync_capable = async_capable``)."""
+
+    sync_capable = True
+    async_capable = True
 
     def __init__(self, factories: tuple[Callable[[GetResponse], Any], ...]) -> None:
         self.factories = factories
@@ -266,7 +270,7 @@ def _chain(factory: Callable[[GetResponse], Any], get_response: GetResponse) -> 
     return factory(get_response)  # type: ignore[no-any-return]
 
 
-def sequence(*middlewares: Callable[[GetResponse], Any]) -> Hook:
+def sequence(*middlewares: Callable[[GetResponse], Any]) -> Sequence:
     """Combine middleware factories (handles) in series, like the spec's ``sequence``:
     ``hooks = sequence(handle, protect_prefix("/account/"))``, then ``MIDDLEWARE`` names
     ``"myproject.auth.hooks"``."""
