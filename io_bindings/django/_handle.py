@@ -10,7 +10,7 @@ from typing import Any, TypeAlias, TypeVar, overload
 
 from asgiref.sync import async_to_sync, iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.core.exceptions import ImproperlyConfigured, RequestDataTooBig
-from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponseBase, HttpResponseRedirect
 
 from sansio_auth import Cookie, NotAnAuthRoute, Request
 from sansio_auth.drivers import sync_performer
@@ -159,49 +159,43 @@ class Handle(Hook):
     def call(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
         runtime = self.runtimes.resolve(request)
         if inspect.isawaitable(runtime):
-            awaitable = runtime
-            runtime = _bridge.run(request, lambda: awaitable)
-        if runtime.serves(raw_path(request)):
-            answer = self._engine_request(request)
-            if isinstance(answer, Request):
-                engine_req = answer
-                try:
-                    response = _bridge.run(request, lambda: runtime.respond(engine_req))
-                except Exception:
-                    return django_response(server_error(request.path))
-                if response is not None:
-                    return django_response(response)
-            else:
-                return answer
-        state = RequestAuth(request, runtime)
-        request.auth = state  # type: ignore[attr-defined]
+            pending = runtime
+            runtime = _bridge.run(request, lambda: pending)
+        answer = self._prepare(request, runtime)
+        if isinstance(answer, Request):
+            engine_req = answer
+            answer = _bridge.run(request, lambda: self._respond(request, runtime, engine_req))
+        if answer is not None:
+            return answer
+        state = _attach(request, runtime)
         result: HttpResponseBase = get_response(request)
-        add_cookies(result, state.cookies)  # type: ignore[arg-type]
+        add_cookies(result, state.cookies)
         return result
 
     async def acall(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
         runtime = self.runtimes.resolve(request)
         if inspect.isawaitable(runtime):
             runtime = await runtime
-        if runtime.serves(raw_path(request)):
-            answer = self._engine_request(request)
-            if isinstance(answer, Request):
-                try:
-                    response = await _bridge.arun(request, lambda: runtime.respond(answer))
-                except Exception:
-                    return django_response(server_error(request.path))
-                if response is not None:
-                    return django_response(response)
-            else:
-                return answer
-        state = RequestAuth(request, runtime)
-        request.auth = state  # type: ignore[attr-defined]
+        answer = self._prepare(request, runtime)
+        if isinstance(answer, Request):
+            engine_req = answer
+            answer = await _bridge.arun(
+                request, lambda: self._respond(request, runtime, engine_req)
+            )
+        if answer is not None:
+            return answer
+        state = _attach(request, runtime)
         result: HttpResponseBase = await get_response(request)
-        add_cookies(result, state.cookies)  # type: ignore[arg-type]
+        add_cookies(result, state.cookies)
         return result
 
-    def _engine_request(self, request: HttpRequest) -> Request | HttpResponse:
-        """The engine's request for an auth route, or the 413/400 to answer instead."""
+    def _prepare(
+        self, request: HttpRequest, runtime: _anyio.Auth
+    ) -> Request | HttpResponseBase | None:
+        """For an auth route, the engine's request (or the 413/400 to answer instead);
+        ``None`` for any other route."""
+        if not runtime.serves(raw_path(request)):
+            return None
         if _too_large(request.META.get("CONTENT_LENGTH"), self.max_body_size):
             return django_response(BODY_TOO_LARGE)
         try:
@@ -214,6 +208,24 @@ class Handle(Hook):
             return engine_request(request, body=body)
         except BadHost:
             return django_response(BAD_HOST)
+
+    @staticmethod
+    async def _respond(
+        request: HttpRequest, runtime: _anyio.Auth, engine_req: Request
+    ) -> HttpResponseBase | None:
+        """The engine's answer as a Django response (a logged 500 if serving fails);
+        ``None`` when the engine does not serve it after all (the view chain does)."""
+        try:
+            response = await runtime.respond(engine_req)
+        except Exception:
+            return django_response(server_error(request.path))
+        return None if response is None else django_response(response)
+
+
+def _attach(request: HttpRequest, runtime: _anyio.Auth) -> RequestAuth:
+    state = RequestAuth(request, runtime)
+    request.auth = state  # type: ignore[attr-defined]
+    return state
 
 
 class ProtectPrefix(Hook):

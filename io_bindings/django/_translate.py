@@ -20,7 +20,7 @@ from http.cookies import Morsel
 from typing import Any
 
 from django.core.handlers.asgi import ASGIRequest
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.encoding import escape_uri_path
 
 from sansio_auth import Cookie, Request, Response
@@ -88,7 +88,7 @@ class _RawCookie(Morsel[str]):
         return f"{header} {self._line}" if header else self._line
 
 
-def add_cookies(response: HttpResponse, cookies: Iterable[Cookie]) -> None:
+def add_cookies(response: HttpResponseBase, cookies: Iterable[Cookie]) -> None:
     """Add the engine's cookies to ``response``, one ``Set-Cookie`` line each, in order."""
     for cookie in cookies:
         key = f"sansio-auth:{len(response.cookies)}:{cookie.name}"
