@@ -14,7 +14,7 @@ engine chose, with the cookies it set. A failed credentials sign-in
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from django.http import HttpRequest, HttpResponseBase, HttpResponseNotAllowed
 
@@ -38,9 +38,9 @@ async def sign_in(request: HttpRequest) -> HttpResponseBase:
     if provider_id is None:
         route = "signin"
     elif provider is not None and provider.type == "credentials":
-        route = f"callback/{provider_id}"
+        route = f"callback/{quote(provider_id, safe='')}"
     else:
-        route = f"signin/{provider_id}"
+        route = f"signin/{quote(provider_id, safe='')}"
     response = await _post(request, route)
     url = _redirect_url(response)
     if url is None:

@@ -90,6 +90,16 @@ def test_both_csrf_tokens_are_checked(http: httpx.Client) -> None:
     assert SESSION_COOKIE not in http.cookies
 
 
+@pytest.mark.parametrize("provider", ["nope", "../session?x=1#y", "é"])
+def test_an_unknown_provider_gets_the_error_page(
+    http: httpx.Client, site: LiveServer, provider: str
+) -> None:
+    form = form_for(http, "credentials")
+    response = http.post("/signin", data={**form.fields, "provider": provider})
+    assert response.status_code == 303
+    assert response.headers["location"] == f"{site.url}/auth/error?error=Configuration"
+
+
 def test_sign_in_views_take_only_post(http: httpx.Client) -> None:
     assert http.get("/signin").status_code == 405
     assert http.get("/signout").status_code == 405
