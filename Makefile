@@ -45,6 +45,7 @@ lint: install
 
 typecheck: install
 	$(VENV)/bin/mypy
+	$(VENV)/bin/mypy --strict examples/django_project/myproject examples/django_project/manage.py
 
 bench: install system-deps
 	$(PY) -m bench

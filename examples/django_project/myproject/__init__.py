@@ -1,0 +1,1 @@
+"""The sansio-auth Django example: see ``docs/adapters/django.md``."""

@@ -1,0 +1,84 @@
+"""Adapter C for Django (ASGI and WSGI): ``handle``, ``sign_in``, ``sign_out``.
+
+>>> # myproject/auth.py
+>>> from io_bindings.django import AdapterCAuth, protect_prefix, sequence
+>>> handle, sign_in, sign_out = AdapterCAuth(config)   # or AdapterCAuth(lambda request: config)
+>>> hooks = sequence(handle, protect_prefix("/account/"))
+>>> # settings.py: MIDDLEWARE = [..., "myproject.auth.hooks"];
+>>> #              INSTALLED_APPS = [..., "io_bindings.django"]  (the template tags)
+>>> # urls.py:     path("signin", sign_in), path("signout", sign_out)
+
+Views read the session with ``await request.auth()`` (async) or ``request.auth()`` (sync).
+See ``docs/adapters/django.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any, NamedTuple
+
+from django.http import HttpRequest, HttpResponseBase
+
+from sansio_auth import AuthConfig
+
+from ..translate import DEFAULT_MAX_BODY_SIZE
+from ._handle import (
+    AuthHttpRequest,
+    Handle,
+    Hook,
+    RequestAuth,
+    auth_required,
+    protect_prefix,
+    sequence,
+)
+from ._runtime import MIN_SECRET_LENGTH, ConfigSource, LazyConfig, Runtimes
+from ._views import sign_in, sign_out
+
+AdapterCAuthConfig = AuthConfig
+"""The spec's name for the config record (the same :class:`~sansio_auth.AuthConfig`)."""
+FormAction = Callable[[HttpRequest], Coroutine[Any, Any, HttpResponseBase]]
+
+
+class AdapterCAuthResult(NamedTuple):
+    """What :func:`AdapterCAuth` returns; unpacks to ``handle, sign_in, sign_out``."""
+
+    handle: Handle
+    """The middleware factory: serves ``base_path`` (``/auth``), sets ``request.auth``."""
+    sign_in: FormAction
+    """The sign-in form-action view (route it at ``signin``)."""
+    sign_out: FormAction
+    """The sign-out form-action view (route it at ``signout``)."""
+
+
+def AdapterCAuth(  # noqa: N802 - the spec's entry point name
+    config: ConfigSource, *, max_body_size: int = DEFAULT_MAX_BODY_SIZE
+) -> AdapterCAuthResult:
+    """Adapter C: ``handle, sign_in, sign_out = AdapterCAuth(config)``.
+
+    ``config`` is an :class:`~sansio_auth.AuthConfig`, or a function of the Django request
+    returning one (sync or ``async``; lazy initialization: e.g. read ``request.META`` or
+    settings). Options not in the config come from the environment overlaid with the
+    ``AUTH_*`` names of Django's settings (``AUTH_SECRET``, ``AUTH_TRUST_HOST``, ...).
+    A fixed config is checked now: an engine refusal or a secret shorter than 32
+    characters raises ``django.core.exceptions.ImproperlyConfigured`` (a lazy config is
+    checked the first time the function returns it).
+    """
+    handle = Handle(Runtimes(config), max_body_size)
+    return AdapterCAuthResult(handle, sign_in, sign_out)
+
+
+__all__ = [
+    "MIN_SECRET_LENGTH",
+    "AdapterCAuth",
+    "AdapterCAuthConfig",
+    "AdapterCAuthResult",
+    "AuthHttpRequest",
+    "Hook",
+    "LazyConfig",
+    "RequestAuth",
+    "auth_required",
+    "protect_prefix",
+    "sequence",
+    "sign_in",
+    "sign_out",
+]

@@ -1,0 +1,80 @@
+"""Where the async runtime runs for a Django request: the one place sync code meets it.
+
+The runtime (:class:`io_bindings.anyio.Auth`: its HTTP connection pool, provider cache and
+database pools) must live on **one** event loop. Which loop depends on the server:
+
+* **ASGI** (uvicorn, daphne): the server's loop. Async code awaits directly; sync code
+  (sync views, a middleware Django runs in sync mode) runs in a worker thread that
+  :func:`asgiref.sync.async_to_sync` hands back to that same loop.
+* **WSGI** (``runserver``, gunicorn, mod_wsgi): there is no loop of the server's. A
+  ``async_to_sync`` call would start a new loop per call, so pooled connections made on
+  one loop would be reused on another, and two request threads would share the runtime
+  at once. Instead one process-wide loop runs in a daemon thread and every WSGI request
+  submits its coroutine there (and waits). Async views under WSGI (Django runs them on a
+  throw-away loop) await the same loop's future.
+
+A request is ASGI when Django built an :class:`~django.core.handlers.asgi.ASGIRequest`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
+
+from asgiref.sync import async_to_sync
+from django.core.handlers.asgi import ASGIRequest
+from django.http import HttpRequest
+
+T = TypeVar("T")
+
+_lock = threading.Lock()
+_wsgi_loop: asyncio.AbstractEventLoop | None = None
+
+
+def _loop() -> asyncio.AbstractEventLoop:
+    """The process-wide loop WSGI requests run the runtime on (started on first use)."""
+    global _wsgi_loop
+    with _lock:
+        if _wsgi_loop is None:
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(
+                target=loop.run_forever, name="sansio-auth-wsgi-loop", daemon=True
+            )
+            thread.start()
+            _wsgi_loop = loop
+        return _wsgi_loop
+
+
+def in_event_loop() -> bool:
+    """Whether this thread is running an event loop (async code must ``await``)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def run(request: HttpRequest, call: Callable[[], Awaitable[T]]) -> T:
+    """Run ``call()`` on the runtime's loop from sync code; its result."""
+    if isinstance(request, ASGIRequest):
+        return async_to_sync(_awaiting(call))()
+    return asyncio.run_coroutine_threadsafe(_awaiting(call)(), _loop()).result()
+
+
+async def arun(request: HttpRequest, call: Callable[[], Awaitable[T]]) -> T:
+    """Await ``call()`` on the runtime's loop from async code."""
+    if isinstance(request, ASGIRequest):
+        return await call()
+    future = asyncio.run_coroutine_threadsafe(_awaiting(call)(), _loop())
+    return await asyncio.wrap_future(future)
+
+
+def _awaiting(call: Callable[[], Awaitable[T]]) -> Callable[[], Coroutine[Any, Any, T]]:
+    """``call`` as a coroutine function (what both loop APIs take)."""
+
+    async def wrapper() -> T:
+        return await call()
+
+    return wrapper

@@ -1,0 +1,325 @@
+"""``handle`` (the middleware serving the auth routes and setting ``request.auth()``),
+``protect_prefix``, ``sequence`` and ``auth_required``."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from functools import wraps
+from typing import Any, TypeAlias, TypeVar, overload
+
+from asgiref.sync import async_to_sync, iscoroutinefunction, markcoroutinefunction, sync_to_async
+from django.core.exceptions import ImproperlyConfigured, RequestDataTooBig
+from django.http import HttpRequest, HttpResponseBase, HttpResponseRedirect
+
+from sansio_auth import Cookie, NotAnAuthRoute, Request
+from sansio_auth.drivers import sync_performer
+
+from .. import anyio as _anyio
+from .._dispatch import write_log
+from ..translate import BAD_HOST, BODY_TOO_LARGE, DEFAULT_MAX_BODY_SIZE, BadHost, server_error
+from ..translate import too_large as _too_large
+from . import _bridge
+from ._runtime import Runtimes
+from ._translate import add_cookies, django_response, engine_request, raw_path
+
+GetResponse: TypeAlias = Callable[[HttpRequest], Any]
+"""Django's ``get_response``: sync (returns the response) or async (a coroutine of it)."""
+View = TypeVar("View", bound=Callable[..., Any])
+
+
+class RequestAuth:
+    """``request.auth``: the runtime serving this request, and the session, read lazily.
+
+    Call it for the session (a mapping, or ``None`` when signed out): in async code
+    ``await request.auth()``, in sync code ``request.auth()`` (whether the calling
+    thread runs an event loop decides which). The session is read once per request;
+    cookies the engine re-issues while reading it are added to the response.
+    """
+
+    def __init__(self, request: HttpRequest, runtime: _anyio.Auth) -> None:
+        self.request = request
+        self.runtime = runtime
+        self.cookies: list[Cookie] = []
+        """Cookies to add to this request's response (re-issued session, CSRF)."""
+        self._read = False
+        self._session: Any = None
+        self._csrf_token: str | None = None
+
+    def __call__(self) -> Any:
+        return self.asession() if _bridge.in_event_loop() else self.session()
+
+    def session(self) -> Any:
+        """The session, from sync code."""
+        if not self._read:
+            self._remember(_bridge.run(self.request, self._read_session))
+        return self._session
+
+    async def asession(self) -> Any:
+        """The session, from async code."""
+        if not self._read:
+            self._remember(await _bridge.arun(self.request, self._read_session))
+        return self._session
+
+    def _read_session(self) -> Awaitable[_anyio.SessionRead]:
+        return self.runtime.session(engine_request(self.request))
+
+    def _remember(self, read: _anyio.SessionRead) -> None:
+        if not self._read:
+            self._read, self._session = True, read.data
+            self.cookies.extend(read.cookies)
+
+    def csrf_token(self) -> str:
+        """The library's CSRF token for forms on this page (its cookie goes on the response).
+
+        ``GET csrf`` performs no IO (only a possible log line), so the engine runs it
+        synchronously here: safe in any thread, event loop or not.
+        """
+        if self._csrf_token is None:
+            path = f"{self.runtime.settings.base_path}/csrf"
+            flow = self.runtime.engine.handle(
+                engine_request(self.request, method="GET", path=path, query="")
+            )
+            assert not isinstance(flow, NotAnAuthRoute)
+            response = flow.run_sync(sync_performer(log=write_log))
+            self._csrf_token = str(response.json()["csrfToken"])
+            self.cookies.extend(response.cookies)
+        return self._csrf_token
+
+
+class AuthHttpRequest(HttpRequest):
+    """For annotations only: a request that passed the auth ``handle``
+    (``def view(request: AuthHttpRequest)`` types ``request.auth()``)."""
+
+    auth: RequestAuth
+
+
+def request_auth(request: HttpRequest) -> RequestAuth:
+    """The :class:`RequestAuth` that ``handle`` set, or ``ImproperlyConfigured``."""
+    state = getattr(request, "auth", None)
+    if not isinstance(state, RequestAuth):
+        raise ImproperlyConfigured(
+            "sansio-auth: request.auth is not set; add the auth `handle` to MIDDLEWARE "
+            "(before protect_prefix and any view that uses it)"
+        )
+    return state
+
+
+def see_other(url: str) -> HttpResponseRedirect:
+    """A 303 redirect to ``url``."""
+    response = HttpResponseRedirect(url)
+    response.status_code = 303
+    return response
+
+
+class Hook:
+    """A Django middleware factory (``sync_capable = async_capable = True``): put it in
+    ``MIDDLEWARE`` by dotted path, or combine several with :func:`sequence`."""
+
+    sync_capable = True
+    async_capable = True
+
+    def __call__(self, get_response: GetResponse) -> Callable[[HttpRequest], Any]:
+        return _HookMiddleware(self, get_response)
+
+    def call(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
+        """Handle ``request`` in a sync middleware chain."""
+        raise NotImplementedError
+
+    async def acall(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
+        """Handle ``request`` in an async middleware chain."""
+        raise NotImplementedError
+
+
+class _HookMiddleware:
+    """One instance of a :class:`Hook` in a chain: async when ``get_response`` is."""
+
+    def __init__(self, hook: Hook, get_response: GetResponse) -> None:
+        self.hook = hook
+        self.get_response = get_response
+        self.is_async = iscoroutinefunction(get_response)
+        if self.is_async:
+            markcoroutinefunction(self)
+
+    def __call__(self, request: HttpRequest) -> Any:
+        if self.is_async:
+            return self.hook.acall(request, self.get_response)
+        return self.hook.call(request, self.get_response)
+
+
+class Handle(Hook):
+    """The auth ``handle``: serves every route under ``base_path`` and sets
+    ``request.auth`` (:class:`RequestAuth`) for the rest, whose response gets the cookies
+    the engine re-issued. Request bodies over ``max_body_size`` bytes get 413."""
+
+    def __init__(self, runtimes: Runtimes, max_body_size: int = DEFAULT_MAX_BODY_SIZE) -> None:
+        self.runtimes = runtimes
+        self.max_body_size = max_body_size
+
+    def call(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
+        runtime = self.runtimes.resolve(request)
+        if inspect.isawaitable(runtime):
+            pending = runtime
+            runtime = _bridge.run(request, lambda: pending)
+        answer = self._prepare(request, runtime)
+        if isinstance(answer, Request):
+            engine_req = answer
+            answer = _bridge.run(request, lambda: self._respond(request, runtime, engine_req))
+        if answer is not None:
+            return answer
+        state = _attach(request, runtime)
+        result: HttpResponseBase = get_response(request)
+        add_cookies(result, state.cookies)
+        return result
+
+    async def acall(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
+        runtime = self.runtimes.resolve(request)
+        if inspect.isawaitable(runtime):
+            runtime = await runtime
+        answer = self._prepare(request, runtime)
+        if isinstance(answer, Request):
+            engine_req = answer
+            answer = await _bridge.arun(
+                request, lambda: self._respond(request, runtime, engine_req)
+            )
+        if answer is not None:
+            return answer
+        state = _attach(request, runtime)
+        result: HttpResponseBase = await get_response(request)
+        add_cookies(result, state.cookies)
+        return result
+
+    def _prepare(
+        self, request: HttpRequest, runtime: _anyio.Auth
+    ) -> Request | HttpResponseBase | None:
+        """For an auth route, the engine's request (or the 413/400 to answer instead);
+        ``None`` for any other route."""
+        if not runtime.serves(raw_path(request)):
+            return None
+        if _too_large(request.META.get("CONTENT_LENGTH"), self.max_body_size):
+            return django_response(BODY_TOO_LARGE)
+        try:
+            body = request.body
+        except RequestDataTooBig:
+            return django_response(BODY_TOO_LARGE)
+        if len(body) > self.max_body_size:
+            return django_response(BODY_TOO_LARGE)
+        try:
+            return engine_request(request, body=body)
+        except BadHost:
+            return django_response(BAD_HOST)
+
+    @staticmethod
+    async def _respond(
+        request: HttpRequest, runtime: _anyio.Auth, engine_req: Request
+    ) -> HttpResponseBase | None:
+        """The engine's answer as a Django response (a logged 500 if serving fails);
+        ``None`` when the engine does not serve it after all (the view chain does)."""
+        try:
+            response = await runtime.respond(engine_req)
+        except Exception:
+            return django_response(server_error(request.path))
+        return None if response is None else django_response(response)
+
+
+def _attach(request: HttpRequest, runtime: _anyio.Auth) -> RequestAuth:
+    state = RequestAuth(request, runtime)
+    request.auth = state  # type: ignore[attr-defined]
+    return state
+
+
+class ProtectPrefix(Hook):
+    """Redirects (303) requests under ``prefix`` that have no session to ``redirect_to``."""
+
+    def __init__(self, prefix: str, redirect_to: str) -> None:
+        self.prefix = prefix
+        self.redirect_to = redirect_to
+
+    def call(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
+        if request.path.startswith(self.prefix) and request_auth(request).session() is None:
+            return see_other(self.redirect_to)
+        result: HttpResponseBase = get_response(request)
+        return result
+
+    async def acall(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
+        if request.path.startswith(self.prefix) and await request_auth(request).asession() is None:
+            return see_other(self.redirect_to)
+        result: HttpResponseBase = await get_response(request)
+        return result
+
+
+def protect_prefix(prefix: str, redirect_to: str = "/auth/signin") -> Hook:
+    """A handle (after the auth ``handle``) that redirects with 303 to ``redirect_to``
+    when a request whose path starts with ``prefix`` has no session: pages, form posts
+    and API routes alike. The test is a plain prefix: ``"/account/"`` spares ``/accounts``."""
+    return ProtectPrefix(prefix, redirect_to)
+
+
+class Sequence:
+    """Several middleware factories in series (the first sees the request first); it
+    runs in either mode, adapting members that cannot (``sync_capable = async_capable``)."""
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, factories: tuple[Callable[[GetResponse], Any], ...]) -> None:
+        self.factories = factories
+
+    def __call__(self, get_response: GetResponse) -> Callable[[HttpRequest], Any]:
+        for factory in reversed(self.factories):
+            get_response = _chain(factory, get_response)
+        return get_response
+
+
+def _chain(factory: Callable[[GetResponse], Any], get_response: GetResponse) -> GetResponse:
+    """``factory(get_response)``, adapted (as Django does) when it cannot run in the mode
+    of ``get_response``; the result runs in that same mode."""
+    is_async = iscoroutinefunction(get_response)
+    if is_async and not getattr(factory, "async_capable", False):
+        return sync_to_async(factory(async_to_sync(get_response)), thread_sensitive=True)
+    if not is_async and not getattr(factory, "sync_capable", True):
+        return async_to_sync(factory(sync_to_async(get_response, thread_sensitive=True)))
+    return factory(get_response)  # type: ignore[no-any-return]
+
+
+def sequence(*middlewares: Callable[[GetResponse], Any]) -> Sequence:
+    """Combine middleware factories (handles) in series, like the spec's ``sequence``:
+    ``hooks = sequence(handle, protect_prefix("/account/"))``, then ``MIDDLEWARE`` names
+    ``"myproject.auth.hooks"``."""
+    return Sequence(middlewares)
+
+
+@overload
+def auth_required(view: View, /) -> View: ...
+@overload
+def auth_required(*, redirect_to: str = "/auth") -> Callable[[View], View]: ...
+def auth_required(
+    view: View | None = None, /, *, redirect_to: str = "/auth"
+) -> View | Callable[[View], View]:
+    """Decorate a sync or async view: without ``session.user``, redirect with 303 to
+    ``redirect_to``. Use it bare (``@auth_required``) or called (``@auth_required(...)``)."""
+
+    def decorate(view: View) -> View:
+        if iscoroutinefunction(view):
+
+            @wraps(view)
+            async def async_view(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+                if not _has_user(await request_auth(request).asession()):
+                    return see_other(redirect_to)
+                return await view(request, *args, **kwargs)
+
+            return async_view  # type: ignore[return-value]
+
+        @wraps(view)
+        def sync_view(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+            if not _has_user(request_auth(request).session()):
+                return see_other(redirect_to)
+            return view(request, *args, **kwargs)
+
+        return sync_view  # type: ignore[return-value]
+
+    return decorate(view) if view is not None else decorate
+
+
+def _has_user(session: Any) -> bool:
+    return isinstance(session, dict) and bool(session.get("user"))

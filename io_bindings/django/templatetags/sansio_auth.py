@@ -1,0 +1,117 @@
+"""Template tags: sign-in and sign-out forms posting to the ``sign_in``/``sign_out`` views.
+
+    {% load sansio_auth %}
+    {% signin_button "github" %}                        a form with one "Sign in with GitHub" button
+    {% signin_button %}                                 no provider: the sign-in page
+    {% signin_form "credentials" %}                     the block form: your own inputs and button
+      <input name="username"> <input name="password" type="password"> <button>Sign in</button>
+    {% endsignin_form %}
+    {% signout_button %}   {% signout_form %}<button>Leave</button>{% endsignout_form %}
+
+Options: ``signin_page``/``signout_page`` (the form's action, default ``/signin`` and
+``/signout``), ``redirect_to`` (where to land afterwards, default the current page) and,
+for the buttons, ``label``. Every form carries Django's CSRF token and the library's
+(whose cookie the auth ``handle`` sets on this page's response).
+"""
+
+from __future__ import annotations
+
+from django import template
+from django.http import HttpRequest
+from django.middleware.csrf import get_token
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
+from .._handle import request_auth
+
+register = template.Library()
+
+
+def _request(context: template.Context) -> HttpRequest:
+    request = getattr(context, "request", None) or context.get("request")
+    if not isinstance(request, HttpRequest):
+        raise template.TemplateSyntaxError(
+            "sansio_auth tags need the request: render with a RequestContext "
+            "(render(request, ...) or the `request` context processor)"
+        )
+    return request
+
+
+def _action(page: str) -> str:
+    return page if page.startswith("/") else f"/{page}"
+
+
+def _form(
+    context: template.Context, action: str, fields: dict[str, str | None], inner: str
+) -> SafeString:
+    request = _request(context)
+    hidden = {
+        "csrfmiddlewaretoken": get_token(request),
+        "csrfToken": request_auth(request).csrf_token(),
+        **{name: value for name, value in fields.items() if value},
+    }
+    inputs = format_html_join("", '<input type="hidden" name="{}" value="{}">', hidden.items())
+    return format_html('<form method="post" action="{}">{}{}</form>', action, inputs, inner)
+
+
+def _provider_name(context: template.Context, provider: str | None) -> str | None:
+    if provider is None:
+        return None
+    found = request_auth(_request(context)).runtime.settings.providers_by_id.get(provider)
+    return found.name if found is not None else provider
+
+
+@register.simple_tag(takes_context=True)
+def signin_button(
+    context: template.Context,
+    provider: str | None = None,
+    *,
+    signin_page: str = "/signin",
+    redirect_to: str | None = None,
+    label: str | None = None,
+) -> SafeString:
+    """A form posting to ``sign_in`` with one submit button."""
+    name = _provider_name(context, provider)
+    text = label or (f"Sign in with {name}" if name else "Sign in")
+    button = format_html('<button type="submit">{}</button>', text)
+    fields = {"provider": provider, "redirectTo": redirect_to}
+    return _form(context, _action(signin_page), fields, button)
+
+
+@register.simple_block_tag(takes_context=True)
+def signin_form(
+    context: template.Context,
+    content: str,
+    provider: str | None = None,
+    *,
+    signin_page: str = "/signin",
+    redirect_to: str | None = None,
+) -> SafeString:
+    """:func:`signin_button` with the block's content (inputs, buttons) inside the form."""
+    fields = {"provider": provider, "redirectTo": redirect_to}
+    return _form(context, _action(signin_page), fields, content)
+
+
+@register.simple_tag(takes_context=True)
+def signout_button(
+    context: template.Context,
+    *,
+    signout_page: str = "/signout",
+    redirect_to: str | None = None,
+    label: str = "Sign out",
+) -> SafeString:
+    """A form posting to ``sign_out`` with one submit button."""
+    button = format_html('<button type="submit">{}</button>', label)
+    return _form(context, _action(signout_page), {"redirectTo": redirect_to}, button)
+
+
+@register.simple_block_tag(takes_context=True)
+def signout_form(
+    context: template.Context,
+    content: str,
+    *,
+    signout_page: str = "/signout",
+    redirect_to: str | None = None,
+) -> SafeString:
+    """:func:`signout_button` with the block's content inside the form."""
+    return _form(context, _action(signout_page), {"redirectTo": redirect_to}, content)
