@@ -20,13 +20,13 @@ from urllib.parse import urlencode
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sansio_auth.fetch import ProviderResponseError
 from sansio_auth.oauth.callback import (
     AuthorizationResponseError,
     ProviderDenied,
     parse_authorization_response,
 )
 from sansio_auth.oauth.discovery import parse_jwks, parse_metadata
-from sansio_auth.oauth.fetch import ProviderResponseError
 from sansio_auth.oauth.id_token import IDTokenError, check_claims, verify_signature
 from sansio_auth.oauth.tokens import TokenResponseError, parse_token_response
 from tests.sansio_auth.driver import ORIGIN, query_of, written

@@ -28,6 +28,7 @@ from ..errors import (
     OAuthCallbackError,
     OAuthProfileParseError,
 )
+from ..fetch import send
 from ..http import split_url
 from ..oauth.authorize_url import (
     OIDC_DEFAULT_SCOPE,
@@ -45,7 +46,6 @@ from ..oauth.checks import (
     unseal,
 )
 from ..oauth.discovery import AuthorizationServer, authorization_server
-from ..oauth.fetch import send
 from ..oauth.id_token import IDTokenError, allowed_algorithms, validate_id_token
 from ..oauth.tokens import TokenSet, parse_token_response, token_request
 from ..providers import Provider

@@ -1,9 +1,9 @@
 """OAuth 2.0 and OpenID Connect client logic: pure functions and flow steps.
 
 The flows that use them live in :mod:`sansio_auth._flows.oauth`. Every outbound
-request is a :class:`~sansio_auth.events.SendHTTP` action; nothing here does IO.
+request is a :class:`~sansio_auth.events.SendHTTP` action (built and read with
+:mod:`sansio_auth.fetch`, which the provider records' hooks use too); nothing here does IO.
 
-* :mod:`.fetch` — building requests, reading JSON answers;
 * :mod:`.cache` — the engine-held memo of discovery documents and JWKS;
 * :mod:`.discovery` — ``/.well-known/openid-configuration`` and JWKS;
 * :mod:`.checks` — the PKCE, state and nonce check cookies;

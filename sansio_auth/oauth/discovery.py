@@ -15,9 +15,9 @@ import msgspec
 
 from .._flow import Step
 from ..events import OutboundRequest
+from ..fetch import ACCEPT_JSON, ProviderResponseError, decode_json, max_age, send
 from ..providers.oauth import OAuthProvider, OIDCProvider
 from .cache import DISCOVERY_TTL, JWKS_TTL, ProviderCache
-from .fetch import ACCEPT_JSON, ProviderResponseError, decode_json, max_age, send
 
 JWK = Mapping[str, Any]
 

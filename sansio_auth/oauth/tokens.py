@@ -12,7 +12,7 @@ import msgspec
 
 from ..errors import ProviderError
 from ..events import OutboundRequest
-from .fetch import ACCEPT_JSON
+from ..fetch import ACCEPT_JSON
 
 FORM = ("content-type", "application/x-www-form-urlencoded;charset=UTF-8")
 TOKEN_TYPES = frozenset({"bearer", "dpop"})

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..oauth.fetch import bearer_request, decode_json, get_json, send
+from ..fetch import bearer_request, decode_json, get_json, send
 from ._common import dig, style
 from .oauth import OAuthProvider, Step, TokenSet
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..events import OutboundRequest
-from ..oauth.fetch import ACCEPT_JSON, get_json
+from ..fetch import ACCEPT_JSON, get_json
 from ._common import dig, style
 from .oauth import OAuthProvider, Step, TokenSet
 

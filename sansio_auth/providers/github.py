@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..errors import Configuration
-from ..oauth.fetch import bearer_request, decode_json, get_json, send
+from ..fetch import bearer_request, decode_json, get_json, send
 from .oauth import OAuthProvider, Step, TokenSet, merge_options
 
 USER_AGENT = ("user-agent", "sansio-auth")

@@ -29,7 +29,7 @@ import msgspec
 
 from ..errors import Configuration
 from ..events import OutboundRequest
-from ..oauth.fetch import ProviderResponseError, send
+from ..fetch import ProviderResponseError, send
 from ._common import style
 from .oauth import OIDCProvider, Profile, Step, TokenSet
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..oauth.fetch import bearer_request, get_json
+from ..fetch import bearer_request, get_json
 from ._common import dig, style
 from .oauth import OAuthProvider, Step, TokenSet
 

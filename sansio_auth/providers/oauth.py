@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from ..errors import Configuration, InvalidEndpoints
 from ..events import Action, Event
-from ..oauth.fetch import bearer_request, get_json
+from ..fetch import bearer_request, get_json
 from ._base import Provider, ProviderStyle, ProviderType, build
 
 TokenEndpointAuthMethod = Literal["client_secret_basic", "client_secret_post", "none"]

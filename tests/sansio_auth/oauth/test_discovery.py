@@ -5,6 +5,7 @@ import json
 import pytest
 
 from sansio_auth.events import Failed, HTTPResponse, OutboundRequest
+from sansio_auth.fetch import ProviderResponseError, max_age
 from sansio_auth.oauth.cache import JWKS_REFETCH_INTERVAL, ProviderCache, TTLCache
 from sansio_auth.oauth.discovery import (
     discover,
@@ -13,7 +14,6 @@ from sansio_auth.oauth.discovery import (
     parse_metadata,
     same_issuer,
 )
-from sansio_auth.oauth.fetch import ProviderResponseError, max_age
 from sansio_auth.providers import OIDCProvider
 from tests.sansio_auth.oauth.fake_op import FakeOP
 

@@ -1,4 +1,8 @@
-"""Outbound requests to a provider: build them, send them as actions, read JSON answers."""
+"""Outbound requests to a provider: build them, send them as actions, read JSON answers.
+
+It sits below both the provider records (whose hooks fetch more of a profile) and the
+OAuth client logic in :mod:`sansio_auth.oauth`, which reads those records.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,9 @@ from typing import Any
 
 import msgspec
 
-from .._flow import Step, send_http
-from ..errors import ProviderError
-from ..events import HTTPResponse, OutboundRequest
+from ._flow import Step, send_http
+from .errors import ProviderError
+from .events import HTTPResponse, OutboundRequest
 
 ACCEPT_JSON = ("accept", "application/json")
 
