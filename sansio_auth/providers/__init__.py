@@ -3,11 +3,8 @@
 from ._base import Provider, ProviderStyle, ProviderType
 from .apple import Apple, AppleProvider, apple_client_secret
 from .atlassian import Atlassian, AtlassianProvider
-from .auth0 import Auth0, Auth0Provider
-from .authentik import Authentik, AuthentikProvider
 from .bitbucket import Bitbucket, BitbucketProvider
 from .catalogue import BUILTIN_PROVIDERS
-from .cognito import Cognito, CognitoProvider
 from .credentials import Credentials, CredentialsProvider
 from .discord import Discord, DiscordProvider
 from .dropbox import Dropbox, DropboxProvider
@@ -16,19 +13,30 @@ from .facebook import Facebook, FacebookProvider
 from .github import GitHub, GitHubProvider
 from .gitlab import GitLab, GitLabProvider
 from .google import Google, GoogleProvider
-from .keycloak import Keycloak, KeycloakProvider
+from .issuer_only import (
+    ZITADEL,
+    Auth0,
+    Auth0Provider,
+    Authentik,
+    AuthentikProvider,
+    Cognito,
+    CognitoProvider,
+    Keycloak,
+    KeycloakProvider,
+    Okta,
+    OktaProvider,
+    ZitadelProvider,
+)
 from .linkedin import LinkedIn, LinkedInProvider
 from .microsoft_entra_id import MicrosoftEntraID, MicrosoftEntraIDProvider
 from .notion import Notion, NotionProvider
 from .oauth import ClientOptions, Endpoint, OAuthProvider, OIDCProvider
-from .okta import Okta, OktaProvider
 from .reddit import Reddit, RedditProvider
 from .salesforce import Salesforce, SalesforceProvider
 from .slack import Slack, SlackProvider
 from .spotify import Spotify, SpotifyProvider
 from .twitch import Twitch, TwitchProvider
 from .twitter import Twitter, TwitterProvider
-from .zitadel import ZITADEL, ZitadelProvider
 from .zoom import Zoom, ZoomProvider
 
 Zitadel = ZITADEL

@@ -6,29 +6,32 @@ from collections.abc import Callable, Mapping
 
 from .apple import Apple
 from .atlassian import Atlassian
-from .auth0 import Auth0
-from .authentik import Authentik
 from .bitbucket import Bitbucket
-from .cognito import Cognito
 from .discord import Discord
 from .dropbox import Dropbox
 from .facebook import Facebook
 from .github import GitHub
 from .gitlab import GitLab
 from .google import Google
-from .keycloak import Keycloak
+from .issuer_only import (
+    ISSUER_ONLY,
+    ZITADEL,
+    Auth0,
+    Authentik,
+    Cognito,
+    Keycloak,
+    Okta,
+)
 from .linkedin import LinkedIn
 from .microsoft_entra_id import MicrosoftEntraID
 from .notion import Notion
 from .oauth import OAuthProvider
-from .okta import Okta
 from .reddit import Reddit
 from .salesforce import Salesforce
 from .slack import Slack
 from .spotify import Spotify
 from .twitch import Twitch
 from .twitter import Twitter
-from .zitadel import ZITADEL
 from .zoom import Zoom
 
 BUILTIN_PROVIDERS: Mapping[str, Callable[..., OAuthProvider]] = {
@@ -60,5 +63,5 @@ BUILTIN_PROVIDERS: Mapping[str, Callable[..., OAuthProvider]] = {
 }
 """Every built-in OAuth/OIDC provider factory, by provider id."""
 
-ISSUER_REQUIRED = frozenset({"auth0", "authentik", "cognito", "keycloak", "okta", "zitadel"})
+ISSUER_REQUIRED = frozenset(ISSUER_ONLY)
 """Built-ins that only work once given an issuer (``AUTH_<ID>_ISSUER``)."""
