@@ -48,7 +48,10 @@ PROVIDER_KINDS: dict[str, type[Provider]] = {
     "oauth": OAuthProvider,
     "oidc": OIDCProvider,
 }
-"""Record type of each provider ``type``, for providers given as mappings."""
+"""Record type of each provider ``type``, for providers given as mappings.
+
+The flows of each kind are registered with its record type in ``sansio_auth._flows.kinds``.
+"""
 
 __all__ = [
     "BUILTIN_PROVIDERS",
