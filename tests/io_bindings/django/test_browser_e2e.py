@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 from live_server import LiveServer, free_port
 from selenium import webdriver
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -24,6 +25,12 @@ def example(request: pytest.FixtureRequest) -> Iterator[LiveServer]:
         yield live
 
 
+def wait(browser: webdriver.Chrome) -> WebDriverWait[webdriver.Chrome]:
+    """Waits through page loads: an element read while the page changes is read again."""
+    changing = (NoSuchElementException, StaleElementReferenceException)
+    return WebDriverWait(browser, 10, ignored_exceptions=changing)
+
+
 def greeting(browser: webdriver.Chrome) -> str:
     text: str = browser.find_element(By.ID, "greeting").text
     return text
@@ -37,13 +44,13 @@ def test_sign_in_and_out_with_the_tag_forms(browser: webdriver.Chrome, example: 
     browser.find_element(By.ID, "username").send_keys("demo")
     browser.find_element(By.ID, "password").send_keys("wrong")
     browser.find_element(By.ID, "credentials-submit").click()
-    WebDriverWait(browser, 10).until(lambda b: "error=CredentialsSignin" in b.current_url)
+    wait(browser).until(lambda b: "error=CredentialsSignin" in b.current_url)
     assert browser.find_element(By.ID, "error").text == "Sign-in failed (CredentialsSignin)"
     browser.find_element(By.ID, "username").send_keys("demo")
     browser.find_element(By.ID, "password").send_keys("demo")
     browser.find_element(By.ID, "credentials-submit").click()
-    WebDriverWait(browser, 10).until(lambda b: greeting(b) == "Signed in as Demo User")
+    wait(browser).until(lambda b: greeting(b) == "Signed in as Demo User")
     browser.get(example.url + "/account/")
     assert browser.find_element(By.ID, "email").text == "demo@example.com"
     browser.find_element(By.CSS_SELECTOR, "form[action='/signout'] button").click()
-    WebDriverWait(browser, 10).until(lambda b: greeting(b) == "Not signed in")
+    wait(browser).until(lambda b: greeting(b) == "Not signed in")
