@@ -20,7 +20,7 @@ import msgspec
 from .._context import Context, Reply, add_query
 from .._flow import Step, call_adapter, emit, invoke, log_error
 from ..adapters import AdapterConflict
-from ..cookies import read_chunked, write_chunked
+from ..cookies import read_chunked
 from ..errors import AccessDenied, AdapterError, AuthError, Configuration, OAuthAccountNotLinked
 from .session import create_database_session, session_and_user, timestamp, utc
 
@@ -95,12 +95,12 @@ def issue_jwt_session(
     spec = ctx.cookie_specs.session_token
     _, present = read_chunked(ctx.cookies, spec.name)
     if token is None:
-        ctx.out_cookies.extend(spec.delete(name) for name in present)
+        ctx.out_cookies.delete_chunks(spec, present)
         return
     if not isinstance(token, dict):
         raise Configuration("the `jwt` callback must return a dict or None")
     value = yield from ctx.encode_token(token)
-    ctx.out_cookies.extend(write_chunked(spec, value, ctx.now, present))
+    ctx.out_cookies.set_chunked(spec, value, ctx.now, present)
 
 
 def emit_sign_in(ctx: Context, **message: Any) -> Step[None]:

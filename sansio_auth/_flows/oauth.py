@@ -76,7 +76,7 @@ def oauth_sign_in(ctx: Context, provider: Provider) -> Step[Reply]:
 
     def keep(spec_name: str, value: str) -> None:
         spec = getattr(ctx.cookie_specs, spec_name)
-        ctx.out_cookies.append(
+        ctx.out_cookies.set(
             seal(
                 spec,
                 value,
@@ -195,7 +195,7 @@ def _delete_check_cookies(ctx: Context) -> None:
             if ctx.method == "POST":  # it was set cross-site (form_post): delete it alike
                 options = msgspec.structs.replace(cookie.options, same_site="none", secure=True)
                 cookie = msgspec.structs.replace(cookie, options=options)
-            ctx.out_cookies.append(cookie)
+            ctx.out_cookies.set(cookie)
 
 
 def _callback(ctx: Context, provider: OAuthProvider, params: Mapping[str, Any]) -> Step[Reply]:

@@ -13,7 +13,7 @@ import msgspec
 
 from .._context import NO_CACHE, Context, Reply, json_reply
 from .._flow import Step, call_adapter, emit, invoke, log_error
-from ..cookies import read_chunked, write_chunked
+from ..cookies import read_chunked
 from ..errors import Configuration, JWTSessionError, MissingCSRF, SessionTokenError
 from ..http import iso_date
 from ..jwt import InvalidToken, made_with
@@ -48,9 +48,9 @@ def _session(
     except Exception as err:
         failure = SessionTokenError if database else JWTSessionError
         yield from log_error(err if isinstance(err, Configuration) else failure(err))
-        ctx.out_cookies[:] = [c for c in ctx.out_cookies if not _is_session(c.name, spec.name)]
+        ctx.out_cookies.drop(spec.name)
         if not database:  # an unreadable token is dropped; a database hiccup keeps the cookie
-            ctx.out_cookies.extend(spec.delete(name) for name in present)
+            ctx.out_cookies.delete_chunks(spec, present)
         session = None
     return json_reply(session, headers=headers)
 
@@ -80,7 +80,7 @@ def _jwt_session(
             is_new_user=None,
         )
         if token is None:
-            ctx.out_cookies.extend(spec.delete(name) for name in present)
+            ctx.out_cookies.delete_chunks(spec, present)
             return None
         if not isinstance(token, dict):
             raise Configuration("the `jwt` callback must return a dict or None")
@@ -94,7 +94,7 @@ def _jwt_session(
     else:
         expires = ctx.now + settings.session.max_age
         encoded = yield from ctx.encode_token(token)
-        ctx.out_cookies.extend(write_chunked(spec, encoded, ctx.now, present))
+        ctx.out_cookies.set_chunked(spec, encoded, ctx.now, present)
     user = {key: token[field] for key, field in _TOKEN_USER_FIELDS if field in token}
     return (
         yield from _expose(ctx, user, expires, token=token, user=None, data=data, update=update)
@@ -129,10 +129,6 @@ def _expose(
         )
     yield from emit(settings.events.session, "session", session=session, token=token)
     return session
-
-
-def _is_session(name: str, session_name: str) -> bool:
-    return name == session_name or name.startswith(session_name + ".")
 
 
 # -- database sessions -------------------------------------------------------------------------
@@ -181,9 +177,9 @@ def set_session_cookie(ctx: Context, token: str, expires: float) -> None:
     """The session cookie holding ``token`` until ``expires`` (stale chunks deleted)."""
     spec = ctx.cookie_specs.session_token
     _, present = read_chunked(ctx.cookies, spec.name)
-    ctx.out_cookies[:] = [c for c in ctx.out_cookies if not _is_session(c.name, spec.name)]
+    ctx.out_cookies.drop(spec.name)
     lifetime = max(1, int(expires - ctx.now))
-    ctx.out_cookies.extend(write_chunked(spec, token, ctx.now, present, expires_in=lifetime))
+    ctx.out_cookies.set_chunked(spec, token, ctx.now, present, expires_in=lifetime)
 
 
 def session_and_user(found: Any) -> tuple[Mapping[str, Any], Mapping[str, Any]] | None:
@@ -212,7 +208,7 @@ def _database_session(
         yield from call_adapter(ctx.settings.adapter, "delete_session", token)
         found = None
     if found is None:
-        ctx.out_cookies.extend(spec.delete(name) for name in present)
+        ctx.out_cookies.delete_chunks(spec, present)
         return None
     expires = timestamp(found[0]["expires"])
     user = dict(found[1])
@@ -225,7 +221,7 @@ def _database_session(
             {"session_token": token, "expires": utc(expires)},
         )
         if extended is None:  # deleted meanwhile (signed out elsewhere)
-            ctx.out_cookies.extend(spec.delete(name) for name in present)
+            ctx.out_cookies.delete_chunks(spec, present)
             return None
         set_session_cookie(ctx, token, expires)
     shown: dict[str, Any] = {k: user[k] for k in ("name", "email", "image") if k in user}

@@ -26,5 +26,5 @@ def sign_out(ctx: Context) -> Step[Reply]:
             yield from emit(settings.events.sign_out, "sign_out", session=None, token=token)
     except Exception as err:
         yield from log_error(SignOutError(err))
-    ctx.out_cookies.extend(spec.delete(name) for name in present)
+    ctx.out_cookies.delete_chunks(spec, present)
     return Reply(redirect=destination)
