@@ -1,5 +1,5 @@
 """Steps every sign-in method shares: the ``sign_in`` callback, finding or creating the
-user (with an adapter), issuing the session for either strategy, and where to go next.
+user (with an adapter), issuing the session (:mod:`.strategies`), and where to go next.
 
 A provider's callback flow ends with::
 
@@ -22,7 +22,7 @@ from .._flow import Step, call_adapter, emit, invoke, log_error
 from ..adapters import AdapterConflict
 from ..cookies import read_chunked
 from ..errors import AccessDenied, AdapterError, AuthError, Configuration, OAuthAccountNotLinked
-from .session import create_database_session, session_and_user, timestamp, utc
+from .strategies import session_strategy, utc
 
 
 def as_user(value: Any) -> dict[str, Any]:
@@ -56,56 +56,6 @@ def run_sign_in_callback(ctx: Context, **params: Any) -> Step[str | None]:
     if isinstance(allowed, str):
         return (yield from ctx.redirect(allowed))
     return None
-
-
-def default_token(user: Mapping[str, Any]) -> dict[str, Any]:
-    """The token a sign-in starts from: ``name``, ``email``, ``picture`` and ``sub``."""
-    token = {key: user[field] for key, field in _TOKEN_FIELDS if field in user}
-    if user.get("id") is not None:
-        token["sub"] = str(user["id"])
-    return token
-
-
-_TOKEN_FIELDS = (("name", "name"), ("email", "email"), ("picture", "image"))
-
-
-def issue_jwt_session(
-    ctx: Context,
-    *,
-    user: Mapping[str, Any],
-    account: Mapping[str, Any] | None,
-    profile: Mapping[str, Any] | None = None,
-    is_new_user: bool = False,
-) -> Step[None]:
-    """Run the ``jwt`` callback on sign-in and set the session cookie (or clear it on ``None``)."""
-    token: dict[str, Any] | None = default_token(user)
-    callback = ctx.settings.callbacks.jwt
-    if callback is not None:
-        token = yield from invoke(
-            "jwt",
-            callback,
-            token=token,
-            user=user,
-            account=account,
-            profile=profile,
-            trigger="signUp" if is_new_user else "signIn",
-            is_new_user=is_new_user,
-            session=None,
-        )
-    spec = ctx.cookie_specs.session_token
-    _, present = read_chunked(ctx.cookies, spec.name)
-    if token is None:
-        ctx.out_cookies.delete_chunks(spec, present)
-        return
-    if not isinstance(token, dict):
-        raise Configuration("the `jwt` callback must return a dict or None")
-    value = yield from ctx.encode_token(token)
-    ctx.out_cookies.set_chunked(spec, value, ctx.now, present)
-
-
-def emit_sign_in(ctx: Context, **message: Any) -> Step[None]:
-    """Emit ``events.sign_in``."""
-    yield from emit(ctx.settings.events.sign_in, "sign_in", **message)
 
 
 # -- users and accounts (with an adapter) ------------------------------------------------------
@@ -271,22 +221,7 @@ def _signed_in_user(ctx: Context) -> Step[dict[str, Any] | None]:
     value, _ = read_chunked(ctx.cookies, ctx.cookie_specs.session_token.name)
     if value is None:
         return None
-    if ctx.settings.strategy == "database":
-        found = session_and_user(
-            (yield from call_adapter(ctx.settings.adapter, "get_session_and_user", value))
-        )
-        if found is None or timestamp(found[0]["expires"]) <= ctx.now:
-            return None
-        return dict(found[1])
-    try:
-        token = yield from ctx.decode_token(value)
-    except Exception:  # an unreadable session cookie means "not signed in", as in Auth.js
-        return None
-    sub = token.get("sub") if isinstance(token, dict) else None
-    if not isinstance(sub, str) or not sub:
-        return None
-    found = yield from call_adapter(ctx.settings.adapter, "get_user", sub)
-    return dict(found) if found else None
+    return (yield from session_strategy(ctx).signed_in_user(ctx, value))
 
 
 def _link(
@@ -349,34 +284,6 @@ def _conflict(error: AdapterError) -> bool:
 # -- the session and the way out -----------------------------------------------------------------
 
 
-def issue_session(
-    ctx: Context, login: LoginResult, *, profile: Mapping[str, Any] | None = None
-) -> Step[None]:
-    """The session cookie for ``login.user``: a JWT, or a new database session.
-
-    A new database session replaces the one the browser had: that row is deleted.
-    """
-    settings = ctx.settings
-    if settings.strategy == "jwt":
-        yield from issue_jwt_session(
-            ctx,
-            user=login.user,
-            account=login.account,
-            profile=profile,
-            is_new_user=login.is_new_user,
-        )
-        return
-    if login.keep_session:
-        return
-    previous, _ = read_chunked(ctx.cookies, ctx.cookie_specs.session_token.name)
-    yield from create_database_session(ctx, str(login.user["id"]))
-    if previous:
-        try:
-            yield from call_adapter(ctx.settings.adapter, "delete_session", previous)
-        except Exception as err:  # the cookie no longer points at it: only a stale row is left
-            yield from log_error(err)
-
-
 def finish_login(
     ctx: Context, login: LoginResult, *, profile: Mapping[str, Any] | None = None
 ) -> Step[Reply]:
@@ -385,7 +292,7 @@ def finish_login(
     If issuing the session fails, a user this sign-in created is deleted again.
     """
     try:
-        yield from issue_session(ctx, login, profile=profile)
+        yield from session_strategy(ctx).issue(ctx, login, profile=profile)
     except Exception:
         if login.is_new_user:
             yield from undo_sign_up(ctx, str(login.user["id"]))
@@ -393,8 +300,9 @@ def finish_login(
     events = ctx.settings.events
     for name, message in login.events:
         yield from emit(getattr(events, name), name, **message)
-    yield from emit_sign_in(
-        ctx,
+    yield from emit(
+        events.sign_in,
+        "sign_in",
         user=login.user,
         account=login.account,
         profile=profile,
