@@ -12,6 +12,7 @@ A provider's callback flow ends with::
 from __future__ import annotations
 
 import dataclasses
+import enum
 from collections.abc import Mapping
 from typing import Any
 
@@ -120,6 +121,39 @@ def handle_login(
     return (yield from _account_login(ctx, provider, user, account, link, profile, retry=True))
 
 
+class Link(enum.Enum):
+    """What an OAuth sign-in with an adapter does with its account: a row of the
+    account-linking table (docs/database.md, authjs-facts §6.5)."""
+
+    SIGN_IN_AS_OWNER = "sign in as the user the account is linked to"
+    REFUSE_LINKED_ELSEWHERE = "the account is linked to another user than the signed-in one"
+    LINK_TO_CURRENT = "link the account to the signed-in user"
+    REFUSE_EMAIL_TAKEN = "a user has the address and the provider may not link by it"
+    LINK_BY_EMAIL = "link the account to the user with its address"
+    SIGN_UP = "create a user with the account"
+
+
+def decide_link(
+    *, signed_in: object, linked_to: object, email_taken: bool, dangerous_email_linking: bool
+) -> Link:
+    """The account-linking table.
+
+    ``signed_in`` is the id of the browser's user and ``linked_to`` the id of the
+    user the account is linked to (``None``: none); ``email_taken`` whether a user
+    has the profile's address; ``dangerous_email_linking`` the provider's
+    ``allow_dangerous_email_account_linking``.
+    """
+    if linked_to is not None:
+        if signed_in is not None and signed_in != linked_to:
+            return Link.REFUSE_LINKED_ELSEWHERE
+        return Link.SIGN_IN_AS_OWNER
+    if signed_in is not None:
+        return Link.LINK_TO_CURRENT
+    if email_taken:
+        return Link.LINK_BY_EMAIL if dangerous_email_linking else Link.REFUSE_EMAIL_TAKEN
+    return Link.SIGN_UP
+
+
 def _account_login(
     ctx: Context,
     provider: Any,
@@ -130,53 +164,83 @@ def _account_login(
     *,
     retry: bool,
 ) -> Step[LoginResult]:
-    cause = {"provider": account["provider"]}
+    """Gather the facts :func:`decide_link` needs, then do what it decided."""
     current = yield from _signed_in_user(ctx)
     owner = yield from user_by_account(ctx, account)
-    if owner is not None:
-        if current is not None and current["id"] != owner["id"]:
-            raise OAuthAccountNotLinked(
-                "The account is already associated with another user", cause=cause
-            )
-        return LoginResult(
-            user=owner, account=_owned(account, owner), keep_session=current is not None
-        )
     try:
-        if current is not None:
-            linked = yield from _link(ctx, link, current)
-            return LoginResult(
-                user=current,
-                account=_owned(account, current),
-                keep_session=True,
-                events=(_linked(current, linked, profile),),
-            )
-        email = user.get("email")
         by_email = None
-        if isinstance(email, str) and email:
-            found = yield from call_adapter(ctx.settings.adapter, "get_user_by_email", email)
-            by_email = dict(found) if found else None
-        if by_email is not None:
-            if not getattr(provider, "allow_dangerous_email_account_linking", False):
-                raise OAuthAccountNotLinked(
-                    "Another account already exists with the same e-mail address", cause=cause
+        if owner is None and current is None:  # the only case where the address matters
+            by_email = yield from _user_by_email(ctx, user.get("email"))
+        decision = decide_link(
+            signed_in=_id(current),
+            linked_to=_id(owner),
+            email_taken=by_email is not None,
+            dangerous_email_linking=getattr(
+                provider, "allow_dangerous_email_account_linking", False
+            ),
+        )
+        match decision:
+            case Link.REFUSE_LINKED_ELSEWHERE | Link.REFUSE_EMAIL_TAKEN:
+                cause = {"provider": account["provider"]}
+                raise OAuthAccountNotLinked(_REFUSALS[decision], cause=cause)
+            case Link.SIGN_IN_AS_OWNER:
+                assert owner is not None
+                keep = current is not None
+                return LoginResult(user=owner, account=_owned(account, owner), keep_session=keep)
+            case Link.LINK_TO_CURRENT:
+                assert current is not None
+                return (yield from _link_to(ctx, current, account, link, profile, keep=True))
+            case Link.LINK_BY_EMAIL:
+                assert by_email is not None
+                return (yield from _link_to(ctx, by_email, account, link, profile, keep=False))
+            case Link.SIGN_UP:
+                created, linked = yield from _sign_up(ctx, {**user, "email_verified": None}, link)
+                return LoginResult(
+                    user=created,
+                    account=_owned(account, created),
+                    is_new_user=True,
+                    events=(("create_user", {"user": created}), _linked(created, linked, profile)),
                 )
-            linked = yield from _link(ctx, link, by_email)
-            return LoginResult(
-                user=by_email,
-                account=_owned(account, by_email),
-                events=(_linked(by_email, linked, profile),),
-            )
-        created, linked = yield from _sign_up(ctx, {**user, "email_verified": None}, link)
     except AdapterError as err:
         if not (retry and _conflict(err)):
             raise
         # A concurrent request linked this account (or took this address) first: decide again.
         return (yield from _account_login(ctx, provider, user, account, link, profile, retry=False))
+
+
+_REFUSALS = {
+    Link.REFUSE_LINKED_ELSEWHERE: "The account is already associated with another user",
+    Link.REFUSE_EMAIL_TAKEN: "Another account already exists with the same e-mail address",
+}
+
+
+def _id(user: Mapping[str, Any] | None) -> object:
+    return None if user is None else user["id"]
+
+
+def _user_by_email(ctx: Context, email: Any) -> Step[dict[str, Any] | None]:
+    if not isinstance(email, str) or not email:
+        return None
+    found = yield from call_adapter(ctx.settings.adapter, "get_user_by_email", email)
+    return dict(found) if found else None
+
+
+def _link_to(
+    ctx: Context,
+    user: dict[str, Any],
+    account: Mapping[str, Any],
+    link: dict[str, Any],
+    profile: Mapping[str, Any] | None,
+    *,
+    keep: bool,
+) -> Step[LoginResult]:
+    """Link the account to ``user`` (``keep``: the browser's session stays)."""
+    linked = yield from _link(ctx, link, user)
     return LoginResult(
-        user=created,
-        account=_owned(account, created),
-        is_new_user=True,
-        events=(("create_user", {"user": created}), _linked(created, linked, profile)),
+        user=user,
+        account=_owned(account, user),
+        keep_session=keep,
+        events=(_linked(user, linked, profile),),
     )
 
 
