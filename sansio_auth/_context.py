@@ -13,9 +13,9 @@ import msgspec
 
 from . import jwt
 from ._flow import Step, invoke, log_warning
-from .cookies import CookieSet
+from .cookies import CookieSet, ResponseCookies
 from .errors import Configuration, MissingCSRF
-from .http import Cookie, Request, parse_cookie_header, same_origin
+from .http import Request, parse_cookie_header, same_origin
 from .oauth.cache import ProviderCache
 from .settings import Settings
 
@@ -85,7 +85,7 @@ class Context:
         self.secure = origin.startswith("https://") if secure is None else secure
         self.cookie_specs: CookieSet = settings.cookies_for(self.secure)
         self.cookies = parse_cookie_header(request.header("cookie"))
-        self.out_cookies: list[Cookie] = []
+        self.out_cookies = ResponseCookies()
         self._form: dict[str, Any] | None = None
         self._callback_url: str | None = None
 
@@ -160,7 +160,7 @@ class Context:
         if token is None:
             token = self.random_hex(32)
             spec = self.cookie_specs.csrf_token
-            self.out_cookies.append(spec.make(f"{token}|{self._csrf_hash(token)}", self.now))
+            self.out_cookies.set(spec.make(f"{token}|{self._csrf_hash(token)}", self.now))
         return token
 
     def _cookie_csrf_token(self) -> str | None:
@@ -208,9 +208,9 @@ class Context:
                 "invalid-callback-url", "ignored a callback URL that is not http(s)"
             )
             if candidate is cookie:
-                self.out_cookies.append(spec.delete())
+                self.out_cookies.delete(spec)
         if resolved != cookie:
-            self.out_cookies.append(spec.make(resolved, self.now))
+            self.out_cookies.set(spec.make(resolved, self.now))
         self._callback_url = resolved
         return resolved
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import msgspec
@@ -137,3 +137,53 @@ def write_chunked(
         ]
     written = {cookie.name for cookie in fresh}
     return [spec.delete(name) for name in present if name not in written] + fresh
+
+
+class ResponseCookies:
+    """The cookies a response sets or deletes, in the order the flows decided them."""
+
+    __slots__ = ("_cookies",)
+
+    def __init__(self) -> None:
+        self._cookies: list[Cookie] = []
+
+    def __iter__(self) -> Iterator[Cookie]:
+        return iter(self._cookies)
+
+    def __repr__(self) -> str:
+        return f"ResponseCookies({self._cookies!r})"
+
+    def set(self, cookie: Cookie) -> None:
+        """Send ``cookie`` (a value, or a deletion made by :meth:`CookieSpec.delete`)."""
+        self._cookies.append(cookie)
+
+    def set_chunked(
+        self,
+        spec: CookieSpec,
+        value: str,
+        now: float,
+        present: list[str],
+        *,
+        expires_in: int | None = None,
+    ) -> None:
+        """Store ``value`` in ``spec``'s cookie, in chunks when too long (:func:`write_chunked`)."""
+        self._cookies.extend(write_chunked(spec, value, now, present, expires_in))
+
+    def delete(self, spec: CookieSpec) -> None:
+        """Delete ``spec``'s cookie."""
+        self._cookies.append(spec.delete())
+
+    def delete_chunks(self, spec: CookieSpec, names: Iterable[str]) -> None:
+        """Delete each of ``names``: the parts of ``spec``'s cookie the browser sent."""
+        self._cookies.extend(spec.delete(name) for name in names)
+
+    def drop(self, name: str) -> None:
+        """Take back what this response was to send for ``name`` or its chunks ``name.N``."""
+        chunk = name + "."
+        self._cookies = [
+            c for c in self._cookies if c.name != name and not c.name.startswith(chunk)
+        ]
+
+    def deletions_only(self) -> tuple[Cookie, ...]:
+        """Only the deletions: what a response still sends when the request failed."""
+        return tuple(c for c in self._cookies if c.options.max_age == 0)

@@ -188,7 +188,7 @@ def _error_reply(ctx: Context, error: Exception) -> Reply:
 
 def _finish(ctx: Context, reply: Reply, *, failed: bool) -> Response:
     """Add cookies (only deletions after a failure) and honour ``X-Auth-Return-Redirect``."""
-    cookies = tuple(c for c in ctx.out_cookies if not failed or c.options.max_age == 0)
+    cookies = ctx.out_cookies.deletions_only() if failed else tuple(ctx.out_cookies)
     if reply.redirect is None:
         return Response(
             status=reply.status, headers=reply.headers, cookies=cookies, body=reply.body

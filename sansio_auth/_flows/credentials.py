@@ -6,7 +6,7 @@ from .._context import Context, Reply
 from .._flow import Step, invoke
 from ..errors import AuthError, CallbackRouteError, CredentialsSignin
 from ..providers import CredentialsProvider
-from .login import as_user, emit_sign_in, issue_jwt_session, run_sign_in_callback
+from .login import LoginResult, as_user, finish_login, run_sign_in_callback
 
 
 def credentials_callback(ctx: Context, provider: CredentialsProvider) -> Step[Reply]:
@@ -36,6 +36,4 @@ def credentials_callback(ctx: Context, provider: CredentialsProvider) -> Step[Re
     )
     if redirect is not None:
         return Reply(redirect=redirect)
-    yield from issue_jwt_session(ctx, user=user, account=account)
-    yield from emit_sign_in(ctx, user=user, account=account, profile=None, is_new_user=False)
-    return Reply(redirect=(yield from ctx.callback_url()))
+    return (yield from finish_login(ctx, LoginResult(user=user, account=account)))

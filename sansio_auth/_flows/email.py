@@ -26,7 +26,7 @@ from ..errors import (
 from ..providers import EmailProvider, Provider
 from ..providers.email import normalize_email
 from .login import finish_login, handle_login, run_sign_in_callback
-from .session import timestamp, utc
+from .strategies import timestamp, utc
 
 INVALID_ADDRESS = "EmailSignin"
 """The sign-in page's ``error`` for an address that was refused (Auth.js's page key)."""

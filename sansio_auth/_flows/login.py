@@ -1,5 +1,5 @@
 """Steps every sign-in method shares: the ``sign_in`` callback, finding or creating the
-user (with an adapter), issuing the session for either strategy, and where to go next.
+user (with an adapter), issuing the session (:mod:`.strategies`), and where to go next.
 
 A provider's callback flow ends with::
 
@@ -12,6 +12,7 @@ A provider's callback flow ends with::
 from __future__ import annotations
 
 import dataclasses
+import enum
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,9 +21,9 @@ import msgspec
 from .._context import Context, Reply, add_query
 from .._flow import Step, call_adapter, emit, invoke, log_error
 from ..adapters import AdapterConflict
-from ..cookies import read_chunked, write_chunked
+from ..cookies import read_chunked
 from ..errors import AccessDenied, AdapterError, AuthError, Configuration, OAuthAccountNotLinked
-from .session import create_database_session, session_and_user, timestamp, utc
+from .strategies import session_strategy, utc
 
 
 def as_user(value: Any) -> dict[str, Any]:
@@ -56,56 +57,6 @@ def run_sign_in_callback(ctx: Context, **params: Any) -> Step[str | None]:
     if isinstance(allowed, str):
         return (yield from ctx.redirect(allowed))
     return None
-
-
-def default_token(user: Mapping[str, Any]) -> dict[str, Any]:
-    """The token a sign-in starts from: ``name``, ``email``, ``picture`` and ``sub``."""
-    token = {key: user[field] for key, field in _TOKEN_FIELDS if field in user}
-    if user.get("id") is not None:
-        token["sub"] = str(user["id"])
-    return token
-
-
-_TOKEN_FIELDS = (("name", "name"), ("email", "email"), ("picture", "image"))
-
-
-def issue_jwt_session(
-    ctx: Context,
-    *,
-    user: Mapping[str, Any],
-    account: Mapping[str, Any] | None,
-    profile: Mapping[str, Any] | None = None,
-    is_new_user: bool = False,
-) -> Step[None]:
-    """Run the ``jwt`` callback on sign-in and set the session cookie (or clear it on ``None``)."""
-    token: dict[str, Any] | None = default_token(user)
-    callback = ctx.settings.callbacks.jwt
-    if callback is not None:
-        token = yield from invoke(
-            "jwt",
-            callback,
-            token=token,
-            user=user,
-            account=account,
-            profile=profile,
-            trigger="signUp" if is_new_user else "signIn",
-            is_new_user=is_new_user,
-            session=None,
-        )
-    spec = ctx.cookie_specs.session_token
-    _, present = read_chunked(ctx.cookies, spec.name)
-    if token is None:
-        ctx.out_cookies.extend(spec.delete(name) for name in present)
-        return
-    if not isinstance(token, dict):
-        raise Configuration("the `jwt` callback must return a dict or None")
-    value = yield from ctx.encode_token(token)
-    ctx.out_cookies.extend(write_chunked(spec, value, ctx.now, present))
-
-
-def emit_sign_in(ctx: Context, **message: Any) -> Step[None]:
-    """Emit ``events.sign_in``."""
-    yield from emit(ctx.settings.events.sign_in, "sign_in", **message)
 
 
 # -- users and accounts (with an adapter) ------------------------------------------------------
@@ -170,6 +121,39 @@ def handle_login(
     return (yield from _account_login(ctx, provider, user, account, link, profile, retry=True))
 
 
+class Link(enum.Enum):
+    """What an OAuth sign-in with an adapter does with its account: a row of the
+    account-linking table (docs/database.md, authjs-facts §6.5)."""
+
+    SIGN_IN_AS_OWNER = "sign in as the user the account is linked to"
+    REFUSE_LINKED_ELSEWHERE = "the account is linked to another user than the signed-in one"
+    LINK_TO_CURRENT = "link the account to the signed-in user"
+    REFUSE_EMAIL_TAKEN = "a user has the address and the provider may not link by it"
+    LINK_BY_EMAIL = "link the account to the user with its address"
+    SIGN_UP = "create a user with the account"
+
+
+def decide_link(
+    *, signed_in: object, linked_to: object, email_taken: bool, dangerous_email_linking: bool
+) -> Link:
+    """The account-linking table.
+
+    ``signed_in`` is the id of the browser's user and ``linked_to`` the id of the
+    user the account is linked to (``None``: none); ``email_taken`` whether a user
+    has the profile's address; ``dangerous_email_linking`` the provider's
+    ``allow_dangerous_email_account_linking``.
+    """
+    if linked_to is not None:
+        if signed_in is not None and signed_in != linked_to:
+            return Link.REFUSE_LINKED_ELSEWHERE
+        return Link.SIGN_IN_AS_OWNER
+    if signed_in is not None:
+        return Link.LINK_TO_CURRENT
+    if email_taken:
+        return Link.LINK_BY_EMAIL if dangerous_email_linking else Link.REFUSE_EMAIL_TAKEN
+    return Link.SIGN_UP
+
+
 def _account_login(
     ctx: Context,
     provider: Any,
@@ -180,53 +164,83 @@ def _account_login(
     *,
     retry: bool,
 ) -> Step[LoginResult]:
-    cause = {"provider": account["provider"]}
+    """Gather the facts :func:`decide_link` needs, then do what it decided."""
     current = yield from _signed_in_user(ctx)
     owner = yield from user_by_account(ctx, account)
-    if owner is not None:
-        if current is not None and current["id"] != owner["id"]:
-            raise OAuthAccountNotLinked(
-                "The account is already associated with another user", cause=cause
-            )
-        return LoginResult(
-            user=owner, account=_owned(account, owner), keep_session=current is not None
-        )
     try:
-        if current is not None:
-            linked = yield from _link(ctx, link, current)
-            return LoginResult(
-                user=current,
-                account=_owned(account, current),
-                keep_session=True,
-                events=(_linked(current, linked, profile),),
-            )
-        email = user.get("email")
         by_email = None
-        if isinstance(email, str) and email:
-            found = yield from call_adapter(ctx.settings.adapter, "get_user_by_email", email)
-            by_email = dict(found) if found else None
-        if by_email is not None:
-            if not getattr(provider, "allow_dangerous_email_account_linking", False):
-                raise OAuthAccountNotLinked(
-                    "Another account already exists with the same e-mail address", cause=cause
+        if owner is None and current is None:  # the only case where the address matters
+            by_email = yield from _user_by_email(ctx, user.get("email"))
+        decision = decide_link(
+            signed_in=_id(current),
+            linked_to=_id(owner),
+            email_taken=by_email is not None,
+            dangerous_email_linking=getattr(
+                provider, "allow_dangerous_email_account_linking", False
+            ),
+        )
+        match decision:
+            case Link.REFUSE_LINKED_ELSEWHERE | Link.REFUSE_EMAIL_TAKEN:
+                cause = {"provider": account["provider"]}
+                raise OAuthAccountNotLinked(_REFUSALS[decision], cause=cause)
+            case Link.SIGN_IN_AS_OWNER:
+                assert owner is not None
+                keep = current is not None
+                return LoginResult(user=owner, account=_owned(account, owner), keep_session=keep)
+            case Link.LINK_TO_CURRENT:
+                assert current is not None
+                return (yield from _link_to(ctx, current, account, link, profile, keep=True))
+            case Link.LINK_BY_EMAIL:
+                assert by_email is not None
+                return (yield from _link_to(ctx, by_email, account, link, profile, keep=False))
+            case Link.SIGN_UP:
+                created, linked = yield from _sign_up(ctx, {**user, "email_verified": None}, link)
+                return LoginResult(
+                    user=created,
+                    account=_owned(account, created),
+                    is_new_user=True,
+                    events=(("create_user", {"user": created}), _linked(created, linked, profile)),
                 )
-            linked = yield from _link(ctx, link, by_email)
-            return LoginResult(
-                user=by_email,
-                account=_owned(account, by_email),
-                events=(_linked(by_email, linked, profile),),
-            )
-        created, linked = yield from _sign_up(ctx, {**user, "email_verified": None}, link)
     except AdapterError as err:
         if not (retry and _conflict(err)):
             raise
         # A concurrent request linked this account (or took this address) first: decide again.
         return (yield from _account_login(ctx, provider, user, account, link, profile, retry=False))
+
+
+_REFUSALS = {
+    Link.REFUSE_LINKED_ELSEWHERE: "The account is already associated with another user",
+    Link.REFUSE_EMAIL_TAKEN: "Another account already exists with the same e-mail address",
+}
+
+
+def _id(user: Mapping[str, Any] | None) -> object:
+    return None if user is None else user["id"]
+
+
+def _user_by_email(ctx: Context, email: Any) -> Step[dict[str, Any] | None]:
+    if not isinstance(email, str) or not email:
+        return None
+    found = yield from call_adapter(ctx.settings.adapter, "get_user_by_email", email)
+    return dict(found) if found else None
+
+
+def _link_to(
+    ctx: Context,
+    user: dict[str, Any],
+    account: Mapping[str, Any],
+    link: dict[str, Any],
+    profile: Mapping[str, Any] | None,
+    *,
+    keep: bool,
+) -> Step[LoginResult]:
+    """Link the account to ``user`` (``keep``: the browser's session stays)."""
+    linked = yield from _link(ctx, link, user)
     return LoginResult(
-        user=created,
-        account=_owned(account, created),
-        is_new_user=True,
-        events=(("create_user", {"user": created}), _linked(created, linked, profile)),
+        user=user,
+        account=_owned(account, user),
+        keep_session=keep,
+        events=(_linked(user, linked, profile),),
     )
 
 
@@ -271,22 +285,7 @@ def _signed_in_user(ctx: Context) -> Step[dict[str, Any] | None]:
     value, _ = read_chunked(ctx.cookies, ctx.cookie_specs.session_token.name)
     if value is None:
         return None
-    if ctx.settings.strategy == "database":
-        found = session_and_user(
-            (yield from call_adapter(ctx.settings.adapter, "get_session_and_user", value))
-        )
-        if found is None or timestamp(found[0]["expires"]) <= ctx.now:
-            return None
-        return dict(found[1])
-    try:
-        token = yield from ctx.decode_token(value)
-    except Exception:  # an unreadable session cookie means "not signed in", as in Auth.js
-        return None
-    sub = token.get("sub") if isinstance(token, dict) else None
-    if not isinstance(sub, str) or not sub:
-        return None
-    found = yield from call_adapter(ctx.settings.adapter, "get_user", sub)
-    return dict(found) if found else None
+    return (yield from session_strategy(ctx).signed_in_user(ctx, value))
 
 
 def _link(
@@ -349,34 +348,6 @@ def _conflict(error: AdapterError) -> bool:
 # -- the session and the way out -----------------------------------------------------------------
 
 
-def issue_session(
-    ctx: Context, login: LoginResult, *, profile: Mapping[str, Any] | None = None
-) -> Step[None]:
-    """The session cookie for ``login.user``: a JWT, or a new database session.
-
-    A new database session replaces the one the browser had: that row is deleted.
-    """
-    settings = ctx.settings
-    if settings.strategy == "jwt":
-        yield from issue_jwt_session(
-            ctx,
-            user=login.user,
-            account=login.account,
-            profile=profile,
-            is_new_user=login.is_new_user,
-        )
-        return
-    if login.keep_session:
-        return
-    previous, _ = read_chunked(ctx.cookies, ctx.cookie_specs.session_token.name)
-    yield from create_database_session(ctx, str(login.user["id"]))
-    if previous:
-        try:
-            yield from call_adapter(ctx.settings.adapter, "delete_session", previous)
-        except Exception as err:  # the cookie no longer points at it: only a stale row is left
-            yield from log_error(err)
-
-
 def finish_login(
     ctx: Context, login: LoginResult, *, profile: Mapping[str, Any] | None = None
 ) -> Step[Reply]:
@@ -385,7 +356,7 @@ def finish_login(
     If issuing the session fails, a user this sign-in created is deleted again.
     """
     try:
-        yield from issue_session(ctx, login, profile=profile)
+        yield from session_strategy(ctx).issue(ctx, login, profile=profile)
     except Exception:
         if login.is_new_user:
             yield from undo_sign_up(ctx, str(login.user["id"]))
@@ -393,8 +364,9 @@ def finish_login(
     events = ctx.settings.events
     for name, message in login.events:
         yield from emit(getattr(events, name), name, **message)
-    yield from emit_sign_in(
-        ctx,
+    yield from emit(
+        events.sign_in,
+        "sign_in",
         user=login.user,
         account=login.account,
         profile=profile,

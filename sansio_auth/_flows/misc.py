@@ -10,7 +10,7 @@ def csrf(ctx: Context) -> Step[Reply]:
     """``{"csrfToken": ...}``, setting the cookie when needed; 404 when CSRF checks are off."""
     if ctx.settings.skip_csrf:
         yield from log_warning("csrf-disabled")
-        ctx.out_cookies.append(ctx.cookie_specs.csrf_token.delete())
+        ctx.out_cookies.delete(ctx.cookie_specs.csrf_token)
         return Reply(status=404)
     return json_reply({"csrfToken": ctx.csrf_token()}, headers=NO_CACHE)
 

@@ -36,7 +36,12 @@ from ..oauth.authorize_url import (
     is_form_post,
     request_params,
 )
-from ..oauth.callback import ProviderDenied, StateMismatch, parse_authorization_response
+from ..oauth.callback import (
+    AuthorizationCode,
+    ProviderDenied,
+    StateMismatch,
+    parse_authorization_response,
+)
 from ..oauth.checks import (
     new_state,
     pkce_challenge,
@@ -76,7 +81,7 @@ def oauth_sign_in(ctx: Context, provider: Provider) -> Step[Reply]:
 
     def keep(spec_name: str, value: str) -> None:
         spec = getattr(ctx.cookie_specs, spec_name)
-        ctx.out_cookies.append(
+        ctx.out_cookies.set(
             seal(
                 spec,
                 value,
@@ -195,31 +200,57 @@ def _delete_check_cookies(ctx: Context) -> None:
             if ctx.method == "POST":  # it was set cross-site (form_post): delete it alike
                 options = msgspec.structs.replace(cookie.options, same_site="none", secure=True)
                 cookie = msgspec.structs.replace(cookie, options=options)
-            ctx.out_cookies.append(cookie)
+            ctx.out_cookies.set(cookie)
 
 
 def _callback(ctx: Context, provider: OAuthProvider, params: Mapping[str, Any]) -> Step[Reply]:
-    settings = ctx.settings
+    """The callback's steps. Their order is part of the behaviour: the state cookie is checked
+    before discovery, the PKCE and nonce cookies once the provider's answer is."""
     proxy = _redirect_proxy(ctx, provider)
     checks = _checks(provider, proxy)
-
-    def used(spec_name: str, what: str) -> str | None:
-        if what not in checks:
-            return None
-        spec = getattr(ctx.cookie_specs, spec_name)
-        return unseal(
-            ctx.cookies,
-            spec,
-            what=what,
-            provider_id=provider.id,
-            secrets=settings.secrets,
-            now=ctx.now,
-        )
-
-    expected_state = used("state", "state")
+    expected_state = _checked(ctx, provider, checks, "state")
     server = yield from authorization_server(provider, ctx.cache, ctx.now, callback=True)
+    code = _authorization_code(provider, server, params, expected_state)
+    verifier = _checked(ctx, provider, checks, "pkce")
+    nonce = _checked(ctx, provider, checks, "nonce")
+    redirect_uri = _redirect_uri(ctx, provider, proxy)
+    tokens = yield from _exchange_code(ctx, provider, server, code, redirect_uri, verifier)
+    profile = yield from _profile(ctx, provider, server, tokens, nonce)
+    profile = yield from provider.complete_profile(profile, tokens, params)
+    user, account = yield from _user_and_account(ctx, provider, profile, tokens)
+    return (yield from _sign_in(ctx, provider, user, account, profile, tokens))
+
+
+_CHECK_COOKIES = {"state": "state", "pkce": "pkce_code_verifier", "nonce": "nonce"}
+"""The cookie (:class:`~sansio_auth.cookies.CookieSet` key) of each check."""
+
+
+def _checked(
+    ctx: Context, provider: OAuthProvider, checks: frozenset[str], what: str
+) -> str | None:
+    """The value sealed in the cookie of check ``what`` (``None`` if the provider skips it);
+    :class:`InvalidCheck` when it is missing, expired or not this provider's."""
+    if what not in checks:
+        return None
+    return unseal(
+        ctx.cookies,
+        getattr(ctx.cookie_specs, _CHECK_COOKIES[what]),
+        what=what,
+        provider_id=provider.id,
+        secrets=ctx.settings.secrets,
+        now=ctx.now,
+    )
+
+
+def _authorization_code(
+    provider: OAuthProvider,
+    server: AuthorizationServer,
+    params: Mapping[str, Any],
+    expected_state: str | None,
+) -> AuthorizationCode:
+    """The code of the provider's answer, once its state and issuer are checked."""
     try:
-        code = parse_authorization_response(
+        return parse_authorization_response(
             params,
             expected_state=expected_state,
             issuer=server.issuer,
@@ -232,14 +263,23 @@ def _callback(ctx: Context, provider: OAuthProvider, params: Mapping[str, Any]) 
             "OAuth Provider returned an error",
             cause={"provider": provider.id, "error": err.error, "description": err.description},
         ) from err
-    verifier = used("pkce_code_verifier", "pkce")
-    nonce = used("nonce", "nonce")
+
+
+def _exchange_code(
+    ctx: Context,
+    provider: OAuthProvider,
+    server: AuthorizationServer,
+    code: AuthorizationCode,
+    redirect_uri: str,
+    verifier: str | None,
+) -> Step[TokenSet]:
+    """The token set the token endpoint gives for ``code``."""
     if server.token_endpoint is None:
         raise InvalidEndpoints(f"provider {provider.id!r} has no token endpoint")
     request = token_request(
         server.token_endpoint,
         code=code.code,
-        redirect_uri=_redirect_uri(ctx, provider, proxy),
+        redirect_uri=redirect_uri,
         code_verifier=verifier,
         client_id=provider.client_id or "",
         client_secret=provider.client_secret,
@@ -247,23 +287,9 @@ def _callback(ctx: Context, provider: OAuthProvider, params: Mapping[str, Any]) 
         extra={k: str(v) for k, v in provider.token.params.items()},
     )
     response = yield from send(request, "token")
-    tokens = parse_token_response(
+    return parse_token_response(
         response.status, response.body, now=ctx.now, conform=provider.conform_token_response
     )
-    profile = yield from _profile(ctx, provider, server, tokens, nonce)
-    profile = yield from provider.complete_profile(profile, tokens, params)
-    user, account = yield from _user_and_account(ctx, provider, profile, tokens)
-    known = yield from user_by_account(ctx, account)
-    redirect = yield from run_sign_in_callback(
-        ctx, user=known or user, account=account, profile=profile, credentials=None, email=None
-    )
-    if redirect is not None:
-        return Reply(redirect=redirect)
-    stored = yield from _account_to_store(ctx, provider, account, tokens)
-    login = yield from handle_login(
-        ctx, provider, user=user, account=account, profile=profile, stored_account=stored
-    )
-    return (yield from finish_login(ctx, login, profile=profile))
 
 
 def _profile(
@@ -276,28 +302,42 @@ def _profile(
     """oidc: the valid ID token's claims (or userinfo with the same ``sub``); oauth: userinfo."""
     if not isinstance(provider, OIDCProvider):
         return (yield from _userinfo(provider, server, tokens))
-    id_token = tokens.get("id_token")
-    if not isinstance(id_token, str):
-        raise IDTokenError("the token response has no `id_token`")
-    assert server.issuer is not None  # an oidc provider always has discovered metadata here
-    claims = yield from validate_id_token(
-        id_token,
-        jwks_uri=server.jwks_uri,
-        algorithms=allowed_algorithms(
-            provider.client.id_token_signed_response_alg, server.id_token_algorithms
-        ),
-        cache=ctx.cache,
-        issuer=provider.id_token_issuer(server.issuer, id_token),
-        client_id=provider.client_id or "",
-        now=ctx.now,
-        nonce=nonce,
-    )
+    claims = yield from _id_token_claims(ctx, provider, server, tokens, nonce)
     if provider.id_token:
         return claims
     profile = yield from _userinfo(provider, server, tokens)
     if profile.get("sub") != claims["sub"]:
         raise IDTokenError("the userinfo `sub` is not the ID token's")
     return profile
+
+
+def _id_token_claims(
+    ctx: Context,
+    provider: OIDCProvider,
+    server: AuthorizationServer,
+    tokens: TokenSet,
+    nonce: str | None,
+) -> Step[dict[str, Any]]:
+    """The claims of the token set's ID token, once its signature, issuer, audience, times and
+    ``nonce`` are checked."""
+    id_token = tokens.get("id_token")
+    if not isinstance(id_token, str):
+        raise IDTokenError("the token response has no `id_token`")
+    assert server.issuer is not None  # an oidc provider always has discovered metadata here
+    return (
+        yield from validate_id_token(
+            id_token,
+            jwks_uri=server.jwks_uri,
+            algorithms=allowed_algorithms(
+                provider.client.id_token_signed_response_alg, server.id_token_algorithms
+            ),
+            cache=ctx.cache,
+            issuer=provider.id_token_issuer(server.issuer, id_token),
+            client_id=provider.client_id or "",
+            now=ctx.now,
+            nonce=nonce,
+        )
+    )
 
 
 def _userinfo(
@@ -395,3 +435,25 @@ def _user_and_account(
         "provider_account_id": str(account_id),
     }
     return user, account
+
+
+def _sign_in(
+    ctx: Context,
+    provider: OAuthProvider,
+    user: dict[str, Any],
+    account: dict[str, Any],
+    profile: dict[str, Any],
+    tokens: TokenSet,
+) -> Step[Reply]:
+    """Ask the ``sign_in`` callback, find or create the user, issue the session."""
+    known = yield from user_by_account(ctx, account)
+    redirect = yield from run_sign_in_callback(
+        ctx, user=known or user, account=account, profile=profile, credentials=None, email=None
+    )
+    if redirect is not None:
+        return Reply(redirect=redirect)
+    stored = yield from _account_to_store(ctx, provider, account, tokens)
+    login = yield from handle_login(
+        ctx, provider, user=user, account=account, profile=profile, stored_account=stored
+    )
+    return (yield from finish_login(ctx, login, profile=profile))

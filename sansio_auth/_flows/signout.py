@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from .._context import Context, Reply
-from .._flow import Step, call_adapter, emit, log_error
+from .._flow import Step, log_error
 from ..cookies import read_chunked
 from ..errors import SignOutError
+from .strategies import session_strategy
 
 
 def sign_out(ctx: Context) -> Step[Reply]:
@@ -16,15 +17,9 @@ def sign_out(ctx: Context) -> Step[Reply]:
     value, present = read_chunked(ctx.cookies, spec.name)
     if value is None:
         return Reply(redirect=destination)
-    settings = ctx.settings
     try:
-        if settings.strategy == "database":
-            session = yield from call_adapter(ctx.settings.adapter, "delete_session", value)
-            yield from emit(settings.events.sign_out, "sign_out", session=session, token=None)
-        else:
-            token = yield from ctx.decode_token(value)
-            yield from emit(settings.events.sign_out, "sign_out", session=None, token=token)
+        yield from session_strategy(ctx).end(ctx, value)
     except Exception as err:
         yield from log_error(SignOutError(err))
-    ctx.out_cookies.extend(spec.delete(name) for name in present)
+    ctx.out_cookies.delete_chunks(spec, present)
     return Reply(redirect=destination)

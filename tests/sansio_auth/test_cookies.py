@@ -5,7 +5,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sansio_auth import Cookie, CookieOptions
-from sansio_auth.cookies import CHUNK_SIZE, cookie_set, read_chunked, write_chunked
+from sansio_auth.cookies import (
+    CHUNK_SIZE,
+    ResponseCookies,
+    cookie_set,
+    read_chunked,
+    write_chunked,
+)
 from sansio_auth.errors import Configuration
 from sansio_auth.http import http_date, parse_cookie_header
 from tests.sansio_auth.driver import START, parse_set_cookie
@@ -211,6 +217,27 @@ def test_read_ignores_foreign_names():
 def test_read_of_nothing():
     assert read_chunked({}, NAME) == (None, [])
     assert read_chunked({NAME: ""}, NAME) == (None, [NAME])
+
+
+def test_response_cookies_keep_the_order_they_were_decided_in():
+    csrf = cookie_set(False, MAX_AGE, {}).csrf_token
+    out = ResponseCookies()
+    out.set(csrf.make("token", START))
+    out.delete_chunks(SPEC, [f"{NAME}.0"])
+    out.set_chunked(SPEC, "x" * (CHUNK_SIZE + 1), START, [f"{NAME}.0", f"{NAME}.2"])
+    out.delete(csrf)
+    names = [c.name for c in out]
+    assert names == [csrf.name, f"{NAME}.0", f"{NAME}.2", f"{NAME}.0", f"{NAME}.1", csrf.name]
+    assert [c.name for c in out.deletions_only()] == [f"{NAME}.0", f"{NAME}.2", csrf.name]
+
+
+def test_response_cookies_drop_takes_back_a_cookie_and_its_chunks_only():
+    out = ResponseCookies()
+    out.set_chunked(SPEC, "x" * (CHUNK_SIZE + 1), START, [])
+    out.set(SPEC.delete(NAME))
+    out.set(SPEC.delete(f"{NAME}-other"))
+    out.drop(NAME)
+    assert [c.name for c in out] == [f"{NAME}-other"]
 
 
 TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_."

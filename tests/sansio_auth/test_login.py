@@ -3,9 +3,12 @@ account-linking table, on database and JWT sessions, and faults half way through
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from sansio_auth import jwt
+from sansio_auth._flows.login import Link, decide_link
 from sansio_auth.adapters import AdapterConflict
 from sansio_auth.http import http_date
 from tests.sansio_auth.adapter_faults import FaultyAdapter, assert_consistent, rows, utc
@@ -74,6 +77,41 @@ class Site:
 def only_user(store):
     [user] = store.users.values()
     return user
+
+
+# -- the decision alone (docs/database.md's table) -----------------------------------------------
+
+EITHER = (False, True)
+LINKING_TABLE = [
+    # signed in as, account linked to, a user has the address, dangerous linking: decision
+    (None, "u", EITHER, EITHER, Link.SIGN_IN_AS_OWNER),
+    ("u", "u", EITHER, EITHER, Link.SIGN_IN_AS_OWNER),
+    ("v", "u", EITHER, EITHER, Link.REFUSE_LINKED_ELSEWHERE),
+    ("v", None, EITHER, EITHER, Link.LINK_TO_CURRENT),
+    (None, None, (True,), (False,), Link.REFUSE_EMAIL_TAKEN),
+    (None, None, (True,), (True,), Link.LINK_BY_EMAIL),
+    (None, None, (False,), EITHER, Link.SIGN_UP),
+]
+
+
+@pytest.mark.parametrize(
+    ("signed_in", "linked_to", "taken", "dangerous", "decision"), LINKING_TABLE
+)
+def test_decide_link_follows_the_account_linking_table(
+    signed_in, linked_to, taken, dangerous, decision
+):
+    for email_taken, dangerous_email_linking in itertools.product(taken, dangerous):
+        found = decide_link(
+            signed_in=signed_in,
+            linked_to=linked_to,
+            email_taken=email_taken,
+            dangerous_email_linking=dangerous_email_linking,
+        )
+        assert found is decision
+
+
+def test_the_linking_table_has_every_decision():
+    assert {row[-1] for row in LINKING_TABLE} == set(Link)
 
 
 # -- new user ------------------------------------------------------------------------------------

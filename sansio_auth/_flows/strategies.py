@@ -1,0 +1,339 @@
+"""The session strategies (``session.strategy``): what a session cookie holds and how it is
+read, issued and ended.
+
+``jwt``: the cookie is the encrypted token (the ``jwt`` callback shapes it); ``database``:
+the cookie is the token of a session row (the adapter's ``*_session`` methods). Each flow
+asks :func:`session_strategy` and never branches on the strategy's name.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import msgspec
+
+from .._context import Context
+from .._flow import Step, call_adapter, emit, invoke, log_error
+from ..cookies import read_chunked
+from ..errors import AuthError, Configuration, JWTSessionError, SessionTokenError
+from ..http import iso_date
+from ..jwt import InvalidToken, made_with
+
+if TYPE_CHECKING:
+    from .login import LoginResult
+
+
+class SessionStrategy(ABC):
+    """The operations every flow needs from a session strategy."""
+
+    read_error: ClassVar[type[AuthError]]
+    """What a failed :meth:`read` is logged as."""
+    forgets_unreadable: ClassVar[bool]
+    """Whether a failed :meth:`read` deletes the cookie (else it is kept for a retry)."""
+
+    @abstractmethod
+    def read(
+        self, ctx: Context, value: str, present: list[str], *, update: bool, data: Any
+    ) -> Step[Any]:
+        """The session the cookie ``value`` (in chunks ``present``) stands for, as ``GET|POST
+        session`` answers it, or ``None``; refreshes or deletes the cookie as needed."""
+
+    @abstractmethod
+    def signed_in_user(self, ctx: Context, value: str) -> Step[dict[str, Any] | None]:
+        """The stored user the cookie ``value`` belongs to while its session is live."""
+
+    @abstractmethod
+    def issue(
+        self, ctx: Context, login: LoginResult, *, profile: Mapping[str, Any] | None
+    ) -> Step[None]:
+        """The session cookie for ``login.user`` after a sign-in."""
+
+    @abstractmethod
+    def end(self, ctx: Context, value: str) -> Step[None]:
+        """Sign-out: end the session of the cookie ``value`` and emit ``events.sign_out``
+        (the caller deletes the cookie)."""
+
+
+def session_strategy(ctx: Context) -> SessionStrategy:
+    """The strategy of ``ctx``'s engine."""
+    return STRATEGIES[ctx.settings.strategy]
+
+
+def expose(
+    ctx: Context,
+    shown_user: dict[str, Any],
+    expires: float,
+    *,
+    token: dict[str, Any] | None,
+    user: dict[str, Any] | None,
+    data: Any,
+    update: bool,
+) -> Step[Any]:
+    """The default session, shaped by the ``session`` callback; emits ``events.session``."""
+    settings = ctx.settings
+    session: Any = {"user": shown_user, "expires": iso_date(expires)}
+    if settings.callbacks.session is not None:
+        session = yield from invoke(
+            "session",
+            settings.callbacks.session,
+            session=session,
+            token=token,
+            user=user,
+            new_session=data,
+            trigger="update" if update else None,
+        )
+    yield from emit(settings.events.session, "session", session=session, token=token)
+    return session
+
+
+# -- jwt ---------------------------------------------------------------------------------------
+
+
+class JWTSessions(SessionStrategy):
+    """The session is the encrypted token in the cookie."""
+
+    read_error = JWTSessionError
+    forgets_unreadable = True  # an unreadable token is dropped
+
+    def read(
+        self, ctx: Context, value: str, present: list[str], *, update: bool, data: Any
+    ) -> Step[Any]:
+        settings = ctx.settings
+        spec = ctx.cookie_specs.session_token
+        token = yield from ctx.decode_token(value)
+        if token is None:
+            raise InvalidToken("the jwt.decode override returned None")
+        issued_at = token.get("iat")
+        callbacks = settings.callbacks
+        changed = False
+        if callbacks.jwt is not None:
+            before = msgspec.json.encode(token)
+            token = yield from invoke(
+                "jwt",
+                callbacks.jwt,
+                token=token,
+                session=data,
+                trigger="update" if update else None,
+                user=None,
+                account=None,
+                profile=None,
+                is_new_user=None,
+            )
+            if token is None:
+                ctx.out_cookies.delete_chunks(spec, present)
+                return None
+            if not isinstance(token, dict):
+                raise Configuration("the `jwt` callback must return a dict or None")
+            changed = msgspec.json.encode(token) != before
+        update_age = settings.session.update_age
+        rotated = settings.jwt.decode is None and not made_with(
+            value, settings.secrets[0], spec.name
+        )
+        reissue = changed or update or rotated
+        expires: float
+        if not reissue and isinstance(issued_at, int) and ctx.now - issued_at < update_age:
+            expires = issued_at + settings.session.max_age
+        else:
+            expires = ctx.now + settings.session.max_age
+            encoded = yield from ctx.encode_token(token)
+            ctx.out_cookies.set_chunked(spec, encoded, ctx.now, present)
+        user = {key: token[field] for key, field in _TOKEN_USER_FIELDS if field in token}
+        return (
+            yield from expose(ctx, user, expires, token=token, user=None, data=data, update=update)
+        )
+
+    def signed_in_user(self, ctx: Context, value: str) -> Step[dict[str, Any] | None]:
+        try:
+            token = yield from ctx.decode_token(value)
+        except Exception:  # an unreadable session cookie means "not signed in", as in Auth.js
+            return None
+        sub = token.get("sub") if isinstance(token, dict) else None
+        if not isinstance(sub, str) or not sub:
+            return None
+        found = yield from call_adapter(ctx.settings.adapter, "get_user", sub)
+        return dict(found) if found else None
+
+    def issue(
+        self, ctx: Context, login: LoginResult, *, profile: Mapping[str, Any] | None
+    ) -> Step[None]:
+        """Run the ``jwt`` callback and set the session cookie (or clear it on ``None``)."""
+        token: dict[str, Any] | None = default_token(login.user)
+        callback = ctx.settings.callbacks.jwt
+        if callback is not None:
+            token = yield from invoke(
+                "jwt",
+                callback,
+                token=token,
+                user=login.user,
+                account=login.account,
+                profile=profile,
+                trigger="signUp" if login.is_new_user else "signIn",
+                is_new_user=login.is_new_user,
+                session=None,
+            )
+        spec = ctx.cookie_specs.session_token
+        _, present = read_chunked(ctx.cookies, spec.name)
+        if token is None:
+            ctx.out_cookies.delete_chunks(spec, present)
+            return
+        if not isinstance(token, dict):
+            raise Configuration("the `jwt` callback must return a dict or None")
+        value = yield from ctx.encode_token(token)
+        ctx.out_cookies.set_chunked(spec, value, ctx.now, present)
+
+    def end(self, ctx: Context, value: str) -> Step[None]:
+        token = yield from ctx.decode_token(value)
+        yield from emit(ctx.settings.events.sign_out, "sign_out", session=None, token=token)
+
+
+_TOKEN_USER_FIELDS = (("name", "name"), ("email", "email"), ("image", "picture"))
+
+
+def default_token(user: Mapping[str, Any]) -> dict[str, Any]:
+    """The token a sign-in starts from: ``name``, ``email``, ``picture`` and ``sub``."""
+    token = {key: user[field] for key, field in _TOKEN_FIELDS if field in user}
+    if user.get("id") is not None:
+        token["sub"] = str(user["id"])
+    return token
+
+
+_TOKEN_FIELDS = (("name", "name"), ("email", "email"), ("picture", "image"))
+
+
+# -- database ----------------------------------------------------------------------------------
+
+
+class DatabaseSessions(SessionStrategy):
+    """The session is a row; the cookie holds its token."""
+
+    read_error = SessionTokenError
+    forgets_unreadable = False  # a database hiccup keeps the cookie
+
+    def read(
+        self, ctx: Context, value: str, present: list[str], *, update: bool, data: Any
+    ) -> Step[Any]:
+        """Look the row up; delete it when expired; extend it once ``update_age`` has passed."""
+        settings = ctx.settings
+        spec = ctx.cookie_specs.session_token
+        found = session_and_user(
+            (yield from call_adapter(settings.adapter, "get_session_and_user", value))
+        )
+        if found is not None and timestamp(found[0]["expires"]) <= ctx.now:
+            yield from call_adapter(settings.adapter, "delete_session", value)
+            found = None
+        if found is None:
+            ctx.out_cookies.delete_chunks(spec, present)
+            return None
+        expires = timestamp(found[0]["expires"])
+        user = dict(found[1])
+        max_age, update_age = settings.session.max_age, settings.session.update_age
+        if expires - max_age + update_age <= ctx.now:
+            expires = ctx.now + max_age
+            extended = yield from call_adapter(
+                settings.adapter,
+                "update_session",
+                {"session_token": value, "expires": utc(expires)},
+            )
+            if extended is None:  # deleted meanwhile (signed out elsewhere)
+                ctx.out_cookies.delete_chunks(spec, present)
+                return None
+            set_session_cookie(ctx, value, expires)
+        shown: dict[str, Any] = {k: user[k] for k in ("name", "email", "image") if k in user}
+        return (
+            yield from expose(ctx, shown, expires, token=None, user=user, data=data, update=update)
+        )
+
+    def signed_in_user(self, ctx: Context, value: str) -> Step[dict[str, Any] | None]:
+        found = session_and_user(
+            (yield from call_adapter(ctx.settings.adapter, "get_session_and_user", value))
+        )
+        if found is None or timestamp(found[0]["expires"]) <= ctx.now:
+            return None
+        return dict(found[1])
+
+    def issue(
+        self, ctx: Context, login: LoginResult, *, profile: Mapping[str, Any] | None
+    ) -> Step[None]:
+        """A new session row, replacing the browser's (that row is deleted); none when the
+        browser is signed in as this user already."""
+        if login.keep_session:
+            return
+        previous, _ = read_chunked(ctx.cookies, ctx.cookie_specs.session_token.name)
+        yield from create_database_session(ctx, str(login.user["id"]))
+        if previous:
+            try:
+                yield from call_adapter(ctx.settings.adapter, "delete_session", previous)
+            except Exception as err:  # the cookie no longer points at it: only a stale row is left
+                yield from log_error(err)
+
+    def end(self, ctx: Context, value: str) -> Step[None]:
+        session = yield from call_adapter(ctx.settings.adapter, "delete_session", value)
+        yield from emit(ctx.settings.events.sign_out, "sign_out", session=session, token=None)
+
+
+def utc(seconds: float) -> datetime:
+    """Unix time as the aware UTC datetime adapters store."""
+    return datetime.fromtimestamp(seconds, UTC)
+
+
+def timestamp(value: Any) -> float:
+    """Unix time of a datetime an adapter returned (naive means UTC), or of an ISO string."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return float(value.timestamp())
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    raise Configuration(f"the adapter returned an expiry that is not a time: {value!r}")
+
+
+def new_session_token(ctx: Context) -> Step[str]:
+    """``session.generate_session_token()``, else a random UUID."""
+    generate = ctx.settings.session.generate_session_token
+    if generate is None:
+        return ctx.random_uuid()
+    token = yield from invoke("generate_session_token", generate)
+    if not isinstance(token, str) or not token:
+        raise Configuration("`session.generate_session_token` must return a non-empty string")
+    return token
+
+
+def create_database_session(ctx: Context, user_id: str) -> Step[dict[str, Any]]:
+    """A new session row for ``user_id`` (expiring ``max_age`` from now) and its cookie."""
+    token = yield from new_session_token(ctx)
+    expires = ctx.now + ctx.settings.session.max_age
+    session = {"session_token": token, "user_id": user_id, "expires": utc(expires)}
+    created = yield from call_adapter(ctx.settings.adapter, "create_session", session)
+    set_session_cookie(ctx, token, expires)
+    return dict(created) if isinstance(created, Mapping) else session
+
+
+def set_session_cookie(ctx: Context, token: str, expires: float) -> None:
+    """The session cookie holding ``token`` until ``expires`` (stale chunks deleted)."""
+    spec = ctx.cookie_specs.session_token
+    _, present = read_chunked(ctx.cookies, spec.name)
+    ctx.out_cookies.drop(spec.name)
+    lifetime = max(1, int(expires - ctx.now))
+    ctx.out_cookies.set_chunked(spec, token, ctx.now, present, expires_in=lifetime)
+
+
+def session_and_user(found: Any) -> tuple[Mapping[str, Any], Mapping[str, Any]] | None:
+    """``get_session_and_user``'s answer as ``(session, user)``, ``None`` when not found."""
+    if found is None:
+        return None
+    if isinstance(found, Mapping):
+        session, user = found.get("session"), found.get("user")
+    else:
+        session, user = found
+    if not isinstance(session, Mapping) or not isinstance(user, Mapping):
+        raise Configuration("`get_session_and_user` must return {'session': ..., 'user': ...}")
+    return session, user
+
+
+STRATEGIES: dict[str, SessionStrategy] = {"jwt": JWTSessions(), "database": DatabaseSessions()}
+"""One stateless instance per ``session.strategy``."""
