@@ -23,7 +23,7 @@ from ..errors import (
     EmailSignInError,
     Verification,
 )
-from ..providers import EmailProvider, Provider
+from ..providers import EmailProvider
 from ..providers.email import normalize_email
 from .login import finish_login, handle_login, run_sign_in_callback
 from .strategies import timestamp, utc
@@ -32,9 +32,8 @@ INVALID_ADDRESS = "EmailSignin"
 """The sign-in page's ``error`` for an address that was refused (Auth.js's page key)."""
 
 
-def email_sign_in(ctx: Context, provider: Provider) -> Step[Reply]:
+def email_sign_in(ctx: Context, provider: EmailProvider) -> Step[Reply]:
     """Send a sign-in link to the posted ``email``; redirect to the verify-request page."""
-    assert isinstance(provider, EmailProvider)
     identifier = yield from _identifier(ctx, provider, ctx.form.get("email"))
     if identifier is None:
         yield from log_error(EmailSignInError("the e-mail address given was refused"))
@@ -78,9 +77,8 @@ def email_sign_in(ctx: Context, provider: Provider) -> Step[Reply]:
     return Reply(redirect=add_query(page, {"provider": provider.id, "type": "email"}))
 
 
-def email_callback(ctx: Context, provider: Any) -> Step[Reply]:
+def email_callback(ctx: Context, provider: EmailProvider) -> Step[Reply]:
     """Use the link's token (once) and sign in the user with its address."""
-    assert isinstance(provider, EmailProvider)
     try:
         return (yield from _callback(ctx, provider))
     except AuthError:

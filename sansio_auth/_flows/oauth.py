@@ -53,16 +53,14 @@ from ..oauth.checks import (
 from ..oauth.discovery import AuthorizationServer, authorization_server
 from ..oauth.id_token import IDTokenError, allowed_algorithms, validate_id_token
 from ..oauth.tokens import TokenSet, parse_token_response, token_request
-from ..providers import Provider
 from ..providers.oauth import OAuthProvider, OIDCProvider
 from .login import as_user, finish_login, handle_login, run_sign_in_callback, user_by_account
 
 # -- sign-in -----------------------------------------------------------------------------------
 
 
-def oauth_sign_in(ctx: Context, provider: Provider) -> Step[Reply]:
+def oauth_sign_in(ctx: Context, provider: OAuthProvider) -> Step[Reply]:
     """Redirect to the provider's authorization endpoint, setting the check cookies."""
-    assert isinstance(provider, OAuthProvider)
     settings = ctx.settings
     server = yield from authorization_server(provider, ctx.cache, ctx.now, callback=False)
     endpoint = server.authorization_endpoint
@@ -157,9 +155,8 @@ def _origin(url: str) -> str:
 # -- callback ----------------------------------------------------------------------------------
 
 
-def oauth_callback(ctx: Context, provider: Any) -> Step[Reply]:
+def oauth_callback(ctx: Context, provider: OAuthProvider) -> Step[Reply]:
     """Finish the sign-in the provider sent the browser back from."""
-    assert isinstance(provider, OAuthProvider)
     params: Mapping[str, Any] = ctx.form if ctx.method == "POST" else ctx.query
     hop = _proxy_hop(ctx, provider, params)
     if hop is not None:
