@@ -15,6 +15,7 @@ see ``docs/adapters/aiohttp.md``.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, NoReturn
@@ -22,7 +23,7 @@ from typing import Any, NoReturn
 from aiohttp import hdrs, web
 from multidict import CIMultiDict
 
-from sansio_auth import AuthConfig, Request, Response
+from sansio_auth import AuthConfig, Cookie, Request, Response
 from sansio_auth.http import headers_from_pairs
 
 from .anyio import Auth, SessionRead
@@ -52,8 +53,8 @@ DEFAULT_PREFIX = "/api/auth"
 """Where the auth routes are served unless ``prefix`` (or ``base_path``) says otherwise."""
 AUTH_KEY = "auth"
 """``request[AUTH_KEY]``: the session :meth:`AdapterBAuth.protect` read (a mapping or ``None``)."""
-_READS = "sansio_auth.session_reads"  # request key: {id(runtime): SessionRead}
-_PENDING = "sansio_auth.pending_cookies"  # request key: engine cookies not yet sent
+_READS = web.RequestKey("sansio_auth.session_reads", dict[int, SessionRead])  # by id(runtime)
+_PENDING = web.RequestKey("sansio_auth.pending_cookies", list[Cookie])  # not sent yet
 _CACHE_SIZE = 32
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -156,7 +157,10 @@ class AdapterBAuth:
         async def protect(request: web.Request, handler: Handler) -> web.StreamResponse:
             if not _path_in(request, prefixes) or self.auth.serves(_target(request)[0]):
                 return await handler(request)
-            session = request[AUTH_KEY] = (await read_session(request, self.auth)).data
+            session = (await read_session(request, self.auth)).data
+            with warnings.catch_warnings():  # the issue's plain key, not a web.RequestKey
+                warnings.simplefilter("ignore", web.NotAppKeyWarning)
+                request[AUTH_KEY] = session
             if not _signed_in(session):
                 await _redirect(request, redirect_to)
             return await _with_cookies(request, handler)
@@ -223,7 +227,7 @@ async def send_session_cookies(request: web.Request, response: web.StreamRespons
 async def read_session(request: web.Request, auth: Auth) -> SessionRead:
     """``auth``'s session read for ``request``, made once per request; its cookies are
     queued for :func:`send_session_cookies`. A bad ``Host`` reads as signed out."""
-    reads: dict[int, SessionRead] = request.setdefault(_READS, {})
+    reads = request.setdefault(_READS, {})
     found = reads.get(id(auth))
     if found is None:
         try:
