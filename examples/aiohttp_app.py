@@ -27,7 +27,7 @@ from typing import Any
 
 from aiohttp import web
 
-from io_bindings.aiohttp import AdapterBAuth, get_session, require_session
+from io_bindings.aiohttp import AdapterBAuth, get_session, require_session, send_session_cookies
 from io_bindings.db.sqlite import SQLiteAdapter
 from io_bindings.email import ConsoleSender, SMTPSender
 from sansio_auth import AuthConfig
@@ -147,13 +147,14 @@ def make_app(config: AuthConfig | None = None) -> web.Application:
             web.get("/me", me),
         ]
     )
+    app.on_response_prepare.append(send_session_cookies)  # cookies get_session re-issued
     app.on_cleanup.append(auth.aclose)
     return app
 
 
 def main() -> None:
     if not os.environ.get("AUTH_SECRET"):
-        print("AUTH_SECRET is not set: using a random one (sessions end at restart)", file=sys.stderr)
+        print("AUTH_SECRET is unset: using a random one (sessions end at restart)", file=sys.stderr)
         os.environ["AUTH_SECRET"] = secrets.token_urlsafe(33)
     os.environ.setdefault("AUTH_TRUST_HOST", "true")
     web.run_app(make_app(), host="127.0.0.1", port=int(os.environ.get("PORT", 8000)))

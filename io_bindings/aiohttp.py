@@ -17,10 +17,11 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn
 
 from aiohttp import hdrs, web
+from aiohttp.typedefs import Handler, Middleware
 from multidict import CIMultiDict
 
 from sansio_auth import AuthConfig, Cookie, Request, Response
@@ -56,9 +57,6 @@ AUTH_KEY = "auth"
 _READS = web.RequestKey("sansio_auth.session_reads", dict[int, SessionRead])  # by id(runtime)
 _PENDING = web.RequestKey("sansio_auth.pending_cookies", list[Cookie])  # not sent yet
 _CACHE_SIZE = 32
-
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-Middleware = Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -220,22 +218,25 @@ async def send_session_cookies(request: web.Request, response: web.StreamRespons
     Register it as ``app.on_response_prepare.append(send_session_cookies)`` when handlers
     call :func:`get_session` on paths :meth:`AdapterBAuth.protect` does not cover.
     """
-    for cookie in request.pop(_PENDING, ()):
+    pending = request.get(_PENDING, [])
+    for cookie in pending:
         response.headers.add(hdrs.SET_COOKIE, cookie.header_value())
+    pending.clear()
 
 
 async def read_session(request: web.Request, auth: Auth) -> SessionRead:
     """``auth``'s session read for ``request``, made once per request; its cookies are
     queued for :func:`send_session_cookies`. A bad ``Host`` reads as signed out."""
-    reads = request.setdefault(_READS, {})
-    found = reads.get(id(auth))
+    if _READS not in request:
+        request[_READS], request[_PENDING] = {}, []
+    found = request[_READS].get(id(auth))
     if found is None:
         try:
             found = await auth.session(to_engine_request(request))
         except BadHost:
             found = SessionRead(data=None)
-        reads[id(auth)] = found
-        request.setdefault(_PENDING, []).extend(found.cookies)
+        request[_READS][id(auth)] = found
+        request[_PENDING].extend(found.cookies)
     return found
 
 
