@@ -79,23 +79,30 @@ def engine_config(config: AuthConfig, prefix: str | None = None) -> AuthConfig:
 
 class _Runtimes:
     """One runtime per config object: :func:`get_session` never rebuilds the engine for a
-    config it has seen (the ``_CACHE_SIZE`` most recent configs are kept)."""
+    config it has seen. Those of :class:`AdapterBAuth` instances are kept for good, the
+    ``_CACHE_SIZE`` most recent others too."""
 
     def __init__(self) -> None:
-        self._by_id: OrderedDict[int, tuple[AuthConfig, Auth]] = OrderedDict()
+        self._pinned: dict[int, tuple[AuthConfig, Auth]] = {}
+        self._recent: OrderedDict[int, tuple[AuthConfig, Auth]] = OrderedDict()
 
     def get(self, config: AuthConfig) -> Auth:
-        found = self._by_id.get(id(config))
+        key = id(config)
+        found = self._pinned.get(key) or self._recent.get(key)
         if found is not None and found[0] is config:
-            self._by_id.move_to_end(id(config))
+            if key in self._recent:
+                self._recent.move_to_end(key)
             return found[1]
-        return self.put(config, Auth(engine_config(config), backend="asyncio"))
+        auth = Auth(engine_config(config), backend="asyncio")
+        self._recent[key] = (config, auth)
+        while len(self._recent) > _CACHE_SIZE:
+            self._recent.popitem(last=False)
+        return auth
 
-    def put(self, config: AuthConfig, auth: Auth) -> Auth:
-        self._by_id[id(config)] = (config, auth)
-        self._by_id.move_to_end(id(config))
-        while len(self._by_id) > _CACHE_SIZE:
-            self._by_id.popitem(last=False)
+    def pin(self, config: AuthConfig, auth: Auth) -> Auth:
+        """Make ``auth`` the runtime of ``config`` (an :class:`AdapterBAuth`'s)."""
+        self._recent.pop(id(config), None)
+        self._pinned[id(config)] = (config, auth)
         return auth
 
 
@@ -122,7 +129,7 @@ class AdapterBAuth:
         **runtime: Any,
     ) -> None:
         runtime.setdefault("backend", "asyncio")
-        self.auth = _runtimes.put(config, Auth(engine_config(config, prefix), **runtime))
+        self.auth = _runtimes.pin(config, Auth(engine_config(config, prefix), **runtime))
         self.prefix = self.auth.settings.base_path
         self.max_body_size = max_body_size
 

@@ -323,3 +323,12 @@ def test_conflicting_prefixes_are_refused() -> None:
 
 def vars_of(config: AuthConfig) -> dict[str, Any]:
     return {name: getattr(config, name) for name in AuthConfig.__dataclass_fields__}
+
+
+def test_an_adapters_runtime_outlives_the_get_session_cache() -> None:
+    config = make_config()
+    auth = AdapterBAuth(config, prefix="/pinned")
+    for _ in range(adapter._CACHE_SIZE + 1):
+        adapter._runtimes.get(make_config())
+    assert adapter._runtimes.get(config) is auth.auth
+    assert auth.auth.settings.base_path == "/pinned"
