@@ -177,7 +177,8 @@ class AdapterBAuth:
         await self.auth.aclose()
 
     async def _route(self, request: web.Request) -> web.Response:
-        return await self._serve(request) or aiohttp_response(NOT_FOUND)
+        response = await self._serve(request)
+        return response if response is not None else aiohttp_response(NOT_FOUND)
 
     async def _serve(self, request: web.Request) -> web.Response | None:
         raw_path = _target(request)[0]
