@@ -46,6 +46,7 @@ lint: install
 typecheck: install
 	$(VENV)/bin/mypy
 	$(VENV)/bin/mypy --strict examples/django_project/myproject examples/django_project/manage.py
+	$(VENV)/bin/mypy --strict examples/aiohttp_app.py
 
 bench: install system-deps
 	$(PY) -m bench
