@@ -114,6 +114,7 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
     secrets = _secrets(config.secret, env)
     auth_url = env.get("AUTH_URL") or env.get("NEXTAUTH_URL") or None
     url_origin, url_path = _parse_auth_url(auth_url)
+    short_secret = _short_secret(secrets, url_origin, env)
     base_path = _base_path(config.base_path, url_path)
     trust_host = _trust_host(config.trust_host, env)
     if not trust_host and url_origin is None:
@@ -143,7 +144,7 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
     if secure is None and url_origin is not None:
         secure = url_origin.startswith("https://")
     overrides = dict(config.cookies)
-    warnings = []
+    warnings = ["short-secret"] if short_secret else []
     if config.debug:
         warnings.append("debug-enabled")
     if config.skip_csrf_check is not None:
@@ -195,6 +196,27 @@ def _secrets(secret: str | Sequence[str] | None, env: Mapping[str, str]) -> tupl
             "Please define a `secret` (or set AUTH_SECRET), e.g. from `openssl rand -base64 33`"
         )
     return found
+
+
+MIN_SECRET_LENGTH = 32
+"""Secrets shorter than this are refused in production and warned about otherwise."""
+
+
+def _short_secret(secrets: tuple[str, ...], url_origin: str | None, env: Mapping[str, str]) -> bool:
+    """Whether a secret is too short; in production (an https ``AUTH_URL``, or ``ENV`` /
+    ``PYTHON_ENV`` = ``production``) that is a :class:`MissingSecretError`."""
+    if all(len(secret) >= MIN_SECRET_LENGTH for secret in secrets):
+        return False
+    production = (url_origin or "").startswith("https://") or "production" in (
+        env.get("ENV", "").lower(),
+        env.get("PYTHON_ENV", "").lower(),
+    )
+    if production:
+        raise MissingSecretError(
+            f"a secret is shorter than {MIN_SECRET_LENGTH} characters; make one with "
+            '`python -c "import secrets; print(secrets.token_urlsafe(32))"`'
+        )
+    return True
 
 
 def _parse_auth_url(value: str | None) -> tuple[str | None, str | None]:
