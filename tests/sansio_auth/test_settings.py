@@ -272,9 +272,7 @@ def test_a_short_secret_is_refused_in_production(env, secret):
         resolve(AuthConfig(trust_host=True), {**env, "AUTH_SECRET": "x" * 31})
 
 
-@pytest.mark.parametrize(
-    "env", [{}, {"AUTH_URL": "http://localhost:3000"}, {"ENV": "development"}]
-)
+@pytest.mark.parametrize("env", [{}, {"AUTH_URL": "http://localhost:3000"}, {"ENV": "development"}])
 def test_a_short_secret_is_a_warning_in_development(env):
     assert settings(env, secret="...").warnings == ("short-secret",)
     assert settings(env, secret="x" * 32).warnings == ()
@@ -358,7 +356,9 @@ def test_auth_url_sets_base_path_and_origin():
     s = env_settings({"AUTH_SECRET": "s", "NEXTAUTH_URL": "http://example.com:8080/x"})
     assert (s.base_path, s.url_origin) == ("/x", "http://example.com:8080")
     assert s.secure_cookies is False
-    s = env_settings({"AUTH_SECRET": SECRET, "AUTH_URL": "https://a.com", "NEXTAUTH_URL": "http://b"})
+    s = env_settings(
+        {"AUTH_SECRET": SECRET, "AUTH_URL": "https://a.com", "NEXTAUTH_URL": "http://b"}
+    )
     assert s.url_origin == "https://a.com"
     assert s.base_path == "/auth"  # a root AUTH_URL keeps the default
 
