@@ -269,3 +269,24 @@ OUTCOMES: dict[str, Callable[[Namespace], None]] = {
 def test_every_outcome_names_an_example() -> None:
     keys = {example.key for path in doc_files() for example in examples(path)}
     assert set(OUTCOMES) <= keys
+
+
+# -- the README's set-up notes ----------------------------------------------------------------
+
+
+def test_the_readme_lists_every_demo_setting() -> None:
+    readme = (ROOT / "README.md").read_text()
+    demo = (ROOT / "io_bindings" / "demo.py").read_text()
+    read = set(re.findall(r"os\.environ\.get\(\"([A-Z_]+)\"", demo))
+    assert read == {"PORT", "DEMO_DIR", "DEMO_SESSION_STRATEGY", "AUTH_SECRET"}
+    for name in read:
+        assert f"\n| `{name}` |" in readme, f"README.md's demo settings lack {name}"
+
+
+def test_the_readme_says_what_make_test_fetches() -> None:
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    interop = (ROOT / "tests" / "interop" / "conftest.py").read_text()
+    assert '"sansio-auth" / "npm"' in interop  # the cache the README names
+    assert "fetches `@auth/core`" in readme
+    assert "from the **npm registry** into `~/.cache/sansio-auth/npm`" in readme
+    assert "with `apt-get`, the Debian packages" in readme
