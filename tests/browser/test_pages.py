@@ -124,7 +124,8 @@ def test_sign_in_by_email_through_the_dev_inbox(
 def test_sign_in_with_the_demo_provider(browser: webdriver.Chrome, demo: LiveServer) -> None:
     home = demo.url + "/"
     browser.get(f"{demo.url}/auth/signin?callbackUrl={quote(home, safe='')}")
-    browser.find_element(By.XPATH, "//button[normalize-space()='Sign in with the demo provider']").click()
+    button = "//button[normalize-space()='Sign in with the demo provider']"
+    browser.find_element(By.XPATH, button).click()
 
     WebDriverWait(browser, 15).until(expected_conditions.url_contains(f"{OP_PATH}/authorize?"))
     assert browser.find_element(By.TAG_NAME, "h1").text == "Demo provider"
