@@ -86,6 +86,7 @@ provider list and as a configuration, a browser's request without cookies, the u
 
 GIVEN_ENV = {
     "AUTH_SECRET": TEST_SECRET,
+    "AUTH_TRUST_HOST": "true",
     "AUTH_GITHUB_ID": "docs-client-id",
     "AUTH_GITHUB_SECRET": "docs-client-secret",
     "AUTH_KEYCLOAK_ISSUER": "https://keycloak.example/realms/docs",
