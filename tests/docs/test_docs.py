@@ -34,7 +34,7 @@ import asyncio
 import inspect
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -195,8 +195,15 @@ def test_the_convention_is_strict(tmp_path: Path) -> None:
 # -- outcomes ---------------------------------------------------------------------------------
 
 
-def asgi_client(app: Any) -> httpx.AsyncClient:
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://localhost")
+def on_asgi_app(app: Any, steps: Callable[[httpx.AsyncClient], Awaitable[None]]) -> None:
+    """Run ``steps`` with a client of the ASGI ``app`` (through ``httpx.ASGITransport``)."""
+
+    async def main() -> None:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
+            await steps(client)
+
+    asyncio.run(main())
 
 
 async def sign_in_with_password(client: httpx.AsyncClient, password: str) -> dict[str, Any]:
@@ -209,30 +216,26 @@ async def sign_in_with_password(client: httpx.AsyncClient, password: str) -> dic
 
 
 def readme_quick_start(ns: Namespace) -> None:
-    async def main() -> None:
-        async with asgi_client(ns["app"]) as client:
-            session = await sign_in_with_password(client, "let me in")
-            assert session["user"] == {"name": "Ann", "email": "ann@example.com"}
+    async def steps(client: httpx.AsyncClient) -> None:
+        session = await sign_in_with_password(client, "let me in")
+        assert session["user"] == {"name": "Ann", "email": "ann@example.com"}
 
-    asyncio.run(main())
+    on_asgi_app(ns["app"], steps)
 
 
 def readme_github_and_email(ns: Namespace) -> None:
-    async def main() -> None:
-        async with asgi_client(ns["app"]) as client:
-            providers = (await client.get("/auth/providers")).json()
-            assert sorted(providers) == ["email", "github"]
+    async def steps(client: httpx.AsyncClient) -> None:
+        assert sorted((await client.get("/auth/providers")).json()) == ["email", "github"]
 
-    asyncio.run(main())
+    on_asgi_app(ns["app"], steps)
 
 
 def bindings_auth_app(ns: Namespace) -> None:
-    async def main() -> None:
-        async with asgi_client(ns["app"]) as client:
-            assert (await client.get("/elsewhere")).text == "your app"
-            assert "csrfToken" in (await client.get("/auth/csrf")).json()
+    async def steps(client: httpx.AsyncClient) -> None:
+        assert (await client.get("/elsewhere")).text == "your app"
+        assert "csrfToken" in (await client.get("/auth/csrf")).json()
 
-    asyncio.run(main())
+    on_asgi_app(ns["app"], steps)
 
 
 def bindings_runtime(ns: Namespace) -> None:
@@ -244,12 +247,11 @@ def bindings_runtime(ns: Namespace) -> None:
 def configuration_callbacks(ns: Namespace) -> None:
     from io_bindings.anyio import AuthApp
 
-    async def main() -> None:
-        async with asgi_client(AuthApp(ns["config"])) as client:  # AUTH_SECRET given
-            session = await sign_in_with_password(client, "pw")
-            assert session["user"]["role"] == "member"
+    async def steps(client: httpx.AsyncClient) -> None:
+        session = await sign_in_with_password(client, "pw")
+        assert session["user"]["role"] == "member"
 
-    asyncio.run(main())
+    on_asgi_app(AuthApp(ns["config"]), steps)  # AUTH_SECRET is given
 
 
 def engine_by_hand(ns: Namespace) -> None:
