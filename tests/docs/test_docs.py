@@ -3,14 +3,15 @@
 The examples' convention (for README.md, docs/*.md and docs/adapters/*.md):
 
 * Every fenced block whose info string starts with ``python`` is run, in the order of its
-  file, in a temporary working directory, under an empty-ish environment (only the
-  variables the block asks for, see ``given=``), to the end: an exception fails the test.
+  file, in a temporary working directory, with no ``AUTH_*``, ``NEXTAUTH_*``, ``ENV`` or
+  ``PYTHON_ENV`` variable but those the block asks for (see ``given=``), to the end: an
+  exception fails the test.
   Top-level ``await`` is allowed (the block then runs on an asyncio loop). Use ```` ```text ````
   (or ```` ```sh ````) for anything that is not meant to run.
 * Words after ``python`` in the info string (GitHub renders them as plain Python):
 
   - ``continued``: the block goes on from the previous Python block of the same file and
-    runs in its namespace (imports and names carry over). Without it a block starts afresh.
+    runs in its namespace (imports, names and given variables carry over). Without it a block starts afresh.
   - ``given=name,NAME,...``: the block uses names it does not define, supplied by the test
     from :data:`GIVEN` (``config``, ``request``, ``your_app``, ...); an UPPER-CASE name is an
     environment variable from :data:`GIVEN_ENV` (``AUTH_SECRET``, ...). Add a new given
@@ -32,6 +33,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import inspect
+import os
 import re
 import secrets
 from collections.abc import Awaitable, Callable
@@ -76,7 +78,7 @@ async def _your_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
 GIVEN: dict[str, Callable[[], object]] = {
     "providers": lambda: [Credentials(authorize=_authorize)],
     "config": lambda: AuthConfig(
-        secret=TEST_SECRET, trust_host=True, providers=[Credentials(authorize=_authorize)]
+        secret=TEST_SECRET, trust_host=True, providers=GIVEN["providers"]()
     ),
     "request": lambda: Request(method="GET", url="http://localhost:8000/", headers={}),
     "your_app": lambda: _your_app,
@@ -89,7 +91,6 @@ GIVEN_ENV = {
     "AUTH_TRUST_HOST": "true",
     "AUTH_GITHUB_ID": "docs-client-id",
     "AUTH_GITHUB_SECRET": "docs-client-secret",
-    "AUTH_KEYCLOAK_ISSUER": "https://keycloak.example/realms/docs",
 }
 """Environment variables an example may take as given (``given=AUTH_SECRET``)."""
 
@@ -105,7 +106,9 @@ class Example:
         self.continued = "continued" in words
         self.excerpt = "excerpt" in words
         self.given = [n for w in words if w.startswith("given=") for n in w[6:].split(",") if n]
-        unknown = set(words) - {"continued", "excerpt"} - {w for w in words if "=" in w}
+        unknown = {w for w in words if w not in ("continued", "excerpt")} - {
+            w for w in words if w.startswith("given=")
+        }
         assert not unknown, f"{self.key}: unknown words in the info string: {sorted(unknown)}"
 
     @property
@@ -151,15 +154,18 @@ def test_every_python_example_runs_to_the_end(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    for name in [*GIVEN_ENV, "AUTH_URL", "AUTH_TRUST_HOST", "ENV", "PYTHON_ENV"]:
-        monkeypatch.delenv(name, raising=False)
+    for name in list(os.environ):
+        if name.startswith(("AUTH_", "NEXTAUTH_")) or name in ("ENV", "PYTHON_ENV"):
+            monkeypatch.delenv(name)
     namespace: Namespace = {}
     for example in examples(path):
         if example.excerpt:
             compile(example.code, example.key, "exec")
             continue
-        if not example.continued:
+        if not example.continued:  # afresh: a new namespace, no variable given before
             namespace = {"__name__": "__docs__"}
+            for name in GIVEN_ENV:
+                monkeypatch.delenv(name, raising=False)
         for name in example.given:
             if name.isupper():
                 monkeypatch.setenv(name, GIVEN_ENV[name])
