@@ -11,7 +11,8 @@ The examples' convention (for README.md, docs/*.md and docs/adapters/*.md):
 * Words after ``python`` in the info string (GitHub renders them as plain Python):
 
   - ``continued``: the block goes on from the previous Python block of the same file and
-    runs in its namespace (imports, names and given variables carry over). Without it a block starts afresh.
+    runs in its namespace (imports, names and given variables carry over). Without it a
+    block starts afresh.
   - ``given=name,NAME,...``: the block uses names it does not define, supplied by the test
     from :data:`GIVEN` (``config``, ``request``, ``your_app``, ...); an UPPER-CASE name is an
     environment variable from :data:`GIVEN_ENV` (``AUTH_SECRET``, ...). Add a new given
