@@ -294,7 +294,8 @@ def main() -> None:
         f"links at http://127.0.0.1:{number}{INBOX_PATH}; {site.strategy} sessions)",
         flush=True,
     )
-    uvicorn.Server(uvicorn.Config(site.auth_app)).run(sockets=[sock])
+    # no access log: callback URLs carry authorization codes and e-mail tokens
+    uvicorn.Server(uvicorn.Config(site.auth_app, access_log=False)).run(sockets=[sock])
 
 
 if __name__ == "__main__":

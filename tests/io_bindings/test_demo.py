@@ -78,6 +78,8 @@ def test_sign_in_with_the_demo_provider(demo_server: LiveServer) -> None:
         assert session["user"]["email"] == "grace@demo-op.example"
         # the code was used up: replaying the callback does not sign in again
         assert "error=" in browser.get(callback).headers["location"]
+    code = dict(httpx.URL(callback).params)["code"]
+    assert code not in demo_server.log  # no access log of callback URLs
 
 
 def test_the_demo_provider_checks_pkce_and_the_client(demo_server: LiveServer) -> None:
