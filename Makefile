@@ -55,6 +55,7 @@ typecheck: install
 	$(VENV)/bin/mypy
 	$(VENV)/bin/mypy --strict examples/django_project/myproject examples/django_project/manage.py
 	$(VENV)/bin/mypy --strict examples/aiohttp_app.py
+	$(VENV)/bin/mypy --strict --explicit-package-bases examples/fastapi_app.py examples/starlette_app.py
 
 bench: install system-deps
 	$(PY) -m bench

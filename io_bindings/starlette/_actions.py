@@ -97,6 +97,7 @@ class Actions:
         callback). The refreshed cookie goes on the response; returns the new session
         (``None`` when signed out)."""
         state = self.current.get()
+        _same_site(state)
         token = await _csrf_token(state)
         body = msgspec.json.encode({"data": data, "csrfToken": token})
         answer = await _post(state, "/session", body, "application/json")
@@ -107,8 +108,20 @@ class Actions:
         return session
 
 
+def _same_site(state: RequestState) -> None:
+    """Refuse (403) a form post from another site (login CSRF): a request with an unsafe
+    method must come from this origin when the browser names its ``Origin``."""
+    if state.scope.get("method") in ("GET", "HEAD", "OPTIONS"):
+        return
+    origin = state.connection.headers.get("origin")
+    if origin is not None and origin != _origin(state):
+        raise HTTPException(403, detail="Cross-site request refused")
+
+
 def _split(state: RequestState, options: Options | None) -> tuple[dict[str, Any], bool, str]:
-    """The user's fields, whether to redirect, and the callback URL, from ``options``."""
+    """The user's fields, whether to redirect, and the callback URL, from ``options``
+    (after checking that the request is not a cross-site post)."""
+    _same_site(state)
     fields = {k: v for k, v in (options or {}).items() if isinstance(v, str | int | float | bool)}
     redirect = fields.pop("redirect", True)
     if isinstance(redirect, str):

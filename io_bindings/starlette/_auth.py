@@ -46,12 +46,16 @@ class UniversalAuth:
     def __call__(self, endpoint: Endpoint, /) -> Endpoint: ...
     def __call__(self, target: Any = None) -> Any:
         if target is None:
-            return self.current.get().session()
+            return self._current_session()
         if isinstance(target, HTTPConnection):
             return self.session(target)
         if callable(target):
             return self._wrap(target)
         raise TypeError(f"auth() takes a request or an endpoint, not {type(target).__name__}")
+
+    async def _current_session(self) -> Session | None:
+        session: Session | None = await self.current.get().session()
+        return session
 
     async def state_for(self, connection: HTTPConnection) -> RequestState:
         """The request's auth state: the middleware's, or made now (and kept on the request)."""
