@@ -79,7 +79,7 @@ def starlette_app(result: HostAuthResult, *, middleware: bool = True) -> Starlet
             options["redirect"] = False
             return JSONResponse({"url": await sign_in(provider, options, params)})
         try:
-            await sign_in(provider, form if not options else options, params or None)
+            await sign_in(provider, options, params or None)
         except CredentialsSignin as error:
             return JSONResponse({"error": error.type, "code": error.code}, status_code=401)
         return JSONResponse({"unreachable": True})
@@ -126,11 +126,11 @@ def fastapi_app(result: HostAuthResult) -> FastAPI:
     app.mount("/api/auth", result.handlers)
 
     @app.get("/optional")
-    async def optional(session: Any = Depends(result.session)) -> Any:
+    async def optional(session: Any = Depends(result.session)) -> Any:  # noqa: B008 - a local
         return {"session": session}
 
     @app.get("/required")
-    async def required(session: Any = Depends(result.require_session)) -> Any:
+    async def required(session: Any = Depends(result.require_session)) -> Any:  # noqa: B008
         return {"session": session}
 
     return app

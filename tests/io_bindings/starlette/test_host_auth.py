@@ -54,7 +54,7 @@ async def test_auth_request_context_and_decorator_agree() -> None:
 
 
 async def test_auth_without_a_request_is_a_clear_error() -> None:
-    handlers, auth, sign_in, sign_out, unstable_update = host(make_config())
+    _, auth, sign_in, sign_out, unstable_update = host(make_config())
     for call in (auth(), sign_in("credentials"), sign_out(), unstable_update({})):
         with pytest.raises(RuntimeError, match="no current request"):
             await call
