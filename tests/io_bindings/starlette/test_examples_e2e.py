@@ -6,7 +6,6 @@ outcomes and its cookie refresh; ``sign_out``; ``unstable_update``."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
