@@ -11,6 +11,7 @@ from starlette.responses import Response as StarletteResponse
 
 from sansio_auth import Response
 
+from ..anyio import _closing_on_shutdown, _lifespan
 from ..translate import (
     BAD_HOST,
     BODY_TOO_LARGE,
@@ -61,7 +62,7 @@ class Handlers:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":  # a mounted app gets none; served as a whole app
-            await _lifespan(receive, send, self.runtimes)
+            await _lifespan(_closing_on_shutdown(receive, self.runtimes.aclose), send)
             return
         if scope["type"] != "http":
             return
@@ -102,14 +103,3 @@ class Handlers:
     def POST(self) -> Endpoint:  # noqa: N802 - the spec's name
         """The endpoint for ``POST`` requests under ``base_path``."""
         return self.endpoint
-
-
-async def _lifespan(receive: Receive, send: Send, runtimes: Runtimes) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "lifespan.startup":
-            await send({"type": "lifespan.startup.complete"})
-        elif message["type"] == "lifespan.shutdown":
-            await runtimes.aclose()
-            await send({"type": "lifespan.shutdown.complete"})
-            return

@@ -13,6 +13,7 @@ from starlette.responses import Response as StarletteResponse
 from sansio_auth.authorized import Allow, Custom, RedirectTo, decide
 from sansio_auth.events import call_with_params
 
+from ..anyio import _closing_on_shutdown
 from ..translate import (
     ASGIApp,
     BadHost,
@@ -48,7 +49,7 @@ class HostAuthMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await self.app(scope, _closing_on_shutdown(receive, self.runtimes), send)
+            await self.app(scope, _closing_on_shutdown(receive, self.runtimes.aclose), send)
             return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
@@ -106,16 +107,6 @@ def _adding_cookies(send: Send, state: RequestState) -> Send:
         await send(message)
 
     return send_with_cookies
-
-
-def _closing_on_shutdown(receive: Receive, runtimes: Runtimes) -> Receive:
-    async def receive_then_close() -> Message:
-        message = await receive()
-        if message["type"] == "lifespan.shutdown":
-            await runtimes.aclose()
-        return message
-
-    return receive_then_close
 
 
 def middleware_class(runtimes: Runtimes, current: StateVar) -> type[HostAuthMiddleware]:

@@ -4,7 +4,7 @@ add to its response, and the context variable that makes them reachable from ``a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, MutableSequence
+from collections.abc import Iterable
 from contextvars import ContextVar
 from typing import Any
 from urllib.parse import quote
@@ -104,11 +104,6 @@ class RequestState:
 def set_cookie_headers(cookies: Iterable[Cookie]) -> list[tuple[bytes, bytes]]:
     """ASGI ``Set-Cookie`` header pairs for ``cookies``."""
     return [(b"set-cookie", cookie.header_value().encode("latin-1")) for cookie in cookies]
-
-
-def add_set_cookies(headers: MutableSequence[tuple[bytes, bytes]], state: RequestState) -> None:
-    """Add the request's pending cookies to a response's raw headers."""
-    headers.extend(set_cookie_headers(state.take_cookies()))
 
 
 class StateVar:

@@ -162,3 +162,30 @@ async def test_base_path_from_auth_url_or_config() -> None:
     )
     config = make_config(base_path="/auth")
     assert host(config).handlers.runtimes.for_config(config).settings.base_path == "/auth"
+
+
+async def lifespan(app: Any) -> list[str]:
+    """Run ``app``'s lifespan (startup, then shutdown); the messages it sent."""
+    incoming = iter([{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}])
+    sent: list[str] = []
+
+    async def receive() -> dict[str, str]:
+        return next(incoming)
+
+    async def send(message: dict[str, str]) -> None:
+        sent.append(message["type"])
+
+    await app({"type": "lifespan", "asgi": {"version": "3.0"}}, receive, send)
+    return sent
+
+
+@pytest.mark.parametrize("whole", [True, False])
+async def test_lifespan_shutdown_closes_the_runtimes(whole: bool) -> None:
+    result = host(make_config())
+    async with client(starlette_app(result)) as http:
+        await http.get("/api/auth/session")
+    assert len(result.handlers.runtimes._by_config) == 1
+    app = result.handlers if whole else starlette_app(result)  # the middleware's shutdown
+    sent = await lifespan(app)
+    assert sent == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+    assert len(result.handlers.runtimes._by_config) == 0
