@@ -126,8 +126,8 @@ def _split(state: RequestState, options: Options | None) -> tuple[dict[str, Any]
     redirect = fields.pop("redirect", True)
     if isinstance(redirect, str):
         redirect = redirect.strip().lower() not in _FALSE
-    redirect_to = fields.pop("redirectTo", None) or fields.pop("redirect_to", None)
-    fields.pop("redirect_to", None)
+    redirect_to = fields.pop("redirectTo", None)
+    redirect_to = fields.pop("redirect_to", None) or redirect_to
     return fields, bool(redirect), str(redirect_to or _referer(state) or "/")
 
 
