@@ -83,7 +83,10 @@ class UniversalAuth:
     def _wrap(self, endpoint: Endpoint) -> Endpoint:
         @functools.wraps(endpoint)
         async def with_auth(*args: Any, **kwargs: Any) -> Any:
-            request = next(a for a in (*args, *kwargs.values()) if isinstance(a, HTTPConnection))
+            found = [a for a in (*args, *kwargs.values()) if isinstance(a, HTTPConnection)]
+            if not found:
+                raise TypeError(f"@auth: {endpoint.__name__} was called without a request")
+            request = found[0]
             state = await self.state_for(request)
             token = self.current.var.set(state)
             try:
