@@ -29,7 +29,7 @@ from ..translate import (
 )
 from ._middleware import HostAuthMiddleware, middleware_class
 from ._runtime import Runtimes
-from ._state import RequestState, StateVar
+from ._state import SCOPE_KEY, RequestState, StateVar
 
 Endpoint: TypeAlias = Callable[[StarletteRequest], Awaitable[StarletteResponse]]
 
@@ -37,12 +37,9 @@ Endpoint: TypeAlias = Callable[[StarletteRequest], Awaitable[StarletteResponse]]
 def starlette_response(response: Response) -> StarletteResponse:
     """The engine's :class:`~sansio_auth.Response` as a Starlette response."""
     answer = StarletteResponse(response.body, status_code=response.status)
-    answer.raw_headers = [*asgi_headers(response), *_length(answer)]
+    length = (b"content-length", str(len(response.body)).encode())
+    answer.raw_headers = [*asgi_headers(response), length]
     return answer
-
-
-def _length(response: StarletteResponse) -> list[tuple[bytes, bytes]]:
-    return [(k, v) for k, v in response.raw_headers if k == b"content-length"]
 
 
 class Handlers:
@@ -71,7 +68,11 @@ class Handlers:
     async def serve(self, scope: Scope, receive: Receive) -> Response:
         """The response to an auth route (never raises; 404 outside ``base_path``)."""
         try:
-            runtime = await self.runtimes.resolve(StarletteRequest(scope, receive))
+            known = scope.get(SCOPE_KEY)  # the middleware's, if it is in front
+            if isinstance(known, RequestState):
+                runtime = known.runtime
+            else:
+                runtime = await self.runtimes.resolve(StarletteRequest(scope, receive))
             if not runtime.serves(asgi_raw_path(scope)):
                 return NOT_FOUND
             body = await read_asgi_body(scope, receive, self.max_body_size)

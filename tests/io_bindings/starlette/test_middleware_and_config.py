@@ -112,7 +112,7 @@ async def test_lazy_config_per_request_one_engine_per_config() -> None:
         for _ in range(3):
             await http.get("/api/auth/session")
     assert seen.count("/context") == 2  # called for each request
-    assert seen.count("/api/auth/session") >= 3
+    assert seen.count("/api/auth/session") == 3  # once, though middleware and handlers serve it
     runtimes = result.handlers.runtimes
     assert len(runtimes._by_config) == 2  # but one engine per config object
 
