@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn
 
@@ -28,6 +27,7 @@ from sansio_auth import AuthConfig, Cookie, Request, Response
 from sansio_auth.http import headers_from_pairs
 
 from .anyio import Auth, SessionRead
+from .runtimes import RuntimeCache
 from .translate import (
     BAD_HOST,
     BODY_TOO_LARGE,
@@ -56,7 +56,6 @@ AUTH_KEY = "auth"
 """``request[AUTH_KEY]``: the session :meth:`AdapterBAuth.protect` read (a mapping or ``None``)."""
 _READS = web.RequestKey("sansio_auth.session_reads", dict[int, SessionRead])  # by id(runtime)
 _PENDING = web.RequestKey("sansio_auth.pending_cookies", list[Cookie])  # not sent yet
-_CACHE_SIZE = 32
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -77,36 +76,8 @@ def engine_config(config: AuthConfig, prefix: str | None = None) -> AuthConfig:
     return dataclasses.replace(config, base_path=given.pop() if given else DEFAULT_PREFIX)
 
 
-class _Runtimes:
-    """One runtime per config object: :func:`get_session` never rebuilds the engine for a
-    config it has seen. Those of :class:`AdapterBAuth` instances are kept for good, the
-    ``_CACHE_SIZE`` most recent others too."""
-
-    def __init__(self) -> None:
-        self._pinned: dict[int, tuple[AuthConfig, Auth]] = {}
-        self._recent: OrderedDict[int, tuple[AuthConfig, Auth]] = OrderedDict()
-
-    def get(self, config: AuthConfig) -> Auth:
-        key = id(config)
-        found = self._pinned.get(key) or self._recent.get(key)
-        if found is not None and found[0] is config:
-            if key in self._recent:
-                self._recent.move_to_end(key)
-            return found[1]
-        auth = Auth(engine_config(config), backend="asyncio")
-        self._recent[key] = (config, auth)
-        while len(self._recent) > _CACHE_SIZE:
-            self._recent.popitem(last=False)
-        return auth
-
-    def pin(self, config: AuthConfig, auth: Auth) -> Auth:
-        """Make ``auth`` the runtime of ``config`` (an :class:`AdapterBAuth`'s)."""
-        self._recent.pop(id(config), None)
-        self._pinned[id(config)] = (config, auth)
-        return auth
-
-
-_runtimes = _Runtimes()
+_runtimes = RuntimeCache(lambda config: Auth(engine_config(config), backend="asyncio"))
+"""The runtimes of :func:`get_session`; those of :class:`AdapterBAuth` instances are pinned."""
 
 
 class AdapterBAuth:

@@ -15,13 +15,14 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, NamedTuple
 
 from sansio_auth import AuthConfig
+from sansio_auth.settings import is_production
 
 from ..translate import DEFAULT_MAX_BODY_SIZE
 from ._actions import Actions, AuthorizationParams, Options, Redirect
 from ._auth import Session, UniversalAuth
 from ._handlers import Handlers, starlette_response
 from ._middleware import HostAuthMiddleware
-from ._runtime import DEFAULT_BASE_PATH, ConfigSource, LazyConfig, Runtimes, is_production
+from ._runtime import DEFAULT_BASE_PATH, ConfigSource, LazyConfig, Runtimes
 from ._state import StateVar
 
 HostAuthConfig = AuthConfig

@@ -11,7 +11,6 @@ from starlette.responses import Response as StarletteResponse
 
 from sansio_auth import Response
 
-from ..anyio import _closing_on_shutdown, _lifespan
 from ..translate import (
     BAD_HOST,
     BODY_TOO_LARGE,
@@ -22,9 +21,11 @@ from ..translate import (
     Send,
     asgi_headers,
     asgi_raw_path,
+    closing_on_shutdown,
     read_asgi_body,
     request_from_scope,
     send_asgi_response,
+    serve_lifespan,
     server_error,
 )
 from ._middleware import HostAuthMiddleware, middleware_class
@@ -59,7 +60,7 @@ class Handlers:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":  # a mounted app gets none; served as a whole app
-            await _lifespan(_closing_on_shutdown(receive, self.runtimes.aclose), send)
+            await serve_lifespan(closing_on_shutdown(receive, self.runtimes.aclose), send)
             return
         if scope["type"] != "http":
             return

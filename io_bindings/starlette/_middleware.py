@@ -13,7 +13,6 @@ from starlette.responses import Response as StarletteResponse
 from sansio_auth.authorized import Allow, Custom, RedirectTo, decide
 from sansio_auth.events import call_with_params
 
-from ..anyio import _closing_on_shutdown
 from ..translate import (
     ASGIApp,
     BadHost,
@@ -22,6 +21,7 @@ from ..translate import (
     Scope,
     Send,
     asgi_raw_path,
+    closing_on_shutdown,
     request_from_scope,
 )
 from ._runtime import Runtimes
@@ -49,7 +49,7 @@ class HostAuthMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await self.app(scope, _closing_on_shutdown(receive, self.runtimes.aclose), send)
+            await self.app(scope, closing_on_shutdown(receive, self.runtimes.aclose), send)
             return
         if scope["type"] != "http":
             await self.app(scope, receive, send)

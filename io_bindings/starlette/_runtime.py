@@ -8,42 +8,35 @@ import inspect
 import logging
 import os
 import secrets
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeAlias
 from urllib.parse import urlsplit
 
 from starlette.requests import HTTPConnection
 
-from sansio_auth import AuthConfig
+from sansio_auth import AuthConfig, MissingSecretError
+from sansio_auth.settings import find_secrets, is_production
 
 from .. import anyio as _anyio
+from ..runtimes import RuntimeCache
 
 DEFAULT_BASE_PATH = "/api/auth"
 """Adapter A's base path when neither the config nor ``AUTH_URL`` gives one."""
 LazyConfig: TypeAlias = Callable[[HTTPConnection], AuthConfig | Awaitable[AuthConfig]]
 ConfigSource: TypeAlias = AuthConfig | LazyConfig
-_CACHE_SIZE = 32
 logger = logging.getLogger("sansio_auth")
 
 
-def is_production(env: Mapping[str, str]) -> bool:
-    """``AUTH_URL`` is https, or ``ENV``/``PYTHON_ENV`` is ``production``."""
-    return (env.get("AUTH_URL") or "").lower().startswith("https://") or "production" in (
-        (env.get("ENV") or "").lower(),
-        (env.get("PYTHON_ENV") or "").lower(),
-    )
-
-
 def _has_secret(config: AuthConfig, env: Mapping[str, str]) -> bool:
-    if config.secret:
-        return True
-    names = ("AUTH_SECRET", "NEXTAUTH_SECRET", "AUTH_SECRET_1", "AUTH_SECRET_2", "AUTH_SECRET_3")
-    return any(env.get(name) for name in names)
+    try:
+        find_secrets(config.secret, env)
+    except MissingSecretError:
+        return False
+    return True
 
 
 class Runtimes:
-    """The runtime of each request: one per config object (the ``_CACHE_SIZE`` most recent),
+    """The runtime of each request: one per config object (the most recent ones kept),
     made on first use so that a missing secret or a bad config fails the first request.
 
     Adapter A's defaults fill what the config and the environment leave out:
@@ -60,7 +53,7 @@ class Runtimes:
         self.source = config
         self.env = os.environ if env is None else env
         self.runtime_options = dict(runtime)
-        self._by_config: OrderedDict[int, tuple[AuthConfig, _anyio.Auth]] = OrderedDict()
+        self._by_config = RuntimeCache(self._make)
         self._dev_secret: str | None = None
 
     async def resolve(self, connection: HTTPConnection) -> _anyio.Auth:
@@ -79,15 +72,10 @@ class Runtimes:
 
     def for_config(self, config: AuthConfig) -> _anyio.Auth:
         """The (cached) runtime of ``config``."""
-        found = self._by_config.get(id(config))
-        if found is not None and found[0] is config:
-            self._by_config.move_to_end(id(config))
-            return found[1]
-        auth = _anyio.Auth(self.host_defaults(config), env=self.env, **self.runtime_options)
-        self._by_config[id(config)] = (config, auth)
-        while len(self._by_config) > _CACHE_SIZE:
-            self._by_config.popitem(last=False)
-        return auth
+        return self._by_config.get(config)
+
+    def _make(self, config: AuthConfig) -> _anyio.Auth:
+        return _anyio.Auth(self.host_defaults(config), env=self.env, **self.runtime_options)
 
     def host_defaults(self, config: AuthConfig) -> AuthConfig:
         """``config`` with adapter A's defaults for what it and the environment leave out."""
@@ -116,7 +104,5 @@ class Runtimes:
 
     async def aclose(self) -> None:
         """Close every runtime's HTTP connections."""
-        runtimes = [auth for _, auth in self._by_config.values()]
-        self._by_config.clear()
-        for auth in runtimes:
+        for auth in self._by_config.drain():
             await auth.aclose()

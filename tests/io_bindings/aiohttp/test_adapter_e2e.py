@@ -23,6 +23,7 @@ from io_bindings.aiohttp import (
     require_session,
     send_session_cookies,
 )
+from io_bindings.runtimes import DEFAULT_SIZE
 from sansio_auth import AuthConfig
 from sansio_auth.providers import Credentials
 from tests.io_bindings.aiohttp.running import running
@@ -328,7 +329,7 @@ def vars_of(config: AuthConfig) -> dict[str, Any]:
 def test_an_adapters_runtime_outlives_the_get_session_cache() -> None:
     config = make_config()
     auth = AdapterBAuth(config, prefix="/pinned")
-    for _ in range(adapter._CACHE_SIZE + 1):
+    for _ in range(DEFAULT_SIZE + 1):
         adapter._runtimes.get(make_config())
     assert adapter._runtimes.get(config) is auth.auth
     assert auth.auth.settings.base_path == "/pinned"
