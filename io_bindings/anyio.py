@@ -20,7 +20,7 @@ from sansio_auth.drivers import async_performer
 from sansio_auth.events import Action, Event
 from sansio_auth.oauth.cache import ProviderCache
 
-from ._dispatch import HTTPTransport, write_log
+from ._driver_io import HTTPTransport, write_log
 from .http import AnyioBackend, AsyncioBackend, HTTPClient, NetworkBackend
 from .translate import (
     BAD_HOST,

@@ -16,7 +16,7 @@ from sansio_auth import Cookie, NotAnAuthRoute, Request
 from sansio_auth.drivers import sync_performer
 
 from .. import anyio as _anyio
-from .._dispatch import write_log
+from .._driver_io import write_log
 from ..translate import BAD_HOST, BODY_TOO_LARGE, DEFAULT_MAX_BODY_SIZE, BadHost, server_error
 from ..translate import too_large as _too_large
 from . import _bridge
