@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from . import strategies
     from .state_machine import AuthStateMachine
 
-SECRET = "test-secret-0123456789abcdef0123456789"
+SECRET = "test-secret-0123456789abcdef0123456789"  # noqa: S105 - for tests only
 """An ``AUTH_SECRET`` for tests (never use it for anything else)."""
 
 __all__ = [
@@ -54,11 +54,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``strategies`` and ``AuthStateMachine`` on first use (they import hypothesis)."""
-    if name == "strategies":
-        from . import strategies
-
-        return strategies
+    """``AuthStateMachine`` on first use (it imports hypothesis; so does the
+    ``strategies`` submodule, which ``from sansio_auth.testing import strategies`` imports)."""
     if name == "AuthStateMachine":
         from .state_machine import AuthStateMachine
 

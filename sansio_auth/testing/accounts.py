@@ -26,9 +26,12 @@ def authorize_from(accounts: Iterable[Mapping[str, Any]]) -> Callable[..., Any]:
     def authorize(credentials: Mapping[str, Any]) -> Any:
         username, password = credentials.get("username"), credentials.get("password")
         for account in accounts:
-            if account["username"] == username and isinstance(password, str):
-                if hmac.compare_digest(account["password"].encode(), password.encode()):
-                    return {k: v for k, v in account.items() if k not in ("username", "password")}
+            if (
+                account["username"] == username
+                and isinstance(password, str)
+                and hmac.compare_digest(account["password"].encode(), password.encode())
+            ):
+                return {k: v for k, v in account.items() if k not in ("username", "password")}
         return None
 
     return authorize

@@ -51,7 +51,8 @@ class Browser:
     see :func:`~sansio_auth.testing.performer.step`), HTTP by ``op`` if given.
 
     >>> op = MemoryOP()
-    >>> browser = Browser(AuthConfig(secret=..., providers=[Credentials(...), op.provider()]), op=op)
+    >>> config = AuthConfig(secret=..., providers=[Credentials(...), op.provider()])
+    >>> browser = Browser(config, op=op)
     >>> browser.sign_in("credentials", username="ann", password="pw")
     >>> browser.session()["user"]
     >>> browser.sign_out(); browser.sign_in("op")

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 ISSUER = "https://op.example"
 CLIENT_ID = "client-1"
-CLIENT_SECRET = "s3cret with space+/:"
+CLIENT_SECRET = "s3cret with space+/:"  # noqa: S105 - a test client's
 """Awkward on purpose: ``client_secret_basic`` must form-encode it."""
 
 ALICE: dict[str, Any] = {
@@ -66,7 +66,7 @@ FAULTS: tuple[Fault, ...] = (
 )
 """Every :data:`Fault` :meth:`MemoryOP.misbehave` knows: each makes the ID token unacceptable."""
 ENDPOINTS = ("discovery", "jwks", "token", "userinfo")
-"""The endpoints the engine calls (keys of ``fail`` and ``answers``; ``authorize`` too for ``fail``)."""
+"""The endpoints the engine calls: keys of ``fail`` (and ``authorize``) and ``answers``."""
 
 
 @cache
@@ -181,7 +181,8 @@ class MemoryOP:
     ``error-json`` (token: an error body with status 200); ``authorize`` → the ``error``
     code sent back to the client (``access_denied``...)."""
     answers: dict[str, HTTPResponse] = field(default_factory=dict)
-    """Endpoint → the exact response to give (see :func:`~sansio_auth.testing.strategies.provider_responses`)."""
+    """Endpoint → the exact response to give (e.g. drawn from
+    :func:`~sansio_auth.testing.strategies.provider_responses`)."""
     metadata: dict[str, Any] = field(default_factory=dict)
     """Merged into the discovery document."""
     requests: list[OutboundRequest] = field(default_factory=list)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from .._flow import Flow
 from ..drivers import sync_performer
-from ..engine import Flow
 from ..events import Action, Event, HTTPResponse, InvokeCallback, Log, OutboundRequest
 from ..http import Response
 
