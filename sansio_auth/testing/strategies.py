@@ -65,7 +65,8 @@ def _values() -> st.SearchStrategy[str]:
 
 
 def _paths(base_path: str, provider_ids: Sequence[str]) -> st.SearchStrategy[str]:
-    action = st.one_of(st.sampled_from(sorted(ACTIONS)), _tokens)
+    known = st.sampled_from(sorted(ACTIONS))
+    action = st.one_of(known, known, known, _tokens)
     provider = st.one_of(st.sampled_from([*provider_ids, "nope"]), _tokens)
     routed = st.builds(
         lambda a, p: f"{base_path}/{a}" + (f"/{quote(p, safe='')}" if p is not None else ""),
