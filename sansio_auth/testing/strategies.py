@@ -64,17 +64,21 @@ def _values() -> st.SearchStrategy[str]:
     return st.one_of(_tokens, _urls, _texts)
 
 
-def _paths(base_path: str, provider_ids: Sequence[str]) -> st.SearchStrategy[str]:
-    known = st.sampled_from(sorted(ACTIONS))
-    action = st.one_of(known, known, known, _tokens)
-    provider = st.one_of(st.sampled_from([*provider_ids, "nope"]), _tokens)
-    routed = st.builds(
-        lambda a, p: f"{base_path}/{a}" + (f"/{quote(p, safe='')}" if p is not None else ""),
-        action,
-        st.none() | provider,
-    )
-    odd = st.builds(lambda rest: f"{base_path}/{quote(rest, safe='/%')}", _texts)
-    return st.one_of(routed, routed, odd, st.just(base_path))
+@st.composite
+def _paths(draw: st.DrawFn, base_path: str, provider_ids: Sequence[str]) -> str:
+    """Mostly ``<base>/<action>[/<provider>]`` (known names, 1 in 5 junk), else odd paths."""
+    kind = draw(st.sampled_from(["route"] * 8 + ["odd", "base"]))
+    if kind == "base":
+        return base_path
+    if kind == "odd":
+        return f"{base_path}/{quote(draw(_texts), safe='/%')}"
+    action = draw(st.sampled_from([*sorted(ACTIONS), ""]))
+    if not action:
+        action = draw(_tokens)
+    provider = draw(st.sampled_from([None, None, *provider_ids, "nope", ""]))
+    if provider == "":
+        provider = draw(_tokens)
+    return f"{base_path}/{action}" + ("" if provider is None else f"/{quote(provider, safe='')}")
 
 
 def _forms() -> st.SearchStrategy[dict[str, str]]:

@@ -113,7 +113,8 @@ def test_another_browser_shares_the_engine_but_not_the_cookies():
     browser.sign_in("credentials", username="ann", password="pw")
     other = browser.another()
     assert other.session() is None
-    assert other.engine is browser.engine and other.clock is browser.clock
+    assert other.engine is browser.engine
+    assert other.clock is browser.clock
 
 
 def test_bad_uses_say_what_is_wrong():

@@ -58,7 +58,8 @@ def test_pkce_s256_is_checked_and_can_be_required():
     browser.sign_in("op")
     assert not signed_in(browser)
     assert browser_for(op).sign_in("op") is not None  # pkce by default for OIDC
-    assert op.grants and all(g.code_challenge for g in op.grants.values())
+    assert op.grants
+    assert all(g.code_challenge for g in op.grants.values())
 
 
 def test_the_iss_parameter_is_sent_when_asked():
