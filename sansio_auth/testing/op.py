@@ -129,7 +129,7 @@ def _json(value: Any, status: int = 200) -> HTTPResponse:
     )
 
 
-def _merge(base: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+def merge_claims(base: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
     """``base`` updated by ``changes``, where a ``None`` value removes the key."""
     merged = dict(base)
     for key, value in changes.items():
@@ -435,7 +435,7 @@ class MemoryOP:
         user = self.access_tokens.get(auth.removeprefix("Bearer "))
         if not auth.startswith("Bearer ") or user is None:
             return _json({"error": "invalid_token"}, 401)
-        return _json(_merge(self.users[user], self.userinfo_claims))
+        return _json(merge_claims(self.users[user], self.userinfo_claims))
 
     # -- ID tokens ---------------------------------------------------------------------------------
 
@@ -451,10 +451,10 @@ class MemoryOP:
         }
         if nonce is not None:
             claims["nonce"] = nonce
-        header = _merge(
+        header = merge_claims(
             {"alg": self.signing_alg, "kid": self.signing_kid, "typ": "JWT"}, self.header
         )
-        return self.sign(_merge(claims, self.claims), header)
+        return self.sign(merge_claims(claims, self.claims), header)
 
     def sign(self, claims: Mapping[str, Any], header: Mapping[str, Any]) -> str:
         """A compact JWS of ``claims`` under ``header``, as :attr:`signing` says."""
