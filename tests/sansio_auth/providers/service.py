@@ -21,6 +21,7 @@ from joserfc import jws
 
 from sansio_auth import AuthConfig, Response
 from sansio_auth.events import HTTPResponse, OutboundRequest
+from sansio_auth.testing.op import merge_claims
 from tests.sansio_auth.driver import ORIGIN, SECRET, AuthPair, query_of, written
 from tests.sansio_auth.oauth.fake_op import rsa_key, start
 from tests.sansio_auth.providers.recorded import (
@@ -43,16 +44,6 @@ def sign(claims: Mapping[str, Any], kid: str = KID) -> str:
     """``claims`` as an RS256 ID token signed with the test key ``kid``."""
     header = {"alg": "RS256", "kid": kid, "typ": "JWT"}
     return jws.serialize_compact(header, json.dumps(dict(claims)), rsa_key(kid))
-
-
-def _merge(base: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in changes.items():
-        if value is None:
-            merged.pop(key, None)
-        else:
-            merged[key] = value
-    return merged
 
 
 @dataclass
@@ -147,7 +138,7 @@ class Harness:
             body = {**fixture_json(claims), "iat": now, "exp": now + 3600}
             if "nonce" in self.authorization:
                 body["nonce"] = self.authorization["nonce"]
-            id_token = sign(_merge(body, changes))
+            id_token = sign(merge_claims(body, changes))
             return json_response({**fixture_json(token), "id_token": id_token}, status)
 
         return answer
