@@ -116,6 +116,9 @@ class Events:
     update_user: Fn | None = None
     link_account: Fn | None = None
     session: Fn | None = None
+    token_refreshed: Fn | None = None
+    """``(account, token)``: a provider's access token was refreshed (``account``: the new
+    token state; ``token``: the session token, ``None`` with database sessions)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -7,6 +7,7 @@ from typing import Any
 
 from ._context import BadRequest, Context, Reply, add_query, json_reply, origin_of
 from ._flow import Flow, Step, log_error
+from ._flows import runtime
 from ._routes import ROUTES, parse_action
 from .config import AuthConfig
 from .errors import AuthError, CredentialsSignin, UnknownAction, client_error_type
@@ -90,6 +91,51 @@ class Engine:
         if self._trace or self._custom_logger:
             flow = self._logging(flow)
         return Flow(flow)
+
+    def access_token(self, request: Request, provider_id: str) -> Flow:
+        """A flow answering ``200 {"access_token": <str or null>}``: the valid access token
+        of ``provider_id`` for the session of ``request`` (its cookies and origin are
+        used), refreshed if due. The response's cookies must reach the browser; its body
+        must not (it is a secret for the server to call the provider's API with)."""
+        return self._internal(request, lambda ctx: runtime.access_token(ctx, provider_id))
+
+    def _internal(self, request: Request, flow: Callable[[Context], Step[Reply]]) -> Flow:
+        """A flow of :mod:`._flows.runtime` for ``request``, logged like any other."""
+        try:
+            origin = split_url(request.url)[0]
+        except ValueError:
+            origin = ""
+        gen = self._run(request, origin, "session", {}, flow)
+        if self._trace or self._custom_logger:
+            gen = self._logging(gen)
+        return Flow(gen)
+
+    def _run(
+        self,
+        request: Request,
+        origin: str,
+        action: str,
+        query: dict[str, str],
+        flow: Callable[[Context], Step[Reply]],
+    ) -> Generator[Action, Event, None]:
+        ctx = Context(
+            self.settings,
+            request,
+            cache=self.cache,
+            now=self._clock(),
+            entropy=self._entropy,
+            origin=origin_of(self.settings, request, origin),
+            action=action,
+            provider_id=None,
+            query=query,
+        )
+        try:
+            reply = yield from flow(ctx)
+            response = _finish(ctx, reply, failed=False)
+        except Exception as err:
+            yield from log_error(err)
+            response = _finish(ctx, json_reply(None, status=500), failed=True)
+        yield Respond(response=response)
 
     def _logging(self, flow: Generator[Action, Event, None]) -> Generator[Action, Event, None]:
         """``flow`` with its ``Log`` actions sent to the custom logger, and (when debugging)

@@ -116,6 +116,11 @@ class FakeOP:
     requests: list[OutboundRequest] = field(default_factory=list)
     grants: dict[str, Grant] = field(default_factory=dict)
     access_tokens: dict[str, str] = field(default_factory=dict)
+    refresh_tokens: dict[str, str] = field(default_factory=dict)
+    """Live refresh tokens → user."""
+    rotate: bool = True
+    """The refresh grant returns a new refresh token and revokes the old one."""
+    refresh_expires_in: int = 3600
     counter: int = 0
 
     def connect(self, pair: AuthPair) -> None:
@@ -245,6 +250,8 @@ class FakeOP:
         headers = dict(request.headers)
         if not self._client_ok(form, headers):
             return _json({"error": "invalid_client"}, 401)
+        if form.get("grant_type") == "refresh_token":
+            return self._refresh(form)
         grant = self.grants.get(form.get("code", ""))
         if form.get("grant_type") != "authorization_code" or grant is None or grant.used:
             if grant is not None:
@@ -273,6 +280,27 @@ class FakeOP:
         }
         if "openid" in grant.scope.split():
             body["id_token"] = self.id_token(grant.user, nonce=grant.nonce)
+        self.refresh_tokens[body["refresh_token"]] = grant.user
+        return _json(body)
+
+    def _refresh(self, form: Mapping[str, str]) -> HTTPResponse:
+        """The refresh-token grant: a new access token; with ``rotate`` a new refresh token
+        too, the old one revoked."""
+        user = self.refresh_tokens.get(form.get("refresh_token", ""))
+        if user is None:
+            return _json({"error": "invalid_grant", "error_description": "bad refresh"}, 400)
+        self.counter += 1
+        access_token = f"at-{self.counter}-{user}"
+        self.access_tokens[access_token] = user
+        body: dict[str, Any] = {
+            "access_token": access_token,
+            "token_type": "Bearer",
+            "expires_in": self.refresh_expires_in,
+        }
+        if self.rotate:
+            del self.refresh_tokens[form["refresh_token"]]
+            body["refresh_token"] = f"rt-{self.counter}"
+            self.refresh_tokens[body["refresh_token"]] = user
         return _json(body)
 
     def _client_ok(self, form: Mapping[str, str], headers: Mapping[str, str]) -> bool:
