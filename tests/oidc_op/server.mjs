@@ -56,7 +56,13 @@ server.listen(config.port, '127.0.0.1', () => {
       registration: { enabled: true },
       revocation: { enabled: true },
       userinfo: { enabled: true },
+      // refresh-token rotation, RP-initiated and back-channel logout (issue 12)
+      rpInitiatedLogout: { enabled: true },
+      backchannelLogout: { enabled: true },
     },
+    // every refresh-token grant returns a new refresh token and consumes the old one (its
+    // reuse revokes the grant, as strict OPs do)
+    rotateRefreshToken: true,
     ...(config.ttl ? { ttl: config.ttl } : {}),
     findAccount: (ctx, id) => account(id),
   });
