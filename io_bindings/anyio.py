@@ -151,6 +151,16 @@ class Auth:
             return SessionRead(data=None)
         return SessionRead(data=response.json(), cookies=response.cookies)
 
+    async def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> int:
+        """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"): database
+        sessions are deleted (their number is returned), JWT sessions are refused from now on
+        (``session={"revocation": True}``). Raises :class:`RuntimeError` naming the cause
+        when they cannot be (no adapter, revocation off, the adapter failed)."""
+        response = await self.engine.revoke_sessions(user_id=user_id, sid=sid).run(self.perform)
+        if response.status != 200:
+            raise RuntimeError(f"the sessions could not be revoked: {response.json()['message']}")
+        return int(response.json()["deleted"])
+
     def _session_request(self, request: Request) -> Request:
         origin = request.url.split("/", 3)[:3]
         headers = {k: v for k, v in request.headers.items() if k in _SESSION_HEADERS}

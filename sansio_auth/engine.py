@@ -99,6 +99,15 @@ class Engine:
         must not (it is a secret for the server to call the provider's API with)."""
         return self._internal(request, lambda ctx: runtime.access_token(ctx, provider_id))
 
+    def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> Flow:
+        """A flow ending the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"):
+        database sessions are deleted; JWT sessions (with ``session.revocation``) are
+        refused from now on. Answers ``200 {"deleted": n}``, or ``500`` (logged) when the
+        configuration cannot revoke them (``{"error", "message"}``, for the server only)."""
+        origin = self.settings.url_origin or "http://localhost"
+        request = Request(method="POST", url=f"{origin}{self.settings.base_path}/session")
+        return self._internal(request, lambda ctx: runtime.revoke_sessions(ctx, user_id, sid))
+
     def _internal(self, request: Request, flow: Callable[[Context], Step[Reply]]) -> Flow:
         """A flow of :mod:`._flows.runtime` for ``request``, logged like any other."""
         try:
@@ -134,7 +143,8 @@ class Engine:
             response = _finish(ctx, reply, failed=False)
         except Exception as err:
             yield from log_error(err)
-            response = _finish(ctx, json_reply(None, status=500), failed=True)
+            failure = {"error": client_error_type(err), "message": str(err)}
+            response = _finish(ctx, json_reply(failure, status=500), failed=True)
         yield Respond(response=response)
 
     def _logging(self, flow: Generator[Action, Event, None]) -> Generator[Action, Event, None]:

@@ -29,6 +29,7 @@ from .refresh import (
     session_error,
     sign_in_state,
 )
+from .revocation import is_revoked
 
 if TYPE_CHECKING:
     from .login import LoginResult
@@ -117,6 +118,9 @@ class JWTSessions(SessionStrategy):
         token = yield from ctx.decode_token(value)
         if token is None:
             raise InvalidToken("the jwt.decode override returned None")
+        if settings.session.revocation and (yield from is_revoked(ctx, token)):
+            ctx.out_cookies.delete_chunks(spec, present)
+            return None
         issued_at = token.get("iat")
         callbacks = settings.callbacks
         state = yield from jwt_token_state(ctx, token)
@@ -164,6 +168,8 @@ class JWTSessions(SessionStrategy):
             token = yield from ctx.decode_token(value)
         except Exception:  # an unreadable session cookie means "not signed in", as in Auth.js
             return None
+        if ctx.settings.session.revocation and token and (yield from is_revoked(ctx, token)):
+            return None
         sub = token.get("sub") if isinstance(token, dict) else None
         if not isinstance(sub, str) or not sub:
             return None
@@ -179,6 +185,8 @@ class JWTSessions(SessionStrategy):
         state = None if provider is None else sign_in_state(provider, login.account, profile)
         if state is not None:
             first[STATE_CLAIM] = state
+        if ctx.settings.session.revocation:
+            first["sid"] = ctx.random_uuid()
         token: dict[str, Any] | None = first
         callback = ctx.settings.callbacks.jwt
         if callback is not None:
