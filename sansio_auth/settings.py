@@ -325,6 +325,19 @@ def _check_session_features(
     refreshing = any(getattr(p, "refreshes", False) for p in providers)
     if strategy == "database" and refreshing:
         required += ["list_accounts_by_user_id", "update_account_tokens", "get_account"]
+    if strategy == "database" and any(getattr(p, "end_session", False) for p in providers):
+        required += ["list_accounts_by_user_id"]
+    backchannel = [p.id for p in providers if getattr(p, "backchannel_logout", False)]
+    if backchannel:
+        if adapter is None:
+            raise MissingAdapter("back-channel logout requires an adapter")
+        if strategy == "jwt" and not session.revocation:
+            raise Configuration(
+                f"back-channel logout ({', '.join(backchannel)}) ends JWT sessions through "
+                "revocation: set session={'revocation': True}"
+            )
+        required += ["get_user_by_account", "get_sessions_not_before", "set_sessions_not_before"]
+        required += ["delete_sessions_by_user_id"] if strategy == "database" else []
     if session.revocation:
         if adapter is None:
             raise MissingAdapter("revocable sessions (session.revocation) require an adapter")
