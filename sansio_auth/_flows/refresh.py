@@ -52,12 +52,11 @@ def oauth_provider(ctx: Context, provider_id: Any) -> OAuthProvider | None:
 def sign_in_state(
     provider: OAuthProvider, account: Mapping[str, Any], profile: Mapping[str, Any] | None
 ) -> dict[str, Any] | None:
-    """The token state a JWT session keeps after signing in with ``provider``: when it
-    refreshes and gave a refresh token, or signs out at the provider (``id_token``,
-    ``sid``)."""
-    refreshing = provider.refreshes and isinstance(account.get("refresh_token"), str)
+    """The token state a JWT session keeps after signing in with ``provider`` when it
+    refreshes (default for OIDC: the access token, its expiry and the refresh token, if
+    any) or signs out at the provider (and the ``id_token``, ``sid``)."""
     federated = provider.end_session or provider.backchannel_logout
-    if not (refreshing or federated):
+    if not (provider.refreshes or federated):
         return None
     state: dict[str, Any] = {"provider": provider.id}
     fields = (*STATE_FIELDS, "id_token") if provider.end_session else STATE_FIELDS
