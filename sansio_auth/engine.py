@@ -109,38 +109,34 @@ class Engine:
         return self._internal(request, lambda ctx: runtime.revoke_sessions(ctx, user_id, sid))
 
     def _internal(self, request: Request, flow: Callable[[Context], Step[Reply]]) -> Flow:
-        """A flow of :mod:`._flows.runtime` for ``request``, logged like any other."""
+        """A flow of :mod:`._flows.runtime` for ``request``, logged like any other; a failure
+        answers ``500 {"error", "message"}`` (for the server, never a browser)."""
         try:
             origin = split_url(request.url)[0]
         except ValueError:
             origin = ""
-        gen = self._run(request, origin, "session", {}, flow)
+        gen = self._run_internal(request, origin, flow)
         if self._trace or self._custom_logger:
             gen = self._logging(gen)
         return Flow(gen)
 
-    def _run(
-        self,
-        request: Request,
-        origin: str,
-        action: str,
-        query: dict[str, str],
-        flow: Callable[[Context], Step[Reply]],
+    def _run_internal(
+        self, request: Request, origin: str, flow: Callable[[Context], Step[Reply]]
     ) -> Generator[Action, Event, None]:
+        settings = self.settings
         ctx = Context(
-            self.settings,
+            settings,
             request,
             cache=self.cache,
             now=self._clock(),
             entropy=self._entropy,
-            origin=origin_of(self.settings, request, origin),
-            action=action,
+            origin=origin_of(settings, request, origin),
+            action="session",
             provider_id=None,
-            query=query,
+            query={},
         )
         try:
-            reply = yield from flow(ctx)
-            response = _finish(ctx, reply, failed=False)
+            response = _finish(ctx, (yield from flow(ctx)), failed=False)
         except Exception as err:
             yield from log_error(err)
             failure = {"error": client_error_type(err), "message": str(err)}

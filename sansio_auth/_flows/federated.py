@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -33,7 +32,7 @@ from ..oauth.logout_token import LogoutTokenError, validate_logout_token
 from ..providers.oauth import OAuthProvider, OIDCProvider
 from .refresh import STATE_CLAIM, oauth_provider
 from .revocation import provider_session_key, revoke
-from .strategies import session_and_user
+from .strategies import session_and_user, utc
 
 NO_STORE = (("cache-control", "no-store"),)
 
@@ -171,6 +170,8 @@ def _logout(ctx: Context) -> Step[None]:
         )
         user_id = None if user is None else str(user["id"])
     if ctx.settings.strategy == "database":
+        if facts.sub is None:  # rows do not record the provider session
+            raise LogoutTokenError("database sessions are ended by `sub`; the token has none")
         if user_id is not None:
             yield from revoke(ctx, user_id=user_id)
         return
@@ -190,5 +191,4 @@ def _first_use(ctx: Context, key: str) -> Step[None]:
     if seen is not None:
         raise LogoutTokenError("the logout token was used before (`jti`)")
     cache.put(key, True, now=ctx.now, ttl=600)
-    now = datetime.fromtimestamp(ctx.now, UTC)
-    yield from call_adapter(adapter, "set_sessions_not_before", key, now)
+    yield from call_adapter(adapter, "set_sessions_not_before", key, utc(ctx.now))
