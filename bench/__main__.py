@@ -14,6 +14,7 @@ from .database import database_checks_per_second, postgres_adapters, sqlite_adap
 from .http_load import CONNECTIONS, session_requests_per_second
 from .inprocess import session_checks_per_second
 from .oauth_round_trip import oauth_rows
+from .revocation import revocation_rows
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -34,6 +35,7 @@ def main(argv: list[str] | None = None) -> None:
         (f"HTTP GET /auth/session, uvicorn, {CONNECTIONS} keep-alive conns, update_age=0",
          session_requests_per_second(0, seconds)),
     ]  # fmt: skip
+    rows += revocation_rows(seconds)
     for database, adapters in (("SQLite file", sqlite_adapters), ("PostgreSQL", postgres_adapters)):
         with adapters() as make_adapter:
             rows += [

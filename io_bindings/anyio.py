@@ -17,10 +17,11 @@ import msgspec
 
 from sansio_auth import AuthConfig, Cookie, Engine, NotAnAuthRoute, Request, Response
 from sansio_auth.drivers import async_performer
-from sansio_auth.events import Action, Event
+from sansio_auth.events import Action, Event, SendHTTP
 from sansio_auth.oauth.cache import ProviderCache
 
 from ._driver_io import HTTPTransport, write_log
+from ._single_flight import SingleFlight
 from .http import AnyioBackend, AsyncioBackend, HTTPClient, NetworkBackend
 from .translate import (
     BAD_HOST,
@@ -41,7 +42,14 @@ from .translate import (
     server_error,
 )
 
-__all__ = ["DEFAULT_MAX_BODY_SIZE", "Auth", "AuthApp", "SessionRead", "request_from_scope"]
+__all__ = [
+    "DEFAULT_MAX_BODY_SIZE",
+    "AccessToken",
+    "Auth",
+    "AuthApp",
+    "SessionRead",
+    "request_from_scope",
+]
 
 logger = logging.getLogger("sansio_auth")
 BackendName = Literal["anyio", "asyncio", "trio"]
@@ -107,6 +115,7 @@ class Auth:
             transport = self.http_client = HTTPClient(network_backend(backend), proxy_env=env)
         self.transport = transport
         self._perform = async_performer(send_http=transport.send, log=write_log)
+        self._single_flight = SingleFlight(clock)
         for code in self.settings.warnings:
             logger.warning("[auth][warn][%s] Read more: https://warnings.authjs.dev", code)
 
@@ -116,7 +125,12 @@ class Auth:
             await self.http_client.aclose()
 
     async def perform(self, action: Action) -> Event:
-        """Perform one action (exceptions become :class:`~sansio_auth.events.Failed`)."""
+        """Perform one action (exceptions become :class:`~sansio_auth.events.Failed`);
+        requests marked ``single_flight`` go one at a time per key, sharing the response."""
+        if isinstance(action, SendHTTP) and action.single_flight is not None:
+            return await self._single_flight.run(
+                action.single_flight, lambda: self._perform(action)
+            )
         return await self._perform(action)
 
     def serves(self, raw_path: str) -> bool:
@@ -133,17 +147,50 @@ class Auth:
     async def session(self, request: Request) -> SessionRead:
         """The session of the browser that sent ``request`` (any request: its cookies,
         origin and forwarding headers are used), with the cookies to set."""
-        origin = request.url.split("/", 3)[:3]
-        headers = {k: v for k, v in request.headers.items() if k in _SESSION_HEADERS}
-        session_request = Request(
-            method="GET",
-            url=f"{'/'.join(origin)}{self.settings.base_path}/session",
-            headers=headers,
-        )
-        response = await self.respond(session_request)
+        response = await self.respond(self._session_request(request))
         if response is None or response.status != 200:
             return SessionRead(data=None)
         return SessionRead(data=response.json(), cookies=response.cookies)
+
+    async def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> int:
+        """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"): database
+        sessions are deleted (their number is returned), JWT sessions are refused from now on
+        (``session={"revocation": True}``). Raises :class:`RuntimeError` naming the cause
+        when they cannot be (no adapter, revocation off, the adapter failed)."""
+        response = await self.engine.revoke_sessions(user_id=user_id, sid=sid).run(self.perform)
+        if response.status != 200:
+            raise RuntimeError(f"the sessions could not be revoked: {response.json()['message']}")
+        return int(response.json()["deleted"])
+
+    def _session_request(self, request: Request) -> Request:
+        origin = request.url.split("/", 3)[:3]
+        headers = {k: v for k, v in request.headers.items() if k in _SESSION_HEADERS}
+        url = f"{'/'.join(origin)}{self.settings.base_path}/session"
+        return Request(method="GET", url=url, headers=headers)
+
+    async def access_token(self, request: Request, *, provider: str) -> AccessToken:
+        """The access token of ``provider`` for the session of ``request``, refreshed if
+        due (concurrent refreshes of one token share one token-endpoint call)."""
+        flow = self.engine.access_token(self._session_request(request), provider)
+        response = await flow.run(self.perform)
+        if response.status != 200:
+            return AccessToken(token=None, cookies=response.cookies)
+        token = response.json().get("access_token")
+        return AccessToken(token=token, cookies=response.cookies)
+
+
+class AccessToken(msgspec.Struct, frozen=True, kw_only=True):
+    """A provider access token for the server to call the provider's API with, and the
+    cookies the session read re-issued (a refreshed token is in the JWT session cookie:
+    the response to the browser must carry them, or the rotated refresh token is lost)."""
+
+    token: str | None
+    """The valid access token, or ``None`` (signed out, no such provider, expired)."""
+    cookies: tuple[Cookie, ...] = ()
+
+    def set_cookie_headers(self) -> list[str]:
+        """The ``Set-Cookie`` header values to add to the response."""
+        return [cookie.header_value() for cookie in self.cookies]
 
 
 _SESSION_HEADERS = frozenset({"cookie", "host", "x-forwarded-host", "x-forwarded-proto"})

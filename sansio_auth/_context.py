@@ -88,6 +88,8 @@ class Context:
         self.out_cookies = ResponseCookies()
         self._form: dict[str, Any] | None = None
         self._callback_url: str | None = None
+        self.token_states: dict[str, dict[str, Any]] = {}
+        """The provider token states a session read found (refreshed as needed), by provider."""
 
     # -- inputs -----------------------------------------------------------------------------
 

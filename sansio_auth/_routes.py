@@ -11,7 +11,7 @@ from urllib.parse import unquote
 
 from ._context import BadRequest, Context, Reply
 from ._flow import Step
-from ._flows import callback, misc, pages, session, signin, signout
+from ._flows import callback, federated, misc, pages, session, signin, signout
 
 
 class Route(NamedTuple):
@@ -48,6 +48,18 @@ ROUTES: dict[tuple[str, str], Route] = {
     ),
     ("GET", "signout"): Route(pages.signout_page, "signout", "", "sign-out confirmation page"),
     ("POST", "signout"): Route(signout.sign_out, "signout", "yes", "sign out, then redirect"),
+    ("GET", "signout/callback"): Route(
+        federated.signout_callback,
+        "signout/callback/<provider>",
+        "no (`state`)",
+        "back from the provider's sign-out (RP-initiated logout)",
+    ),
+    ("POST", "backchannel-logout"): Route(
+        federated.backchannel_logout,
+        "backchannel-logout/<provider>",
+        "no (signed `logout_token`)",
+        "the provider ends sessions (back-channel logout)",
+    ),
     ("GET", "verify-request"): Route(
         pages.verify_request_page, "verify-request", "", '"check your email" page'
     ),
@@ -64,9 +76,10 @@ ACTIONS = frozenset(
         "verify-request",
         "error",
         "webauthn-options",
+        "backchannel-logout",
     }
 )
-WITH_PROVIDER = frozenset({"signin", "callback", "webauthn-options"})
+WITH_PROVIDER = frozenset({"signin", "callback", "webauthn-options", "backchannel-logout"})
 
 
 def parse_action(path: str, base_path: str) -> tuple[str, str | None]:
@@ -75,6 +88,8 @@ def parse_action(path: str, base_path: str) -> tuple[str, str | None]:
     if not rest.startswith("/"):
         raise BadRequest(f"not an auth route: {path}")
     segments = [unquote(s) for s in rest.split("/") if s]
+    if len(segments) == 3 and segments[:2] == ["signout", "callback"]:
+        return "signout/callback", segments[2]
     if not 1 <= len(segments) <= 2 or segments[0] not in ACTIONS:
         raise BadRequest(f"unknown auth action: {path}")
     action = segments[0]

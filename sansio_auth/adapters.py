@@ -80,6 +80,17 @@ class SessionUpdate(TypedDict, total=False):
     expires: datetime
 
 
+class AccountTokens(TypedDict, total=False):
+    """The argument of :meth:`Adapter.update_account_tokens`: the token keys to set."""
+
+    access_token: str | None
+    token_type: str | None
+    id_token: str | None
+    refresh_token: str | None
+    scope: str | None
+    expires_at: int | None
+
+
 class SessionAndUser(TypedDict):
     """What :meth:`Adapter.get_session_and_user` returns."""
 
@@ -196,6 +207,36 @@ class Adapter(Protocol):
 
     async def get_account(self, provider: str, provider_account_id: str) -> AdapterAccount | None:
         """The account of ``provider`` with this id, or ``None``."""
+        ...
+
+    async def list_accounts_by_user_id(self, user_id: str) -> list[AdapterAccount]:
+        """The user's linked accounts (empty when none). Not in Auth.js: refresh-token
+        rotation reads them (database sessions)."""
+        ...
+
+    async def update_account_tokens(
+        self,
+        provider: str,
+        provider_account_id: str,
+        expected_refresh_token: str | None,
+        tokens: AccountTokens,
+    ) -> AdapterAccount | None:
+        """Compare-and-swap: set the token keys ``tokens`` gives on the account, but only if
+        its ``refresh_token`` is still ``expected_refresh_token``; the updated account, or
+        ``None`` when it changed meanwhile (or there is no such account). Not in Auth.js."""
+        ...
+
+    async def delete_sessions_by_user_id(self, user_id: str) -> int:
+        """Delete every session of the user ("sign out everywhere"); how many there were."""
+        ...
+
+    async def set_sessions_not_before(self, key: str, not_before: datetime) -> None:
+        """Refuse sessions of ``key`` (``user:<id>`` or ``sid:<sid>``) issued before
+        ``not_before`` from now on; a later mark of the same key wins, an earlier is ignored."""
+        ...
+
+    async def get_sessions_not_before(self, keys: list[str]) -> datetime | None:
+        """The latest "not before" mark of any of ``keys``, or ``None`` when none has one."""
         ...
 
     async def get_authenticator(self, credential_id: str) -> Authenticator | None:

@@ -48,6 +48,12 @@ class SessionOptions:
     """Seconds between session refreshes (cookie re-issue, database write); 0 = every read."""
     generate_session_token: Fn | None = None
     """``() -> str`` for database session tokens; default a random UUID."""
+    revocation: bool = False
+    """JWT sessions: carry a ``sid`` and are refused once revoked (``revoke_sessions``,
+    back-channel logout) through the adapter's "not before" marks. Needs an adapter."""
+    revocation_cache_ttl: float = 5.0
+    """Seconds a revocation check's answer is reused (another process's revocation takes
+    effect within this; this process's at once)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -116,6 +122,9 @@ class Events:
     update_user: Fn | None = None
     link_account: Fn | None = None
     session: Fn | None = None
+    token_refreshed: Fn | None = None
+    """``(account, token)``: a provider's access token was refreshed (``account``: the new
+    token state; ``token``: the session token, ``None`` with database sessions)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -7,6 +7,7 @@ from typing import Any
 
 from ._context import BadRequest, Context, Reply, add_query, json_reply, origin_of
 from ._flow import Flow, Step, log_error
+from ._flows import runtime
 from ._routes import ROUTES, parse_action
 from .config import AuthConfig
 from .errors import AuthError, CredentialsSignin, UnknownAction, client_error_type
@@ -90,6 +91,57 @@ class Engine:
         if self._trace or self._custom_logger:
             flow = self._logging(flow)
         return Flow(flow)
+
+    def access_token(self, request: Request, provider_id: str) -> Flow:
+        """A flow answering ``200 {"access_token": <str or null>}``: the valid access token
+        of ``provider_id`` for the session of ``request`` (its cookies and origin are
+        used), refreshed if due. The response's cookies must reach the browser; its body
+        must not (it is a secret for the server to call the provider's API with)."""
+        return self._internal(request, lambda ctx: runtime.access_token(ctx, provider_id))
+
+    def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> Flow:
+        """A flow ending the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"):
+        database sessions are deleted; JWT sessions (with ``session.revocation``) are
+        refused from now on. Answers ``200 {"deleted": n}``, or ``500`` (logged) when the
+        configuration cannot revoke them (``{"error", "message"}``, for the server only)."""
+        origin = self.settings.url_origin or "http://localhost"
+        request = Request(method="POST", url=f"{origin}{self.settings.base_path}/session")
+        return self._internal(request, lambda ctx: runtime.revoke_sessions(ctx, user_id, sid))
+
+    def _internal(self, request: Request, flow: Callable[[Context], Step[Reply]]) -> Flow:
+        """A flow of :mod:`._flows.runtime` for ``request``, logged like any other; a failure
+        answers ``500 {"error", "message"}`` (for the server, never a browser)."""
+        try:
+            origin = split_url(request.url)[0]
+        except ValueError:
+            origin = ""
+        gen = self._run_internal(request, origin, flow)
+        if self._trace or self._custom_logger:
+            gen = self._logging(gen)
+        return Flow(gen)
+
+    def _run_internal(
+        self, request: Request, origin: str, flow: Callable[[Context], Step[Reply]]
+    ) -> Generator[Action, Event, None]:
+        settings = self.settings
+        ctx = Context(
+            settings,
+            request,
+            cache=self.cache,
+            now=self._clock(),
+            entropy=self._entropy,
+            origin=origin_of(settings, request, origin),
+            action="session",
+            provider_id=None,
+            query={},
+        )
+        try:
+            response = _finish(ctx, (yield from flow(ctx)), failed=False)
+        except Exception as err:
+            yield from log_error(err)
+            failure = {"error": client_error_type(err), "message": str(err)}
+            response = _finish(ctx, json_reply(failure, status=500), failed=True)
+        yield Respond(response=response)
 
     def _logging(self, flow: Generator[Action, Event, None]) -> Generator[Action, Event, None]:
         """``flow`` with its ``Log`` actions sent to the custom logger, and (when debugging)

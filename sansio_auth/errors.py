@@ -352,3 +352,11 @@ def client_error_type(error: BaseException) -> str:
     if isinstance(error, AuthError) and error.client_safe:
         return error.type
     return "Configuration"
+
+
+class RefreshAccessTokenError(AuthError):
+    """A provider refused to refresh an access token (``invalid_grant``): the session
+    carries ``error: "RefreshAccessTokenError"`` until the user signs in again."""
+
+    type: ClassVar[str] = "RefreshAccessTokenError"
+    default_fault: ClassVar[Fault | None] = "provider"

@@ -76,6 +76,11 @@ class SendHTTP(msgspec.Struct, frozen=True, kw_only=True):
 
     answers: ClassVar[tuple[type, ...]] = (HTTPResponse, Failed)
     request: OutboundRequest
+    single_flight: str | None = None
+    """Set on a request that must not be made twice at once (a refresh-token grant: a
+    rotated refresh token works once). Requests with the same key are the same request:
+    a binding should make one at a time and answer those that waited with the response
+    (not a failure) the first one got, for a short while. The key is a hash, no secret."""
 
 
 class InvokeCallback(msgspec.Struct, frozen=True, kw_only=True):

@@ -130,6 +130,7 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
         by_id[provider.id] = provider
     strategy = _strategy(session, config.adapter, providers)
     _check_adapter(config.adapter, strategy, providers)
+    _check_session_features(session, config.adapter, strategy, providers)
     for option, number in (
         ("session.max_age", session.max_age),
         ("session.update_age", session.update_age),
@@ -339,6 +340,38 @@ def _check_adapter(adapter: Any, strategy: Strategy, providers: Sequence[Provide
         required += OAUTH_METHODS
     if strategy == "database":
         required += DATABASE_METHODS
+    missing = sorted({m for m in required if not callable(getattr(adapter, m, None))})
+    if missing:
+        raise MissingAdapterMethods(f"Required adapter methods were missing: {', '.join(missing)}")
+
+
+def _check_session_features(
+    session: SessionOptions, adapter: Any, strategy: Strategy, providers: Sequence[Provider]
+) -> None:
+    """Refresh-token rotation with database sessions and revocable sessions need adapter
+    methods beyond Auth.js's."""
+    required: list[str] = []
+    refreshing = any(getattr(p, "refreshes", False) for p in providers)
+    if strategy == "database" and refreshing:
+        required += ["list_accounts_by_user_id", "update_account_tokens", "get_account"]
+    if strategy == "database" and any(getattr(p, "end_session", False) for p in providers):
+        required += ["list_accounts_by_user_id"]
+    backchannel = [p.id for p in providers if getattr(p, "backchannel_logout", False)]
+    if backchannel:
+        if adapter is None:
+            raise MissingAdapter("back-channel logout requires an adapter")
+        if strategy == "jwt" and not session.revocation:
+            raise Configuration(
+                f"back-channel logout ({', '.join(backchannel)}) ends JWT sessions through "
+                "revocation: set session={'revocation': True}"
+            )
+        required += ["get_user_by_account", "get_sessions_not_before", "set_sessions_not_before"]
+        required += ["delete_sessions_by_user_id"] if strategy == "database" else []
+    if session.revocation:
+        if adapter is None:
+            raise MissingAdapter("revocable sessions (session.revocation) require an adapter")
+        required += ["set_sessions_not_before", "get_sessions_not_before"]
+        required += ["delete_sessions_by_user_id"] if strategy == "database" else []
     missing = sorted({m for m in required if not callable(getattr(adapter, m, None))})
     if missing:
         raise MissingAdapterMethods(f"Required adapter methods were missing: {', '.join(missing)}")

@@ -20,6 +20,7 @@ from typing import Any, Protocol, TypeVar, cast
 import anyio.to_thread
 
 from sansio_auth.adapters import (
+    AccountTokens,
     AdapterAccount,
     AdapterSession,
     AdapterUser,
@@ -128,6 +129,14 @@ def normal_account(account: Mapping[str, Any]) -> Record:
     return out
 
 
+def normal_token_changes(tokens: Mapping[str, Any]) -> Record:
+    """The token keys of an :meth:`update_account_tokens` (others are refused)."""
+    unknown = sorted(set(tokens) - set(TOKEN_FIELDS))
+    if unknown:
+        raise ValueError(f"update_account_tokens takes token keys only, not {', '.join(unknown)}")
+    return dict(tokens)
+
+
 def normal_session(session: Mapping[str, Any]) -> Record:
     """A session to create."""
     _require(session, "a session", *SESSION_FIELDS)
@@ -207,6 +216,13 @@ class Store(Protocol):
     def create_authenticator(self, authenticator: Record) -> Record: ...
     def list_authenticators_by_user_id(self, user_id: str) -> list[Record]: ...
     def update_authenticator_counter(self, credential_id: str, counter: int) -> Record: ...
+    def list_accounts_by_user_id(self, user_id: str) -> list[Record]: ...
+    def update_account_tokens(
+        self, provider: str, provider_account_id: str, expected: str | None, tokens: Record
+    ) -> Record | None: ...
+    def delete_sessions_by_user_id(self, user_id: str) -> int: ...
+    def set_sessions_not_before(self, key: str, not_before: datetime) -> None: ...
+    def get_sessions_not_before(self, keys: list[str]) -> datetime | None: ...
 
 
 class StoreAdapter:
@@ -377,3 +393,41 @@ class StoreAdapter:
             self._store.update_authenticator_counter, credential_id, int(new_counter)
         )
         return cast(Authenticator, updated)
+
+    async def list_accounts_by_user_id(self, user_id: str) -> list[AdapterAccount]:
+        """See :meth:`sansio_auth.adapters.Adapter.list_accounts_by_user_id`."""
+        found = await self._run(self._store.list_accounts_by_user_id, str(user_id))
+        return cast(list[AdapterAccount], found)
+
+    async def update_account_tokens(
+        self,
+        provider: str,
+        provider_account_id: str,
+        expected_refresh_token: str | None,
+        tokens: AccountTokens,
+    ) -> AdapterAccount | None:
+        """See :meth:`sansio_auth.adapters.Adapter.update_account_tokens`."""
+        changes = normal_token_changes(tokens)
+        updated = await self._run(
+            self._store.update_account_tokens,
+            provider,
+            str(provider_account_id),
+            expected_refresh_token,
+            changes,
+        )
+        return cast(AdapterAccount | None, updated)
+
+    async def delete_sessions_by_user_id(self, user_id: str) -> int:
+        """See :meth:`sansio_auth.adapters.Adapter.delete_sessions_by_user_id`."""
+        return await self._run(self._store.delete_sessions_by_user_id, str(user_id))
+
+    async def set_sessions_not_before(self, key: str, not_before: datetime) -> None:
+        """See :meth:`sansio_auth.adapters.Adapter.set_sessions_not_before`."""
+        _require({"key": key}, "a revocation", "key")
+        await self._run(self._store.set_sessions_not_before, key, utc(not_before, "not_before"))
+
+    async def get_sessions_not_before(self, keys: list[str]) -> datetime | None:
+        """See :meth:`sansio_auth.adapters.Adapter.get_sessions_not_before`."""
+        if not keys:
+            return None
+        return await self._run(self._store.get_sessions_not_before, list(keys))

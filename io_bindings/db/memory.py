@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import threading
+from datetime import datetime
 
 from sansio_auth.adapters import AdapterConflict
 
@@ -32,6 +33,7 @@ class MemoryStore:
         self.sessions: dict[str, Record] = {}
         self.tokens: dict[tuple[str, str], Record] = {}
         self.authenticators: dict[str, Record] = {}
+        self.not_before: dict[str, datetime] = {}
 
     def open(self) -> None:
         """Nothing to open."""
@@ -187,6 +189,38 @@ class MemoryStore:
                 raise LookupError(f"no authenticator with credential id {credential_id!r}")
             authenticator["counter"] = counter
             return dict(authenticator)
+
+    def list_accounts_by_user_id(self, user_id: str) -> list[Record]:
+        with self._lock:
+            return [copy.deepcopy(a) for a in self.accounts.values() if a["user_id"] == user_id]
+
+    def update_account_tokens(
+        self, provider: str, provider_account_id: str, expected: str | None, tokens: Record
+    ) -> Record | None:
+        with self._lock:
+            account = self.accounts.get((provider, provider_account_id))
+            if account is None or account.get("refresh_token") != expected:
+                return None
+            account.update(tokens)
+            return copy.deepcopy(account)
+
+    def delete_sessions_by_user_id(self, user_id: str) -> int:
+        with self._lock:
+            tokens = [t for t, s in self.sessions.items() if s["user_id"] == user_id]
+            for token in tokens:
+                del self.sessions[token]
+            return len(tokens)
+
+    def set_sessions_not_before(self, key: str, not_before: datetime) -> None:
+        with self._lock:
+            current = self.not_before.get(key)
+            if current is None or current < not_before:
+                self.not_before[key] = not_before
+
+    def get_sessions_not_before(self, keys: list[str]) -> datetime | None:
+        with self._lock:
+            marks = [self.not_before[k] for k in keys if k in self.not_before]
+            return max(marks, default=None)
 
 
 class MemoryAdapter(StoreAdapter):

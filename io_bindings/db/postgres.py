@@ -91,6 +91,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         'CREATE INDEX IF NOT EXISTS sessions_user_id ON sessions ("userId")',
         'CREATE INDEX IF NOT EXISTS authenticators_user_id ON authenticators ("userId")',
     ),
+    (  # version 2: revocable sessions
+        """CREATE TABLE IF NOT EXISTS session_revocations (
+            key TEXT PRIMARY KEY,
+            "notBefore" TIMESTAMPTZ NOT NULL
+        )""",
+    ),
 )
 """Schema migrations: entry ``n`` takes the schema from version ``n`` to ``n + 1``."""
 
@@ -468,6 +474,54 @@ class PostgresStore:
         if found is None:
             raise LookupError(f"no authenticator with credential id {credential_id!r}")
         return found
+
+    def list_accounts_by_user_id(self, user_id: str) -> list[Record]:
+        key = self._key(user_id)
+        if key is None:
+            return []
+        with self._transaction() as conn:
+            rows = conn.execute(
+                'SELECT * FROM accounts WHERE "userId" = %s ORDER BY id', (key,)
+            ).fetchall()
+        return [a for a in map(_account, rows) if a is not None]
+
+    def update_account_tokens(
+        self, provider: str, provider_account_id: str, expected: str | None, tokens: Record
+    ) -> Record | None:
+        assignments = sql.SQL(", ").join(
+            sql.SQL("{} = {}").format(sql.Identifier(ACCOUNT_COLUMNS[k]), sql.Placeholder())
+            for k in tokens
+        )
+        query = sql.SQL(
+            'UPDATE accounts SET {} WHERE provider = %s AND "providerAccountId" = %s '
+            "AND refresh_token IS NOT DISTINCT FROM %s RETURNING *"
+        ).format(assignments if tokens else sql.SQL("provider = provider"))
+        row = self._one(query, (*tokens.values(), provider, provider_account_id, expected))
+        return _account(row)
+
+    def delete_sessions_by_user_id(self, user_id: str) -> int:
+        key = self._key(user_id)
+        if key is None:
+            return 0
+        with self._transaction() as conn:
+            return conn.execute('DELETE FROM sessions WHERE "userId" = %s', (key,)).rowcount
+
+    def set_sessions_not_before(self, key: str, not_before: datetime) -> None:
+        with self._transaction() as conn:
+            conn.execute(
+                'INSERT INTO session_revocations (key, "notBefore") VALUES (%s, %s) '
+                'ON CONFLICT (key) DO UPDATE SET "notBefore" = '
+                'GREATEST(session_revocations."notBefore", excluded."notBefore")',
+                (key, not_before),
+            )
+
+    def get_sessions_not_before(self, keys: list[str]) -> datetime | None:
+        row = self._one(
+            'SELECT MAX("notBefore") AS latest FROM session_revocations WHERE key = ANY(%s)',
+            (keys,),
+        )
+        latest = None if row is None else row["latest"]
+        return None if latest is None else latest.astimezone(UTC)
 
 
 class PostgresAdapter(StoreAdapter):

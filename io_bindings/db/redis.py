@@ -34,7 +34,7 @@ tokens carry their expiry as the key's TTL, so Redis removes them when they expi
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -375,6 +375,64 @@ class RedisStore:
             return authenticator
 
         return self._transaction(body, key)  # type: ignore[no-any-return]
+
+    def list_accounts_by_user_id(self, user_id: str) -> list[Record]:
+        members = sorted(map(_text, self.client.smembers(self._by_user("account", user_id))))
+        if not members:
+            return []
+        return [a for a in map(_load, self.client.mget(members)) if a is not None]
+
+    def update_account_tokens(
+        self, provider: str, provider_account_id: str, expected: str | None, tokens: Record
+    ) -> Record | None:
+        if ":" in provider:
+            return None
+        key = self._account_key(provider, provider_account_id)
+
+        def body(pipe: Pipeline) -> Record | None:
+            account = _load(pipe.get(key))
+            if account is None or account.get("refresh_token") != expected:
+                return None
+            new = {**account, **tokens}
+            pipe.multi()
+            pipe.set(key, _dump(new))
+            return new
+
+        return self._transaction(body, key)  # type: ignore[no-any-return]
+
+    def delete_sessions_by_user_id(self, user_id: str) -> int:
+        index = self._by_user("session", user_id)
+
+        def body(pipe: Pipeline) -> int:
+            tokens = sorted(map(_text, pipe.smembers(index)))
+            keys = [self._session_key(t) for t in tokens]
+            live = sum(1 for k in keys if pipe.exists(k)) if keys else 0
+            pipe.multi()
+            if keys:
+                pipe.delete(*keys)
+            pipe.delete(index)
+            return live
+
+        return self._transaction(body, index)  # type: ignore[no-any-return]
+
+    def _revocation_key(self, key: str) -> str:
+        return f"{self.prefix}revocation:{key}"
+
+    def set_sessions_not_before(self, key: str, not_before: datetime) -> None:
+        stored, mark = self._revocation_key(key), _ms(not_before)
+
+        def body(pipe: Pipeline) -> None:
+            current = pipe.get(stored)
+            if current is not None and int(current) >= mark:
+                return
+            pipe.multi()
+            pipe.set(stored, mark)
+
+        self._transaction(body, stored)
+
+    def get_sessions_not_before(self, keys: list[str]) -> datetime | None:
+        marks = [int(v) for v in self.client.mget([self._revocation_key(k) for k in keys]) if v]
+        return datetime.fromtimestamp(max(marks) / 1000, UTC) if marks else None
 
 
 def _check_provider(provider: str) -> None:

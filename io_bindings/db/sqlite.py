@@ -18,6 +18,7 @@ import queue
 import sqlite3
 import threading
 from collections.abc import Iterator
+from datetime import datetime
 from os import PathLike
 from typing import Any
 
@@ -84,6 +85,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             transports TEXT
         )""",
         "CREATE INDEX authenticators_user_id ON authenticators (user_id)",
+    ),
+    (  # version 2: revocable sessions
+        """CREATE TABLE session_revocations (
+            key TEXT PRIMARY KEY,
+            not_before TEXT NOT NULL
+        )""",
     ),
 )
 """Schema migrations: entry ``n`` takes the schema from version ``n`` to ``n + 1``."""
@@ -451,6 +458,57 @@ class SQLiteStore:
         if found is None:
             raise LookupError(f"no authenticator with credential id {credential_id!r}")
         return found
+
+    def list_accounts_by_user_id(self, user_id: str) -> list[Record]:
+        with self._connection() as conn:
+            rows = conn.execute(
+                _SELECT_ACCOUNT + "WHERE user_id = ? ORDER BY rowid", (user_id,)
+            ).fetchall()
+        return [a for a in map(_account, rows) if a is not None]
+
+    def update_account_tokens(
+        self, provider: str, provider_account_id: str, expected: str | None, tokens: Record
+    ) -> Record | None:
+        if not tokens:
+            found = self.get_account(provider, provider_account_id)
+            return found if found and found.get("refresh_token") == expected else None
+        assignments = ", ".join(f"{field} = ?" for field in tokens)  # names checked by _base
+        with self._write() as conn:
+            changed = conn.execute(
+                f"UPDATE accounts SET {assignments} "  # noqa: S608
+                "WHERE provider = ? AND provider_account_id = ? AND refresh_token IS ?",
+                (*tokens.values(), provider, provider_account_id, expected),
+            ).rowcount
+            if changed != 1:
+                return None
+            row = _one(
+                conn,
+                _SELECT_ACCOUNT + "WHERE provider = ? AND provider_account_id = ?",
+                (provider, provider_account_id),
+            )
+            return _account(row)
+
+    def delete_sessions_by_user_id(self, user_id: str) -> int:
+        with self._write() as conn:
+            return conn.execute("DELETE FROM sessions WHERE user_id = ?", (user_id,)).rowcount
+
+    def set_sessions_not_before(self, key: str, not_before: datetime) -> None:
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO session_revocations (key, not_before) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET not_before = excluded.not_before "
+                "WHERE excluded.not_before > session_revocations.not_before",
+                (key, format_time(not_before)),
+            )
+
+    def get_sessions_not_before(self, keys: list[str]) -> datetime | None:
+        marks = ", ".join("?" for _ in keys)
+        row = self._query(
+            f"SELECT MAX(not_before) AS latest FROM session_revocations "  # noqa: S608
+            f"WHERE key IN ({marks})",
+            *keys,
+        )
+        return None if row is None or row["latest"] is None else parse_time(row["latest"])
 
 
 class SQLiteAdapter(StoreAdapter):

@@ -21,6 +21,15 @@ from ..cookies import read_chunked
 from ..errors import AuthError, Configuration, JWTSessionError, SessionTokenError
 from ..http import iso_date
 from ..jwt import InvalidToken, made_with
+from .refresh import (
+    STATE_CLAIM,
+    database_token_states,
+    jwt_token_state,
+    oauth_provider,
+    session_error,
+    sign_in_state,
+)
+from .revocation import is_revoked
 
 if TYPE_CHECKING:
     from .login import LoginResult
@@ -75,6 +84,9 @@ def expose(
     """The default session, shaped by the ``session`` callback; emits ``events.session``."""
     settings = ctx.settings
     session: Any = {"user": shown_user, "expires": iso_date(expires)}
+    error = session_error(ctx)
+    if error is not None:
+        session["error"] = error
     if settings.callbacks.session is not None:
         session = yield from invoke(
             "session",
@@ -106,9 +118,15 @@ class JWTSessions(SessionStrategy):
         token = yield from ctx.decode_token(value)
         if token is None:
             raise InvalidToken("the jwt.decode override returned None")
+        if settings.session.revocation and (yield from is_revoked(ctx, token)):
+            ctx.out_cookies.delete_chunks(spec, present)
+            return None
         issued_at = token.get("iat")
         callbacks = settings.callbacks
-        changed = False
+        state = yield from jwt_token_state(ctx, token)
+        changed = state is not None
+        if state is not None:
+            token = {**token, STATE_CLAIM: state}
         if callbacks.jwt is not None:
             before = msgspec.json.encode(token)
             token = yield from invoke(
@@ -116,9 +134,9 @@ class JWTSessions(SessionStrategy):
                 callbacks.jwt,
                 token=token,
                 session=data,
-                trigger="update" if update else None,
+                trigger="update" if update else ("refresh" if state is not None else None),
                 user=None,
-                account=None,
+                account=state,
                 profile=None,
                 is_new_user=None,
             )
@@ -127,7 +145,7 @@ class JWTSessions(SessionStrategy):
                 return None
             if not isinstance(token, dict):
                 raise Configuration("the `jwt` callback must return a dict or None")
-            changed = msgspec.json.encode(token) != before
+            changed = changed or msgspec.json.encode(token) != before
         update_age = settings.session.update_age
         rotated = settings.jwt.decode is None and not made_with(
             value, settings.secrets[0], spec.name
@@ -150,6 +168,8 @@ class JWTSessions(SessionStrategy):
             token = yield from ctx.decode_token(value)
         except Exception:  # an unreadable session cookie means "not signed in", as in Auth.js
             return None
+        if ctx.settings.session.revocation and token and (yield from is_revoked(ctx, token)):
+            return None
         sub = token.get("sub") if isinstance(token, dict) else None
         if not isinstance(sub, str) or not sub:
             return None
@@ -160,7 +180,14 @@ class JWTSessions(SessionStrategy):
         self, ctx: Context, login: LoginResult, *, profile: Mapping[str, Any] | None
     ) -> Step[None]:
         """Run the ``jwt`` callback and set the session cookie (or clear it on ``None``)."""
-        token: dict[str, Any] | None = default_token(login.user)
+        first = default_token(login.user)
+        provider = oauth_provider(ctx, login.account.get("provider"))
+        state = None if provider is None else sign_in_state(provider, login.account, profile)
+        if state is not None:
+            first[STATE_CLAIM] = state
+        if ctx.settings.session.revocation:
+            first["sid"] = ctx.random_uuid()
+        token: dict[str, Any] | None = first
         callback = ctx.settings.callbacks.jwt
         if callback is not None:
             token = yield from invoke(
@@ -229,6 +256,7 @@ class DatabaseSessions(SessionStrategy):
             return None
         expires = timestamp(found[0]["expires"])
         user = dict(found[1])
+        yield from database_token_states(ctx, str(user["id"]))
         max_age, update_age = settings.session.max_age, settings.session.update_age
         if expires - max_age + update_age <= ctx.now:
             expires = ctx.now + max_age

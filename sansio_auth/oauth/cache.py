@@ -19,10 +19,11 @@ JWKS_REFETCH_INTERVAL = 60
 class TTLCache:
     """Values by key, each until its own expiry time."""
 
-    __slots__ = ("_entries",)
+    __slots__ = ("_entries", "_max_entries")
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_entries: int | None = None) -> None:
         self._entries: dict[str, tuple[float, Any]] = {}
+        self._max_entries = max_entries
 
     def get(self, key: str, now: float) -> Any:
         """The live value of ``key``, or ``None``."""
@@ -32,7 +33,12 @@ class TTLCache:
         return entry[1]
 
     def put(self, key: str, value: Any, *, now: float, ttl: float) -> None:
-        """Keep ``value`` for ``ttl`` seconds from ``now``."""
+        """Keep ``value`` for ``ttl`` seconds from ``now`` (at a size cap, expired entries
+        go first, then the oldest)."""
+        if self._max_entries is not None and len(self._entries) >= self._max_entries:
+            self._entries = {k: e for k, e in self._entries.items() if e[0] > now}
+            while len(self._entries) >= self._max_entries:
+                del self._entries[next(iter(self._entries))]
         self._entries[key] = (now + ttl, value)
 
     def clear(self) -> None:
@@ -43,11 +49,13 @@ class TTLCache:
 class ProviderCache:
     """Discovery documents and JWKS by URL, and when each JWKS was last fetched."""
 
-    __slots__ = ("_jwks_fetched_at", "jwks", "metadata")
+    __slots__ = ("_jwks_fetched_at", "jwks", "metadata", "revocations")
 
     def __init__(self) -> None:
         self.metadata = TTLCache()
         self.jwks = TTLCache()
+        self.revocations = TTLCache(max_entries=10_000)
+        """Session "not before" marks by the keys checked (revocable sessions)."""
         self._jwks_fetched_at: dict[str, float] = {}
 
     def jwks_fetched(self, url: str, now: float) -> None:

@@ -32,6 +32,10 @@ class ServerMetadata(msgspec.Struct, frozen=True, kw_only=True):
     jwks_uri: str | None = None
     id_token_signing_alg_values_supported: tuple[str, ...] | None = None
     authorization_response_iss_parameter_supported: bool = False
+    end_session_endpoint: str | None = None
+    """RP-Initiated Logout 1.0."""
+    backchannel_logout_supported: bool = False
+    """Back-Channel Logout 1.0."""
 
 
 class AuthorizationServer(msgspec.Struct, frozen=True, kw_only=True):

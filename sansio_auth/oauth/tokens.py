@@ -51,6 +51,17 @@ def token_request(
         body["code_verifier"] = code_verifier
     body["grant_type"] = "authorization_code"
     body.update({k: v for k, v in (extra or {}).items() if k not in body})
+    return authenticated_post(endpoint, body, client_id, client_secret, auth_method)
+
+
+def authenticated_post(
+    endpoint: str,
+    body: dict[str, str],
+    client_id: str,
+    client_secret: str | None,
+    auth_method: str,
+) -> OutboundRequest:
+    """``POST endpoint`` with the form ``body`` and the client authenticated by ``auth_method``."""
     headers = [FORM, ACCEPT_JSON]
     if auth_method == "client_secret_basic":
         headers.append(("authorization", basic_credentials(client_id, client_secret or "")))

@@ -93,6 +93,23 @@ class OAuthProvider(Provider):
     allow_dangerous_email_account_linking: bool = False
     redirect_proxy_url: str | None = None
     """Overrides the configuration's ``redirect_proxy_url`` for this provider."""
+    refresh: bool | None = None
+    """Refresh the access token when a session is read and it is within ``refresh_skew``
+    of expiring; ``None`` (default): on for ``oidc`` providers, off for ``oauth``. Only
+    accounts the provider gave a ``refresh_token`` are refreshed."""
+    refresh_skew: int = 60
+    """Seconds before ``expires_at`` from which the access token is refreshed."""
+    end_session: bool = False
+    """RP-initiated logout: sign-out also ends the session at the provider (its
+    ``end_session_endpoint``), then comes back to ``<base>/signout/callback/<id>``."""
+    backchannel_logout: bool = False
+    """Back-channel logout: ``POST <base>/backchannel-logout/<id>`` ends the sessions the
+    provider's logout token names."""
+
+    @property
+    def refreshes(self) -> bool:
+        """Whether sessions refresh this provider's access tokens."""
+        return self.type == "oidc" if self.refresh is None else self.refresh
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -148,6 +165,10 @@ class OAuthProvider(Provider):
             raise Configuration(f"provider {self.id!r} needs a client_secret (or {prefix}_SECRET)")
         if method == "none" and "pkce" not in self.checks:
             raise Configuration(f"provider {self.id!r}: a public client (auth 'none') needs pkce")
+        if isinstance(self.refresh_skew, bool) or not isinstance(self.refresh_skew, int):
+            raise Configuration(f"provider {self.id!r}: refresh_skew must be whole seconds")
+        if self.refresh_skew < 0:
+            raise Configuration(f"provider {self.id!r}: refresh_skew must not be negative")
         alg = self.client.id_token_signed_response_alg
         if alg is not None and alg not in ID_TOKEN_ALGORITHMS:
             raise Configuration(

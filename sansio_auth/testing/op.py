@@ -189,6 +189,12 @@ class MemoryOP:
     """Every request the engine sent, in order."""
     grants: dict[str, Grant] = field(default_factory=dict)
     access_tokens: dict[str, str] = field(default_factory=dict)
+    refresh_tokens: dict[str, str] = field(default_factory=dict)
+    """Live refresh tokens → user (clear it to revoke every grant)."""
+    rotate_refresh_tokens: bool = True
+    """The refresh grant returns a new refresh token and revokes the old one."""
+    refresh_expires_in: int = 3600
+    """``expires_in`` of the access tokens the refresh grant issues."""
     counter: int = 0
 
     # -- set-up ------------------------------------------------------------------------------
@@ -381,6 +387,8 @@ class MemoryOP:
         form = dict(parse_qsl(request.body.decode(), keep_blank_values=True))
         if not self._client_ok(form, dict(request.headers)):
             return _json({"error": "invalid_client"}, 401)
+        if form.get("grant_type") == "refresh_token":
+            return self._refresh(form)
         grant = self.grants.get(form.get("code", ""))
         if form.get("grant_type") != "authorization_code" or grant is None or grant.used:
             if grant is not None:
@@ -409,6 +417,27 @@ class MemoryOP:
         }
         if "openid" in grant.scope.split():
             body["id_token"] = self.id_token(grant.user, nonce=grant.nonce)
+        self.refresh_tokens[body["refresh_token"]] = grant.user
+        return _json(body)
+
+    def _refresh(self, form: Mapping[str, str]) -> HTTPResponse:
+        """The refresh-token grant: a new access token; with :attr:`rotate_refresh_tokens`
+        a new refresh token too, the old one revoked."""
+        user = self.refresh_tokens.get(form.get("refresh_token", ""))
+        if user is None:
+            return _json({"error": "invalid_grant", "error_description": "bad refresh"}, 400)
+        self.counter += 1
+        access_token = f"at-{self.counter}-{user}"
+        self.access_tokens[access_token] = user
+        body: dict[str, Any] = {
+            "access_token": access_token,
+            "token_type": "Bearer",
+            "expires_in": self.refresh_expires_in,
+        }
+        if self.rotate_refresh_tokens:
+            del self.refresh_tokens[form["refresh_token"]]
+            body["refresh_token"] = f"rt-{self.counter}"
+            self.refresh_tokens[body["refresh_token"]] = user
         return _json(body)
 
     def _client_ok(self, form: Mapping[str, str], headers: Mapping[str, str]) -> bool:

@@ -25,7 +25,7 @@ def test_bench_prints_every_figure_with_its_ratio() -> None:
     )
     rows = [line for line in done.stdout.splitlines() if re.search(r"\d\.\d{3}$", line)]
     assert [row.split(",")[0].split(" ")[0] for row in rows] == [
-        "crypto", "in-process", "in-process", "HTTP", "HTTP",
+        "crypto", "in-process", "in-process", "HTTP", "HTTP", "in-process",
         "database", "database", "database", "database",
         "OAuth", "OAuth",
     ]  # fmt: skip

@@ -56,11 +56,29 @@ server.listen(config.port, '127.0.0.1', () => {
       registration: { enabled: true },
       revocation: { enabled: true },
       userinfo: { enabled: true },
+      // refresh-token rotation, RP-initiated and back-channel logout (issue 12)
+      rpInitiatedLogout: { enabled: true },
+      backchannelLogout: { enabled: true },
+    },
+    // every refresh-token grant returns a new refresh token and consumes the old one (its
+    // reuse revokes the grant, as strict OPs do)
+    rotateRefreshToken: true,
+    // the test apps listen on 127.0.0.1, which the OP's SSRF guard refuses to call: the
+    // back-channel logout requests go out without it (this OP only ever runs on loopback)
+    fetch: (url, options) => {
+      delete options.dispatcher;
+      return globalThis.fetch(url, options);
     },
     ...(config.ttl ? { ttl: config.ttl } : {}),
     findAccount: (ctx, id) => account(id),
   });
   provider.on('server_error', (ctx, error) => console.error('server_error', error));
+  provider.on('backchannel.success', (ctx, client) => console.error(
+    'backchannel.success', client.clientId,
+  ));
+  provider.on('backchannel.error', (ctx, error, client) => console.error(
+    'backchannel.error', client.clientId, error.message, String(error.cause),
+  ));
   handler = provider.callback();
   ready(JSON.stringify({ issuer }));
 });

@@ -77,6 +77,8 @@ def test_every_option_of_the_spec_exists_in_snake_case():
         "max_age",
         "update_age",
         "generate_session_token",
+        "revocation",  # ours (revocable JWT sessions), not Auth.js's
+        "revocation_cache_ttl",
     }
     assert {f.name for f in dataclasses.fields(Pages)} == {
         "sign_in",

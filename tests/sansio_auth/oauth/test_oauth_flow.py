@@ -99,7 +99,7 @@ def test_jwt_callback_on_sign_in():
         return {**token, "access_token": account["access_token"]}
 
     op = FakeOP()
-    pair = build(op, config={"callbacks": {"jwt": jwt}})
+    pair = build(op, refresh=False, config={"callbacks": {"jwt": jwt}})  # Auth.js's token
     sign_in(pair.browser, op)
     [(token, user, account, profile, trigger, is_new_user)] = seen
     assert trigger == "signIn"

@@ -37,7 +37,7 @@ def drawn(strategy: st.SearchStrategy[Any], n: int = 200) -> list[Any]:
     """``n`` values of ``strategy``, drawn the way a test draws them."""
     values: list[Any] = []
 
-    @settings(max_examples=n, database=None)
+    @settings(max_examples=n, database=None, derandomize=True)
     @given(strategy)
     def collect(value: Any) -> None:
         values.append(value)
@@ -47,7 +47,7 @@ def drawn(strategy: st.SearchStrategy[Any], n: int = 200) -> list[Any]:
 
 
 def test_requests_cover_the_routes_and_methods():
-    requests = drawn(strategies.requests())
+    requests = drawn(strategies.requests(), n=400)
     assert {r.method for r in requests} >= {"GET", "POST", "PUT"}
     actions = {
         r.url.split("/auth/")[1].split("?")[0].split("/")[0] for r in requests if "/auth/" in r.url

@@ -1,0 +1,188 @@
+"""Refresh-token rotation on session reads (a difference from Auth.js, which leaves it to
+a hand-written ``jwt`` callback).
+
+When a session is read, each provider token state it holds (see
+:mod:`sansio_auth.oauth.refresh`) is refreshed at the token endpoint once it is within
+the provider's ``refresh_skew`` of expiring. The refresh request carries a single-flight
+key (a hash of the refresh token) so a binding makes one request for all the concurrent
+reads of a session; the database strategy also writes the new tokens with a
+compare-and-swap on the old refresh token, and the loser of a race between processes
+re-reads the row. A refusal (``invalid_grant``) is logged and remembered in the state
+(never asked again); any other failure keeps the old tokens until they expire.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from .._context import Context
+from .._flow import Step, call_adapter, emit, log_error
+from ..errors import AuthError, InvalidEndpoints, RefreshAccessTokenError
+from ..events import Failed, HTTPResponse, SendHTTP
+from ..fetch import ProviderResponseError
+from ..oauth.discovery import authorization_server
+from ..oauth.refresh import (
+    REFUSED,
+    REFUSED_MARK,
+    refresh_decision,
+    refresh_request,
+    refreshed_state,
+    refused_state,
+    single_flight_key,
+    state_error,
+)
+from ..oauth.tokens import TokenResponseError, TokenSet, parse_token_response
+from ..providers.oauth import OAuthProvider
+
+STATE_CLAIM = "oauth"
+"""The session token claim holding the sign-in provider's token state (JWT strategy)."""
+STATE_FIELDS = ("access_token", "refresh_token", "expires_at")
+Outcome = Literal["refreshed", "refused", "failed"]
+
+
+def oauth_provider(ctx: Context, provider_id: Any) -> OAuthProvider | None:
+    """The configured OAuth/OIDC provider with this id, or ``None``."""
+    for provider in ctx.settings.providers:
+        if provider.id == provider_id and isinstance(provider, OAuthProvider):
+            return provider
+    return None
+
+
+def sign_in_state(
+    provider: OAuthProvider, account: Mapping[str, Any], profile: Mapping[str, Any] | None
+) -> dict[str, Any] | None:
+    """The token state a JWT session keeps after signing in with ``provider`` when it
+    refreshes (default for OIDC: the access token, its expiry and the refresh token, if
+    any) or signs out at the provider (and the ``id_token``, ``sid``)."""
+    federated = provider.end_session or provider.backchannel_logout
+    if not (provider.refreshes or federated):
+        return None
+    state: dict[str, Any] = {"provider": provider.id}
+    fields = (*STATE_FIELDS, "id_token") if provider.end_session else STATE_FIELDS
+    state.update({k: account[k] for k in fields if account.get(k) is not None})
+    sid = (profile or {}).get("sid")
+    if isinstance(sid, str) and provider.backchannel_logout:
+        state["sid"] = sid
+    return state
+
+
+def refresh_tokens(
+    ctx: Context, provider: OAuthProvider, refresh_token: str
+) -> Step[tuple[Outcome, TokenSet | None]]:
+    """Ask the token endpoint for new tokens; logs any failure."""
+    try:
+        server = yield from authorization_server(provider, ctx.cache, ctx.now, callback=True)
+        if server.token_endpoint is None:
+            raise InvalidEndpoints(f"provider {provider.id!r} has no token endpoint")
+        request = refresh_request(
+            server.token_endpoint,
+            refresh_token,
+            client_id=provider.client_id or "",
+            client_secret=provider.client_secret,
+            auth_method=provider.client.token_endpoint_auth_method,
+        )
+        key = single_flight_key(server.token_endpoint, refresh_token)
+        event = yield SendHTTP(request=request, single_flight=key)
+        if isinstance(event, Failed):
+            raise ProviderResponseError(f"the refresh request failed: {event.error!r}")
+        assert isinstance(event, HTTPResponse)
+        tokens = parse_token_response(
+            event.status, event.body, now=ctx.now, conform=provider.conform_token_response
+        )
+    except TokenResponseError as err:
+        refused = err.error in REFUSED
+        yield from log_error(RefreshAccessTokenError(err, cause={"provider": provider.id}))
+        return ("refused" if refused else "failed"), None
+    except AuthError as err:
+        yield from log_error(err)
+        return "failed", None
+    except Exception as err:  # transport, discovery: keep the old tokens
+        yield from log_error(RefreshAccessTokenError(err, cause={"provider": provider.id}))
+        return "failed", None
+    return "refreshed", tokens
+
+
+def fresh_state(
+    ctx: Context, provider: OAuthProvider, state: Mapping[str, Any]
+) -> Step[dict[str, Any] | None]:
+    """``state`` refreshed if it is due (refused: marked so), or ``None`` when unchanged."""
+    if refresh_decision(state, ctx.now, provider.refresh_skew) != "refresh":
+        return None
+    outcome, tokens = yield from refresh_tokens(ctx, provider, state["refresh_token"])
+    if outcome == "failed":
+        return None
+    if outcome == "refused":
+        return refused_state(state)
+    assert tokens is not None
+    return refreshed_state(state, tokens)
+
+
+def jwt_token_state(ctx: Context, token: Mapping[str, Any]) -> Step[dict[str, Any] | None]:
+    """The session token's state refreshed (and emitted) if due; ``None`` when unchanged.
+    Records the current state in ``ctx.token_states``."""
+    state = token.get(STATE_CLAIM)
+    if not isinstance(state, Mapping):
+        return None
+    provider = oauth_provider(ctx, state.get("provider"))
+    if provider is None:
+        return None
+    ctx.token_states[provider.id] = dict(state)
+    if not provider.refreshes:
+        return None
+    new = yield from fresh_state(ctx, provider, state)
+    if new is None:
+        return None
+    ctx.token_states[provider.id] = new
+    yield from _emit_refreshed(ctx, new, token=token)
+    return new
+
+
+def database_token_states(ctx: Context, user_id: str) -> Step[None]:
+    """Refresh the due accounts of ``user_id`` (compare-and-swap on the old refresh token;
+    the loser of a race re-reads the row); records them in ``ctx.token_states``."""
+    providers = [p for p in ctx.settings.providers if isinstance(p, OAuthProvider)]
+    if not any(p.refreshes or p.end_session for p in providers):
+        return
+    adapter = ctx.settings.adapter
+    accounts = yield from call_adapter(adapter, "list_accounts_by_user_id", user_id)
+    for account in accounts or ():
+        provider = oauth_provider(ctx, account.get("provider"))
+        if provider is None:
+            continue
+        state = dict(account)
+        ctx.token_states[provider.id] = state
+        if not provider.refreshes:
+            continue
+        new = yield from fresh_state(ctx, provider, state)
+        if new is None:
+            continue
+        changes = {k: new.get(k) for k in (*STATE_FIELDS, "id_token", "scope", "token_type")}
+        key = (provider.id, str(account["provider_account_id"]), state["refresh_token"])
+        stored = yield from call_adapter(adapter, "update_account_tokens", *key, changes)
+        if stored is None:  # another process refreshed it first: use what it stored
+            stored = yield from call_adapter(
+                adapter, "get_account", provider.id, str(account["provider_account_id"])
+            )
+        else:
+            yield from _emit_refreshed(ctx, dict(stored), token=None)
+        if stored is not None:
+            ctx.token_states[provider.id] = dict(stored)
+
+
+def session_error(ctx: Context) -> str | None:
+    """``"RefreshAccessTokenError"`` when a state of this read cannot be refreshed any more."""
+    for state in ctx.token_states.values():
+        error = state_error(state, ctx.now)
+        if error is not None:
+            return error
+    return None
+
+
+def _emit_refreshed(
+    ctx: Context, state: dict[str, Any], *, token: Mapping[str, Any] | None
+) -> Step[None]:
+    """``events.token_refreshed(account=<the new state>, token=<the session token or None>)``."""
+    if state.get("refresh_token") != REFUSED_MARK:
+        handler = ctx.settings.events.token_refreshed
+        yield from emit(handler, "token_refreshed", account=state, token=token)

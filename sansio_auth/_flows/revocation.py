@@ -1,0 +1,86 @@
+"""Revocable sessions (a difference from Auth.js): "sign out everywhere" and ending a JWT
+session before it expires.
+
+Database sessions are revoked by deleting their rows. A JWT session cannot be deleted,
+so with ``session.revocation`` on it carries a ``sid`` and the adapter keeps "not before"
+marks: a session read refuses a token issued (``iat``) at or before the latest mark of
+its user (``user:<id>``), its ``sid`` (``sid:<sid>``) or its provider session
+(``op:<provider>:<sid>``, from back-channel logout). Answers are memoised for
+``session.revocation_cache_ttl`` seconds in the engine's cache; a revocation made
+through this engine forgets them at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from .._context import Context
+from .._flow import Step, call_adapter
+from ..errors import Configuration, MissingAdapter
+from .refresh import STATE_CLAIM
+
+
+def session_keys(token: Mapping[str, Any]) -> list[str]:
+    """The revocation keys a JWT session token answers to."""
+    keys = []
+    if isinstance(token.get("sub"), str):
+        keys.append(f"user:{token['sub']}")
+    if isinstance(token.get("sid"), str):
+        keys.append(f"sid:{token['sid']}")
+    state = token.get(STATE_CLAIM)
+    if isinstance(state, Mapping) and isinstance(state.get("sid"), str):
+        keys.append(provider_session_key(str(state.get("provider")), state["sid"]))
+    return keys
+
+
+def provider_session_key(provider_id: str, sid: str) -> str:
+    """The key of a provider's session (the ``sid`` of its ID and logout tokens)."""
+    return f"op:{provider_id}:{sid}"
+
+
+def is_revoked(ctx: Context, token: Mapping[str, Any]) -> Step[bool]:
+    """Whether the JWT session ``token`` was issued at or before a revocation of its keys."""
+    keys = session_keys(token)
+    issued_at = token.get("iat")
+    if not keys or not isinstance(issued_at, int | float):
+        return False
+    cache, memo = ctx.cache.revocations, "|".join(keys)
+    mark = cache.get(memo, ctx.now)
+    if mark is None:
+        found = yield from call_adapter(ctx.settings.adapter, "get_sessions_not_before", keys)
+        if found is not None and not isinstance(found, datetime):
+            raise Configuration("`get_sessions_not_before` must return a datetime or None")
+        mark = 0.0 if found is None else found.timestamp()
+        cache.put(memo, mark, now=ctx.now, ttl=ctx.settings.session.revocation_cache_ttl)
+    return bool(mark) and issued_at <= mark
+
+
+def revoke(
+    ctx: Context, *, user_id: str | None = None, sid: str | None = None, key: str | None = None
+) -> Step[int]:
+    """End the sessions of ``user_id`` and/or ``sid`` (or of a raw revocation ``key``): database
+    rows of the user are deleted (how many is returned); JWT sessions are marked revoked."""
+    settings = ctx.settings
+    adapter = settings.adapter
+    if user_id is None and sid is None and key is None:
+        raise Configuration("revoke_sessions needs a user_id or a sid")
+    if adapter is None:
+        raise MissingAdapter("revoking sessions requires an adapter")
+    deleted = 0
+    if settings.strategy == "database":
+        if user_id is None:
+            raise Configuration("database sessions are revoked by user_id")
+        deleted = yield from call_adapter(adapter, "delete_sessions_by_user_id", user_id)
+    elif not settings.session.revocation:
+        raise Configuration("revoking JWT sessions needs session={'revocation': True}")
+    else:
+        now = datetime.fromtimestamp(ctx.now, UTC)
+        keys = [f"user:{user_id}"] if user_id is not None else []
+        keys += [f"sid:{sid}"] if sid is not None else []
+        keys += [key] if key is not None else []
+        for each in keys:
+            yield from call_adapter(adapter, "set_sessions_not_before", each, now)
+        ctx.cache.revocations.clear()
+    return int(deleted or 0)

@@ -1,0 +1,120 @@
+"""Revocable sessions through the engine: JWT sessions refused after a revocation of their
+user or sid (cached briefly, this engine's own revocations seen at once), database sessions
+deleted, and the configuration errors."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from io_bindings.db.memory import MemoryAdapter
+from sansio_auth import jwt
+from sansio_auth.errors import MissingAdapter
+from sansio_auth.testing.performer import step as run_sync
+from tests.sansio_auth.driver import SECRET, AuthPair
+from tests.sansio_auth.oauth.fake_op import FakeOP, build, sign_in
+
+SESSION = "authjs.session-token"
+
+
+def revoke(pair: AuthPair, **who: Any) -> Any:
+    response = pair.performer.run(pair.engine.revoke_sessions(**who))
+    return response.status, response.json()
+
+
+def jwt_pair(adapter: MemoryAdapter, **session: Any) -> tuple[AuthPair, FakeOP]:
+    op = FakeOP()
+    options = {"adapter": adapter, "session": {"strategy": "jwt", "revocation": True, **session}}
+    pair = build(op, config=options)
+    sign_in(pair.browser, op)
+    return pair, op
+
+
+def token_of(pair: AuthPair, browser: Any = None) -> dict[str, Any]:
+    jar = (browser or pair.browser).cookies()
+    return jwt.decode(jar[SESSION], SECRET, SESSION, now=pair.clock.now)
+
+
+@pytest.mark.parametrize("by", ["user_id", "sid"])
+def test_a_revoked_jwt_session_is_refused(by):
+    adapter = MemoryAdapter()
+    pair, op = jwt_pair(adapter)
+    token = token_of(pair)
+    assert isinstance(token["sid"], str)
+    assert pair.browser.session() is not None
+    other = pair.new_browser()
+    sign_in(other, op)  # a second session of the same user
+    pair.clock.advance(1)
+    who = {"user_id": token["sub"]} if by == "user_id" else {"sid": token["sid"]}
+    assert revoke(pair, **who) == (200, {"deleted": 0})
+    assert pair.browser.session() is None
+    assert SESSION not in pair.browser.cookies()  # the cookie is deleted
+    assert (other.session() is None) is (by == "user_id")  # a sid ends that session only
+    pair.clock.advance(1)
+    sign_in(pair.browser, op)  # signing in again works
+    assert pair.browser.session() is not None
+
+
+def test_the_check_is_cached_and_another_process_revocation_lands_within_the_ttl():
+    adapter = MemoryAdapter()
+    pair, _ = jwt_pair(adapter, revocation_cache_ttl=5)
+    pair.browser.session()
+    pair.performer.clear()
+    pair.browser.session()
+    assert [
+        a for a in pair.performer.actions if getattr(a, "method", "") == "get_sessions_not_before"
+    ] == []
+    pair.clock.advance(1)
+    sub = token_of(pair)["sub"]
+    run_sync(adapter.set_sessions_not_before(f"user:{sub}", _utc(pair.clock.now)))  # elsewhere
+    assert pair.browser.session() is not None  # the cached answer, for up to 5 s
+    pair.clock.advance(5)
+    assert pair.browser.session() is None
+
+
+def test_database_sessions_are_deleted():
+    adapter = MemoryAdapter()
+    op = FakeOP()
+    pair = build(op, config={"adapter": adapter})
+    sign_in(pair.browser, op)
+    other = pair.new_browser()
+    sign_in(other, op)
+    [user] = adapter.store.users.values()
+    assert revoke(pair, user_id=user["id"]) == (200, {"deleted": 2})
+    assert pair.browser.session() is None
+    assert other.session() is None
+
+
+def test_revocation_needs_an_adapter_and_the_option():
+    with pytest.raises(MissingAdapter):
+        AuthPair.build(session={"revocation": True}, providers=[FakeOP().provider()])
+    op = FakeOP()
+    pair = build(op, config={"adapter": MemoryAdapter(), "session": {"strategy": "jwt"}})
+    status, body = revoke(pair, user_id="u")
+    assert status == 500
+    assert "revocation" in body["message"]
+    assert "Configuration" in pair.performer.log_codes("error")
+    status, body = revoke(pair)
+    assert status == 500
+    assert "user_id or a sid" in body["message"]
+    database = build(FakeOP(), config={"adapter": MemoryAdapter()})
+    assert revoke(database, sid="s")[0] == 500
+
+
+def test_without_the_option_tokens_have_no_sid_and_no_check():
+    adapter = MemoryAdapter()
+    op = FakeOP()
+    pair = build(op, config={"adapter": adapter, "session": {"strategy": "jwt"}})
+    sign_in(pair.browser, op)
+    assert "sid" not in token_of(pair)
+    pair.performer.clear()
+    pair.browser.session()
+    assert not [
+        a for a in pair.performer.actions if getattr(a, "method", "").endswith("not_before")
+    ]
+
+
+def _utc(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, UTC)
