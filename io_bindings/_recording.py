@@ -19,6 +19,7 @@ import importlib
 import json
 import re
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -60,6 +61,9 @@ SECRET_KEYS = frozenset(
 )
 """Keys (of JSON objects, form fields, query parameters, callback and adapter data;
 case-insensitive) whose values are secrets."""
+
+SECRET_ARGS = {"use_verification_token": 1, "get_session_and_user": 0, "delete_session": 0}
+"""Adapter methods whose positional argument at this index is a secret (a token)."""
 
 PLACEHOLDER = re.compile(r"__redacted_(\d+)__")
 _JWT = re.compile(r"^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$")
@@ -136,19 +140,34 @@ def _enc_hook(value: Any) -> Any:
 
 
 def plain(value: Any) -> Any:
-    """``value`` as JSON-ready data (bytes as text, functions and opaque objects by name)."""
-    return _bytes_as_text(
-        msgspec.to_builtins(value, builtin_types=(bytes,), enc_hook=_enc_hook, str_keys=True)
+    """``value`` as JSON-ready data: bytes as text, datetimes tagged (``{"$datetime": iso}``,
+    so that :func:`typed` gives them back), functions and opaque objects by name."""
+    builtins = msgspec.to_builtins(
+        value, builtin_types=(bytes, datetime), enc_hook=_enc_hook, str_keys=True
     )
+    return _tagged(builtins)
 
 
-def _bytes_as_text(value: Any) -> Any:
+def _tagged(value: Any) -> Any:
     if isinstance(value, bytes):
         return _text(value)
+    if isinstance(value, datetime):
+        return {"$datetime": value.isoformat()}
     if isinstance(value, dict):
-        return {k: _bytes_as_text(v) for k, v in value.items()}
+        return {k: _tagged(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_tagged(item) for item in value]
+    return value
+
+
+def typed(value: Any) -> Any:
+    """``value`` from :func:`plain` with its datetimes back."""
+    if isinstance(value, dict):
+        if value.keys() == {"$datetime"}:
+            return datetime.fromisoformat(value["$datetime"])
+        return {k: typed(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_bytes_as_text(item) for item in value]
+        return [typed(item) for item in value]
     return value
 
 
@@ -263,7 +282,7 @@ def event_from_data(data: Mapping[str, Any]) -> Event:
         return HTTPResponse(status=data["status"], headers=headers, body=body_bytes(data["body"]))
     if kind == "failed":
         return Failed(error=error_from_data(data))
-    value = data["value"]
+    value = typed(data["value"])
     cls = _resolve(data["type"]) if data.get("type") else None
     if isinstance(cls, type) and value is not None:
         target: Any = list[cls] if isinstance(value, list) else cls  # type: ignore[valid-type]
@@ -408,6 +427,11 @@ class Redactor:
         """A recorded action with secrets redacted."""
         if data["kind"] == "http":
             return self.http_message(data)
+        secret_at = SECRET_ARGS.get(data.get("method", "")) if data["kind"] == "adapter" else None
+        if secret_at is not None and isinstance(data["args"][secret_at], str):
+            args = list(data["args"])
+            args[secret_at] = self.placeholder(args[secret_at])
+            data = dict(data, args=args)
         return self.tree(data)  # type: ignore[no-any-return]
 
     def event(self, data: dict[str, Any]) -> dict[str, Any]:
