@@ -132,20 +132,25 @@ class Auth:
     async def session(self, request: Request) -> SessionRead:
         """The session of the browser that sent ``request`` (any request: its cookies,
         origin and forwarding headers are used), with the cookies to set."""
-        origin = request.url.split("/", 3)[:3]
-        headers = {k: v for k, v in request.headers.items() if k in _SESSION_HEADERS}
-        session_request = Request(
-            method="GET",
-            url=f"{'/'.join(origin)}{self.settings.base_path}/session",
-            headers=headers,
-        )
-        response = await self.respond(session_request)
-        if response is None or response.status != 200:
-            return SessionRead(data=None)
-        return SessionRead(data=response.json(), cookies=response.cookies)
+        response = await self.respond(session_request(request, self.settings.base_path))
+        return session_read(response)
 
 
 _SESSION_HEADERS = frozenset({"cookie", "host", "x-forwarded-host", "x-forwarded-proto"})
+
+
+def session_request(request: Request, base_path: str) -> Request:
+    """The ``GET {base_path}/session`` request that reads the session of ``request``'s browser."""
+    origin = request.url.split("/", 3)[:3]
+    headers = {k: v for k, v in request.headers.items() if k in _SESSION_HEADERS}
+    return Request(method="GET", url=f"{'/'.join(origin)}{base_path}/session", headers=headers)
+
+
+def session_read(response: Response | None) -> SessionRead:
+    """The :class:`SessionRead` of the answer to :func:`session_request`."""
+    if response is None or response.status != 200:
+        return SessionRead(data=None)
+    return SessionRead(data=response.json(), cookies=response.cookies)
 
 
 class AuthApp:
