@@ -119,7 +119,7 @@ class Server:
             raise ClientError(plain(431, "Request Header Fields Too Large"))
         headers = headers_from_pairs(event.headers)
         declared = headers.get("content-length", "0")
-        if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        if declared.isascii() and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
             raise ClientError(plain(413, "Request body too large"))
         body = b""
         while not isinstance(part := await self.next_event(conn, stream), h11.EndOfMessage):

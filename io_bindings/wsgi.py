@@ -83,7 +83,7 @@ def _read_body(environ: Environ, limit: int) -> bytes | None:
     if too_large(declared, limit):
         return None
     stream = environ["wsgi.input"]
-    if declared.isdigit():
+    if declared.isascii() and declared.isdigit():
         body: bytes = stream.read(int(declared))
     elif environ.get("wsgi.input_terminated"):  # a chunked body the server ends for us
         body = stream.read(limit + 1)
