@@ -46,8 +46,9 @@ from ._recording import (
     response_data,
 )
 from .anyio import Auth, AuthApp
+from .sync import SyncAuth
 
-__all__ = ["Recorder", "RecordingAuth", "load_config", "main"]
+__all__ = ["Recorder", "RecordingAuth", "RecordingSyncAuth", "load_config", "main"]
 
 _current: contextvars.ContextVar[Exchange | None] = contextvars.ContextVar(
     "sansio_auth_recording", default=None
@@ -73,6 +74,11 @@ class Recorder:
         """An :class:`~io_bindings.anyio.Auth` for ``config`` (and its runtime options)
         that records every request it serves here."""
         return RecordingAuth(config, recorder=self, **runtime)
+
+    def sync_auth(self, config: AuthConfig, **runtime: Any) -> RecordingSyncAuth:
+        """A :class:`~io_bindings.sync.SyncAuth` for ``config`` that records here
+        (serve it with ``AuthWSGI(auth=...)``)."""
+        return RecordingSyncAuth(config, recorder=self, **runtime)
 
     def clock(self, clock: Callable[[], float]) -> Callable[[], float]:
         """``clock`` that records its readings in the current exchange."""
@@ -179,12 +185,46 @@ class RecordingAuth(Auth):
         return response
 
 
+class RecordingSyncAuth(SyncAuth):
+    """A :class:`~io_bindings.sync.SyncAuth` (the WSGI runtime) whose every response is
+    recorded by ``recorder``."""
+
+    def __init__(
+        self,
+        config: AuthConfig,
+        *,
+        recorder: Recorder,
+        clock: Callable[[], float] = time.time,
+        entropy: Callable[[int], bytes] = secrets.token_bytes,
+        **runtime: Any,
+    ) -> None:
+        self.recorder = recorder
+        super().__init__(
+            config, clock=recorder.clock(clock), entropy=recorder.entropy(entropy), **runtime
+        )
+
+    def perform(self, action: Action) -> Event:
+        event = super().perform(action)
+        self.recorder.step(action, event)
+        return event
+
+    def respond(self, request: Request) -> Response | None:
+        token = self.recorder.exchange(request)
+        response = None
+        try:
+            response = super().respond(request)
+        finally:
+            self.recorder.finish(token, response)
+        return response
+
+
 def load_config(spec: str) -> AuthConfig:
     """The :class:`~sansio_auth.AuthConfig` at ``module:attr`` (called if it is a function)."""
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise SystemExit(f"--config must be module:attr, not {spec!r}")
-    sys.path.insert(0, ".")
+    if "." not in sys.path:
+        sys.path.insert(0, ".")  # module:attr as on the command line, from the current directory
     value = getattr(importlib.import_module(module_name), attr)
     config = value() if callable(value) and not isinstance(value, AuthConfig) else value
     if not isinstance(config, AuthConfig):

@@ -9,10 +9,11 @@ import anyio
 
 from io_bindings.anyio import Auth
 from io_bindings.record import Recorder
+from io_bindings.sync import SyncAuth
 from sansio_auth import AuthConfig, Request, Response
 from sansio_auth.events import HTTPResponse, OutboundRequest
 from sansio_auth.providers import Credentials
-from tests.sansio_auth.driver import SECRET, AuthPair, Browser, Clock, seeded_entropy, users
+from tests.sansio_auth.driver import SECRET, Browser, Clock, seeded_entropy, users
 from tests.sansio_auth.oauth.fake_op import FakeOP
 
 ANN = {"id": "1", "name": "Ann", "email": "ann@example.com", "username": "ann", "password": "pw"}
@@ -30,15 +31,17 @@ class FakeTransport:
 
 
 class RuntimeBrowser(Browser):
-    """The test browser, served by ``auth`` (an ``io_bindings.anyio.Auth``)."""
+    """The test browser, served by a runtime's ``respond`` (anyio's run to completion)."""
 
-    def __init__(self, auth: Auth, clock: Clock) -> None:
-        pair = AuthPair(auth.engine, None, clock, None)  # type: ignore[arg-type]
-        super().__init__(pair.engine, pair.performer, clock, "http://localhost:3000")
+    def __init__(self, auth: Auth | SyncAuth, clock: Clock) -> None:
+        super().__init__(auth.engine, None, clock, "http://localhost:3000")  # type: ignore[arg-type]
         self.auth = auth
 
     def send(self, request: Request) -> Response:
-        response = anyio.run(self.auth.respond, request)
+        if isinstance(self.auth, SyncAuth):
+            response = self.auth.respond(request)
+        else:
+            response = anyio.run(self.auth.respond, request)
         assert response is not None
         self.store(response)
         self.last = response
@@ -56,13 +59,26 @@ def config(op: FakeOP | None = None, **options: Any) -> AuthConfig:
 
 
 def recording_browser(
-    path: Path, auth_config: AuthConfig, op: FakeOP | None = None, *, redact: bool = True
+    path: Path,
+    auth_config: AuthConfig,
+    op: FakeOP | None = None,
+    *,
+    redact: bool = True,
+    sync: bool = False,
 ) -> tuple[RuntimeBrowser, Recorder]:
-    """A browser whose every request is recorded to ``path``."""
+    """A browser whose every request is recorded to ``path`` (through the anyio runtime,
+    or with ``sync`` the sync one)."""
     clock = Clock()
     if op is not None:
         op.clock = clock
     recorder = Recorder(path, redact=redact)
-    transport = FakeTransport(op or FakeOP())
-    auth = recorder.auth(auth_config, clock=clock, entropy=seeded_entropy(), transport=transport)
+    peer = op or FakeOP()
+    entropy = seeded_entropy()
+    auth: Auth | SyncAuth
+    if sync:
+        auth = recorder.sync_auth(auth_config, clock=clock, entropy=entropy, send_http=peer.handle)
+    else:
+        auth = recorder.auth(
+            auth_config, clock=clock, entropy=entropy, transport=FakeTransport(peer)
+        )
     return RuntimeBrowser(auth, clock), recorder

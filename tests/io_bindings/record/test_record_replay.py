@@ -23,8 +23,8 @@ def record_credentials(path: Path, **options: object) -> None:
     recorder.close()
 
 
-def record_oidc(path: Path, op: FakeOP) -> None:
-    browser, recorder = recording_browser(path, config(op), op)
+def record_oidc(path: Path, op: FakeOP, *, sync: bool = False) -> None:
+    browser, recorder = recording_browser(path, config(op), op, sync=sync)
     response = sign_in(browser, op)
     assert response.status == 302, response
     assert browser.session()["user"]["email"] == "alice@example.com"
@@ -57,6 +57,13 @@ def test_oidc_sign_in_replays_with_resigned_id_token(tmp_path: Path) -> None:
     op = FakeOP()
     record_oidc(path, op)
     assert replay(path, config(FakeOP())) is None
+
+
+def test_the_sync_runtime_records_the_same_exchanges(tmp_path: Path) -> None:
+    record_oidc(tmp_path / "async.jsonl", FakeOP())
+    record_oidc(tmp_path / "sync.jsonl", FakeOP(), sync=True)
+    assert (tmp_path / "sync.jsonl").read_text() == (tmp_path / "async.jsonl").read_text()
+    assert replay(tmp_path / "sync.jsonl", config(FakeOP())) is None
 
 
 def test_secrets_are_redacted_with_consistent_placeholders(tmp_path: Path) -> None:
