@@ -10,10 +10,18 @@ SYSTEM_PACKAGES := nodejs npm chromium chromium-driver postgresql redis-server
 
 install: $(VENV)/.installed
 
+# everything the tests use (the demo's extra included)
 $(VENV)/.installed: pyproject.toml
-	python3 -m venv $(VENV)
+	[ -x $(PY) ] || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.installed-demo
+
+# the demo only: the runtime and uvicorn
+$(VENV)/.installed-demo: pyproject.toml
+	[ -x $(PY) ] || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[demo]'
 	touch $@
 
 system-deps:
@@ -30,7 +38,7 @@ system-deps:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-demo: install
+demo: $(VENV)/.installed-demo
 	$(PY) -m io_bindings.demo
 
 test: install system-deps lint typecheck
@@ -46,6 +54,8 @@ lint: install
 typecheck: install
 	$(VENV)/bin/mypy
 	$(VENV)/bin/mypy --strict examples/django_project/myproject examples/django_project/manage.py
+	$(VENV)/bin/mypy --strict examples/aiohttp_app.py
+	$(VENV)/bin/mypy --strict --explicit-package-bases examples/fastapi_app.py examples/starlette_app.py
 
 bench: install system-deps
 	$(PY) -m bench

@@ -10,7 +10,7 @@ import logging
 import os
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 import msgspec
@@ -29,14 +29,15 @@ from .translate import (
     NOT_FOUND,
     ASGIApp,
     BadHost,
-    Message,
     Receive,
     Scope,
     Send,
     asgi_raw_path,
+    closing_on_shutdown,
     read_asgi_body,
     request_from_scope,
     send_asgi_response,
+    serve_lifespan,
     server_error,
 )
 
@@ -180,9 +181,9 @@ class AuthApp:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            receive = _closing_on_shutdown(receive, self.auth.aclose)
+            receive = closing_on_shutdown(receive, self.auth.aclose)
             if self.app is None:
-                await _lifespan(receive, send)
+                await serve_lifespan(receive, send)
                 return
         if scope["type"] != "http" or not self.auth.serves(asgi_raw_path(scope)):
             if self.app is not None:
@@ -206,25 +207,3 @@ class AuthApp:
         except Exception:
             return server_error(scope.get("path", ""))
         return response if response is not None else NOT_FOUND
-
-
-def _closing_on_shutdown(receive: Receive, close: Callable[[], Awaitable[None]]) -> Receive:
-    """``receive`` that runs ``close`` when the server announces its shutdown."""
-
-    async def receive_then_close() -> Message:
-        message = await receive()
-        if message["type"] == "lifespan.shutdown":
-            await close()
-        return message
-
-    return receive_then_close
-
-
-async def _lifespan(receive: Receive, send: Send) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "lifespan.startup":
-            await send({"type": "lifespan.startup.complete"})
-        elif message["type"] == "lifespan.shutdown":
-            await send({"type": "lifespan.shutdown.complete"})
-            return

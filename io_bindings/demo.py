@@ -1,15 +1,16 @@
-"""The demo: a tiny site with a home page, a protected page, password and e-mail sign-in.
+"""The demo: a tiny site with a home page, a protected page, OAuth, password and e-mail sign-in.
 
 Run with ``make demo`` (or ``python -m io_bindings.demo``) and open
-http://127.0.0.1:8000. Sign in as ``demo`` / ``demo``, or with any e-mail address:
-the sign-in link is printed to the terminal and shown on http://127.0.0.1:8000/dev/inbox
-(no mail is sent).
+http://127.0.0.1:8000. Sign in with the demo provider (an OpenID Provider served by the
+demo itself under ``/demo-op``, see :mod:`io_bindings.demo_op`), as ``demo`` / ``demo``,
+or with any e-mail address: the sign-in link is printed to the terminal and shown on
+http://127.0.0.1:8000/dev/inbox (no mail is sent).
 
 Users and e-mail verification tokens live in SQLite, in ``.demo/auth.db`` (the
 directory ``DEMO_DIR``, created when missing), opened at start-up. Sessions are JWTs
 by default, because password (credentials) sign-in only works with JWT sessions;
 ``DEMO_SESSION_STRATEGY=database`` keeps sessions in SQLite instead and then offers
-e-mail sign-in only. Without ``AUTH_SECRET`` a secret is generated once and kept in
+OAuth and e-mail sign-in only. Without ``AUTH_SECRET`` a secret is generated once and kept in
 ``.demo/secret``, so sessions survive a restart.
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import hmac
 import os
 import secrets
+import socket
 from datetime import datetime
 from html import escape
 from pathlib import Path
@@ -30,6 +32,7 @@ from sansio_auth.providers import Credentials, Email
 
 from .anyio import AuthApp
 from .db.sqlite import SQLiteAdapter
+from .demo_op import DemoOP
 from .email import ConsoleSender
 from .translate import (
     BAD_HOST,
@@ -44,6 +47,7 @@ from .translate import (
 DEMO_USER = {"id": "1", "name": "Demo User", "email": "demo@example.com"}
 DEMO_LOGIN = ("demo", "demo")
 INBOX_PATH = "/dev/inbox"
+OP_PATH = "/demo-op"
 
 
 async def authorize(credentials: dict[str, Any]) -> dict[str, Any] | None:
@@ -85,14 +89,26 @@ def session_strategy() -> Strategy:
     return "database" if value == "database" else "jwt"
 
 
+def port() -> int:
+    """``PORT``, default 8000."""
+    return int(os.environ.get("PORT") or "8000")
+
+
 def config(
-    directory: Path, sender: ConsoleSender, adapter: SQLiteAdapter, strategy: Strategy = "jwt"
+    directory: Path,
+    sender: ConsoleSender,
+    adapter: SQLiteAdapter,
+    strategy: Strategy = "jwt",
+    op: DemoOP | None = None,
 ) -> AuthConfig:
-    """The demo's configuration: users in ``adapter``, e-mail links through ``sender``."""
+    """The demo's configuration: users in ``adapter``, e-mail links through ``sender``,
+    OAuth through the demo's own ``op``."""
     providers: list[Any] = [Email(send_verification_request=sender)]
+    if op is not None:
+        providers.insert(0, op.provider())
     if strategy == "jwt":  # credentials sign-in needs JWT sessions
         providers.insert(
-            0,
+            len(providers) - 1,
             Credentials(
                 authorize=authorize,
                 credentials={
@@ -132,13 +148,19 @@ def _time(moment: datetime | None) -> str:
 class DemoSite:
     """The site's own pages; auth routes are served by the :class:`AuthApp` around it."""
 
-    def __init__(self, directory: Path | None = None, strategy: Strategy | None = None) -> None:
+    def __init__(
+        self,
+        directory: Path | None = None,
+        strategy: Strategy | None = None,
+        origin: str | None = None,
+    ) -> None:
         directory = directory or data_dir()
         self.strategy = strategy or session_strategy()
         self.sender = ConsoleSender()
         self.adapter = SQLiteAdapter(directory / "auth.db")
+        self.op = DemoOP((origin or f"http://127.0.0.1:{port()}") + OP_PATH)
         self.auth_app = AuthApp(
-            config(directory, self.sender, self.adapter, self.strategy), app=self
+            config(directory, self.sender, self.adapter, self.strategy, self.op), app=self
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -146,6 +168,9 @@ class DemoSite:
             await self._lifespan(receive, send)
             return
         if scope["type"] != "http":
+            return
+        if self.op.serves(scope["path"]):
+            await self.op(scope, receive, send)
             return
         try:
             request = request_from_scope(scope, b"")
@@ -200,9 +225,13 @@ class DemoSite:
 
     def _home(self, session: Any) -> str:
         ways = (
+            "<p>Sign in with the <b>demo provider</b>: an OpenID Provider served by this demo "
+            f"(under <code>{OP_PATH}</code>), to see the whole OAuth flow with no account.</p>"
+        )
+        ways += (
             f"<p>Demo user: <b>{DEMO_LOGIN[0]}</b>, password <b>{DEMO_LOGIN[1]}</b>.</p>"
             if self.strategy == "jwt"
-            else "<p>Sessions are kept in the database: e-mail sign-in only.</p>"
+            else "<p>Sessions are kept in the database: no password sign-in.</p>"
         )
         ways += (
             "<p>Or sign in with any e-mail address: the link is printed to the terminal "
@@ -233,19 +262,40 @@ class DemoSite:
         )
 
 
+def listen(number: int) -> socket.socket:
+    """A socket bound to 127.0.0.1:``number``; a busy port ends the demo in one line."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn: TIME_WAIT is free
+    try:
+        sock.bind(("127.0.0.1", number))
+    except OSError as err:
+        sock.close()
+        raise SystemExit(
+            f"demo: port {number} on 127.0.0.1 is not free ({err.strerror}); "
+            f"pick another with PORT, e.g. `PORT={number + 1} make demo`"
+        ) from None
+    return sock  # uvicorn listens once the database is open
+
+
 def main() -> None:
     """Serve the demo with uvicorn on 127.0.0.1, port ``PORT`` (default 8000)."""
     import uvicorn
 
-    site = DemoSite()
-    port = int(os.environ.get("PORT", "8000"))
-    logins = "sign in as demo / demo or by e-mail" if site.strategy == "jwt" else "e-mail sign-in"
+    number = port()
+    sock = listen(number)
+    site = DemoSite(origin=f"http://127.0.0.1:{number}")
+    logins = (
+        "demo provider, demo / demo or e-mail"
+        if site.strategy == "jwt"
+        else "demo provider or e-mail"
+    )
     print(
-        f"sansio-auth demo on http://127.0.0.1:{port}  ({logins}; "
-        f"links at http://127.0.0.1:{port}{INBOX_PATH}; {site.strategy} sessions)",
+        f"sansio-auth demo on http://127.0.0.1:{number}  ({logins}; "
+        f"links at http://127.0.0.1:{number}{INBOX_PATH}; {site.strategy} sessions)",
         flush=True,
     )
-    uvicorn.run(site.auth_app, host="127.0.0.1", port=port)
+    # no access log: callback URLs carry authorization codes and e-mail tokens
+    uvicorn.Server(uvicorn.Config(site.auth_app, access_log=False)).run(sockets=[sock])
 
 
 if __name__ == "__main__":

@@ -65,7 +65,7 @@ def make_request(
         parts.port  # noqa: B018 - raises ValueError for a malformed port
     except ValueError as err:
         raise BadHost(str(err)) from None
-    if not parts.hostname or parts.netloc != host or "@" in host:
+    if not parts.hostname or parts.netloc != host or "@" in host or any(c.isspace() for c in host):
         raise BadHost(f"invalid host {host!r}")
     return Request(method=method, url=url, headers=headers, body=body)
 
@@ -140,3 +140,26 @@ async def send_asgi_response(send: Send, response: Response) -> None:
     headers.append((b"content-length", str(len(response.body)).encode()))
     await send({"type": "http.response.start", "status": response.status, "headers": headers})
     await send({"type": "http.response.body", "body": response.body})
+
+
+def closing_on_shutdown(receive: Receive, close: Callable[[], Awaitable[None]]) -> Receive:
+    """``receive`` that runs ``close`` when the server announces its shutdown."""
+
+    async def receive_then_close() -> Message:
+        message = await receive()
+        if message["type"] == "lifespan.shutdown":
+            await close()
+        return message
+
+    return receive_then_close
+
+
+async def serve_lifespan(receive: Receive, send: Send) -> None:
+    """Answer the ASGI lifespan protocol for an app with nothing to start or stop."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return

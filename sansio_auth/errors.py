@@ -142,7 +142,11 @@ class CallbackRouteError(AuthError):
 
 
 class ErrorPageLoop(AuthError):
-    """A configuration error while the callback URL targets the error page."""
+    """A configuration error while the callback URL targets the error page.
+
+    Never raised here (configurations are checked at start-up, not per request);
+    kept so code written against Auth.js's error names still imports.
+    """
 
     type: ClassVar[str] = "ErrorPageLoop"
     default_fault: ClassVar[Fault | None] = "configuration"
@@ -156,7 +160,12 @@ class EventError(AuthError):
 
 
 class InvalidCallbackUrl(AuthError):
-    """A callback URL that is not http(s)."""
+    """A callback URL that is not http(s).
+
+    Never raised here: such a URL is ignored with the ``invalid-callback-url``
+    warning instead of failing the request (a deliberate difference from Auth.js,
+    docs/compatibility.md); kept for Auth.js's error names.
+    """
 
     type: ClassVar[str] = "InvalidCallbackUrl"
     default_fault: ClassVar[Fault | None] = "browser"
@@ -290,7 +299,10 @@ class OAuthCallbackError(SignInError):
 
 
 class OAuthSignInError(SignInError):
-    """Starting an OAuth sign-in failed."""
+    """Starting an OAuth sign-in failed.
+
+    Defined but never thrown by Auth.js either; kept for its error names.
+    """
 
     type: ClassVar[str] = "OAuthSignInError"
 
@@ -310,7 +322,7 @@ class MissingCSRF(SignInError):
 
 
 class AccountNotLinked(SignInError):
-    """The account belongs to another user."""
+    """The account belongs to another user (WebAuthn linking; raised once WebAuthn is built)."""
 
     type: ClassVar[str] = "AccountNotLinked"
     default_fault: ClassVar[Fault | None] = "browser"

@@ -111,9 +111,10 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
         raise Configuration("the configuration must be an AuthConfig")
     session = as_record(SessionOptions, config.session, "session")
     jwt = as_record(JWTOptions, config.jwt, "jwt")
-    secrets = _secrets(config.secret, env)
+    secrets = find_secrets(config.secret, env)
     auth_url = env.get("AUTH_URL") or env.get("NEXTAUTH_URL") or None
     url_origin, url_path = _parse_auth_url(auth_url)
+    short_secret = _short_secret(secrets, env)
     base_path = _base_path(config.base_path, url_path)
     trust_host = _trust_host(config.trust_host, env)
     if not trust_host and url_origin is None:
@@ -143,7 +144,7 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
     if secure is None and url_origin is not None:
         secure = url_origin.startswith("https://")
     overrides = dict(config.cookies)
-    warnings = []
+    warnings = ["short-secret"] if short_secret else []
     if config.debug:
         warnings.append("debug-enabled")
     if config.skip_csrf_check is not None:
@@ -179,7 +180,9 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
     )
 
 
-def _secrets(secret: str | Sequence[str] | None, env: Mapping[str, str]) -> tuple[str, ...]:
+def find_secrets(secret: str | Sequence[str] | None, env: Mapping[str, str]) -> tuple[str, ...]:
+    """The secrets, newest first: ``secret``, else ``AUTH_SECRET_3..1`` then ``AUTH_SECRET``
+    (or ``NEXTAUTH_SECRET``); :class:`MissingSecretError` when there are none."""
     if isinstance(secret, str):
         found: tuple[str, ...] = (secret,) if secret else ()
     elif secret is not None:
@@ -195,6 +198,32 @@ def _secrets(secret: str | Sequence[str] | None, env: Mapping[str, str]) -> tupl
             "Please define a `secret` (or set AUTH_SECRET), e.g. from `openssl rand -base64 33`"
         )
     return found
+
+
+MIN_SECRET_LENGTH = 32
+"""Secrets shorter than this are refused in production and warned about otherwise."""
+
+
+def is_production(env: Mapping[str, str]) -> bool:
+    """An https ``AUTH_URL`` (or ``NEXTAUTH_URL``), or ``ENV``/``PYTHON_ENV`` = ``production``."""
+    url_origin, _ = _parse_auth_url(env.get("AUTH_URL") or env.get("NEXTAUTH_URL") or None)
+    return (url_origin or "").startswith("https://") or "production" in (
+        env.get("ENV", "").lower(),
+        env.get("PYTHON_ENV", "").lower(),
+    )
+
+
+def _short_secret(secrets: tuple[str, ...], env: Mapping[str, str]) -> bool:
+    """Whether a secret is too short; in production (:func:`is_production`) that is a
+    :class:`MissingSecretError`."""
+    if all(len(secret) >= MIN_SECRET_LENGTH for secret in secrets):
+        return False
+    if is_production(env):
+        raise MissingSecretError(
+            f"a secret is shorter than {MIN_SECRET_LENGTH} characters; make one with "
+            '`python -c "import secrets; print(secrets.token_urlsafe(32))"`'
+        )
+    return True
 
 
 def _parse_auth_url(value: str | None) -> tuple[str | None, str | None]:

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from django.http import HttpRequest, HttpResponseBase
 
 from sansio_auth import AuthConfig
+from sansio_auth.settings import MIN_SECRET_LENGTH
 
 from ..translate import DEFAULT_MAX_BODY_SIZE
 from ._handle import (
@@ -31,7 +32,7 @@ from ._handle import (
     protect_prefix,
     sequence,
 )
-from ._runtime import MIN_SECRET_LENGTH, ConfigSource, LazyConfig, Runtimes
+from ._runtime import ConfigSource, LazyConfig, Runtimes
 from ._views import sign_in, sign_out
 
 AdapterCAuthConfig = AuthConfig

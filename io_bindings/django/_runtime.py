@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import inspect
 import os
-import threading
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeAlias
 
@@ -15,14 +13,13 @@ from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest
 
 from sansio_auth import AuthConfig, AuthError
+from sansio_auth.settings import MIN_SECRET_LENGTH
 
 from .. import anyio as _anyio
+from ..runtimes import RuntimeCache
 
-MIN_SECRET_LENGTH = 32
-"""Adapter C's rule: ``AUTH_SECRET`` (every configured secret) is at least this long."""
 LazyConfig: TypeAlias = Callable[[HttpRequest], AuthConfig | Awaitable[AuthConfig]]
 ConfigSource: TypeAlias = AuthConfig | LazyConfig
-_CACHE_SIZE = 32
 
 
 def platform_env() -> dict[str, str]:
@@ -57,11 +54,10 @@ def make_runtime(config: AuthConfig, env: Mapping[str, str] | None = None) -> _a
 class Runtimes:
     """The runtime of each request: one for a fixed config (made, and checked, at once),
     or one per config object a lazy config function returns (the most recent
-    ``_CACHE_SIZE`` kept: return the same objects, e.g. one per environment)."""
+    ones kept: return the same objects, e.g. one per environment)."""
 
     def __init__(self, config: ConfigSource) -> None:
-        self._lock = threading.Lock()
-        self._by_config: OrderedDict[int, tuple[AuthConfig, _anyio.Auth]] = OrderedDict()
+        self._by_config = RuntimeCache(make_runtime)
         if isinstance(config, AuthConfig):
             self.fixed: _anyio.Auth | None = make_runtime(config)
             self.lazy: LazyConfig | None = None
@@ -77,17 +73,7 @@ class Runtimes:
                 f"sansio-auth: the config function returned {type(config).__name__}, "
                 "not an AuthConfig"
             )
-        with self._lock:
-            found = self._by_config.get(id(config))
-            if found is not None and found[0] is config:
-                self._by_config.move_to_end(id(config))
-                return found[1]
-        auth = make_runtime(config)
-        with self._lock:
-            self._by_config[id(config)] = (config, auth)
-            while len(self._by_config) > _CACHE_SIZE:
-                self._by_config.popitem(last=False)
-        return auth
+        return self._by_config.get(config)
 
     def resolve(self, request: HttpRequest) -> _anyio.Auth | Awaitable[_anyio.Auth]:
         """The runtime for ``request``; awaitable when the config function is ``async``."""

@@ -1,5 +1,6 @@
 """The built-in pages in a real browser: sign in through the form, see the session, sign out;
-sign in by e-mail with the link from the demo's dev inbox."""
+sign in by e-mail with the link from the demo's dev inbox; sign in with the demo's own
+OpenID Provider (authorization code, PKCE, ID token) through its consent page."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.wait import WebDriverWait
 
-from io_bindings.demo import DEMO_LOGIN
+from io_bindings.demo import DEMO_LOGIN, OP_PATH
 
 pytestmark = pytest.mark.e2e
 
@@ -40,7 +41,7 @@ def test_sign_in_see_the_session_and_sign_out(browser: webdriver.Chrome, demo: L
     home = demo.url + "/"
     browser.get(f"{demo.url}/auth/signin?callbackUrl={quote(home, safe='')}")
 
-    form = browser.find_element(By.TAG_NAME, "form")
+    form = browser.find_element(By.XPATH, f"//form[.//input[@id='{PASSWORD_FIELD}']]")
     assert form.get_attribute("action") == f"{demo.url}/auth/callback/credentials"
     assert form.get_attribute("method") == "post"
     assert browser.find_element(By.ID, PASSWORD_FIELD).get_attribute("type") == "password"
@@ -118,3 +119,29 @@ def test_sign_in_by_email_through_the_dev_inbox(
     browser.get(url)  # the link works once
     wait_for_url(browser, f"{demo.url}/auth/error?error=Verification")
     assert "The sign in link is no longer valid." in body_text(browser)
+
+
+def test_sign_in_with_the_demo_provider(browser: webdriver.Chrome, demo: LiveServer) -> None:
+    home = demo.url + "/"
+    browser.get(f"{demo.url}/auth/signin?callbackUrl={quote(home, safe='')}")
+    button = "//button[normalize-space()='Sign in with the demo provider']"
+    browser.find_element(By.XPATH, button).click()
+
+    WebDriverWait(browser, 15).until(expected_conditions.url_contains(f"{OP_PATH}/authorize?"))
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Demo provider"
+    assert "code_challenge_method=S256" in browser.current_url
+    name = browser.find_element(By.ID, "name")
+    name.clear()
+    name.send_keys("Grace Hopper")
+    email = browser.find_element(By.ID, "email")
+    email.clear()
+    email.send_keys("grace@demo-op.example")
+    browser.find_element(By.XPATH, "//button[text()='Allow']").click()
+
+    wait_for_url(browser, home)  # code → token → ID token checked → session → callback URL
+    assert "You are signed in" in body_text(browser)
+    session = browser.find_element(By.TAG_NAME, "pre").text
+    assert "Grace Hopper" in session
+    assert "grace@demo-op.example" in session
+    browser.get(demo.url + "/protected")
+    assert "Hello, Grace Hopper!" in body_text(browser)

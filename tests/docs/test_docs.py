@@ -1,25 +1,302 @@
-"""The docs stay true: the generated route table is current and the examples run."""
+"""The docs stay true: the generated route table is current and every Python example runs.
 
+The examples' convention (for README.md, docs/*.md and docs/adapters/*.md):
+
+* Every fenced block whose info string starts with ``python`` is run, in the order of its
+  file, in a temporary working directory, with no ``AUTH_*``, ``NEXTAUTH_*``, ``ENV`` or
+  ``PYTHON_ENV`` variable but those the block asks for (see ``given=``), to the end: an
+  exception fails the test.
+  Top-level ``await`` is allowed (the block then runs on an asyncio loop). Use ```` ```text ````
+  (or ```` ```sh ````) for anything that is not meant to run.
+* Words after ``python`` in the info string (GitHub renders them as plain Python):
+
+  - ``continued``: the block goes on from the previous Python block of the same file and
+    runs in its namespace (imports, names and given variables carry over). Without it a
+    block starts afresh.
+  - ``given=name,NAME,...``: the block uses names it does not define, supplied by the test
+    from :data:`GIVEN` (``config``, ``request``, ``your_app``, ...); an UPPER-CASE name is an
+    environment variable from :data:`GIVEN_ENV` (``AUTH_SECRET``, ...). Add a new given
+    there when an example needs one; never give a name the example could define itself.
+  - ``excerpt``: a piece of a file of the user's project (``settings.py``, ``urls.py``, a
+    view) that cannot run outside it. It must still compile. Use it only for that.
+
+* Output: a line ``print(...)  # text`` documents what it prints. A block's printed lines
+  must be exactly its documented texts, in order (``...`` in a text matches anything). A
+  block with no documented print may print anything.
+* Outcome: beyond running to the end, a block may have a check in :data:`OUTCOMES`, keyed
+  ``"<file>#<n>"`` (the file's n-th Python block, from 1), called with the block's namespace:
+  it drives the example (an ASGI app through ``httpx.ASGITransport``, an engine through its
+  flows) and asserts what the docs promise.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import inspect
+import os
 import re
+import secrets
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
+import httpx
+import pytest
+
+from sansio_auth import AuthConfig, Request
 from sansio_auth._routes import routes_markdown
+from sansio_auth.providers import Credentials
 
-DOCS = Path(__file__).parents[2] / "docs"
+ROOT = Path(__file__).parents[2]
+DOCS = ROOT / "docs"
+FENCE = re.compile(r"^```python([^\n]*)\n(.*?)^```$", re.S | re.M)
+DOCUMENTED_PRINT = re.compile(r"^\s*print\(.*\)\s*#\s?(.*)$")
+TEST_SECRET = secrets.token_urlsafe(32)
+
+Namespace = dict[str, Any]
 
 
-def test_route_table_is_generated_from_the_routes():
+def test_route_table_is_generated_from_the_routes() -> None:
     assert (DOCS / "routes.md").read_text() == routes_markdown(), "run `make docs`"
 
 
-def test_the_by_hand_example_signs_in_with_credentials_and_reads_the_session(capsys):
-    code = re.search(r"```python\n(.*?)```", (DOCS / "engine.md").read_text(), re.S)
-    assert code is not None
-    namespace: dict[str, object] = {}
-    exec(compile(code.group(1), "docs/engine.md", "exec"), namespace)
-    lines = capsys.readouterr().out.strip().splitlines()
-    assert lines == [
-        "302 http://localhost:8000",
-        "{'name': 'Ann', 'email': 'ann@example.com'}",
+# -- what examples may be given ---------------------------------------------------------------
+
+
+def _authorize(credentials: dict[str, Any]) -> dict[str, Any] | None:
+    if credentials.get("password") == "pw":
+        return {"id": "1", "name": "Ann", "email": "ann@example.com"}
+    return None
+
+
+async def _your_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """The user's own ASGI app: answers every request with ``your app``."""
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": b"your app"})
+
+
+GIVEN: dict[str, Callable[[], object]] = {
+    "providers": lambda: [Credentials(authorize=_authorize)],
+    "config": lambda: AuthConfig(
+        secret=TEST_SECRET, trust_host=True, providers=GIVEN["providers"]()
+    ),
+    "request": lambda: Request(method="GET", url="http://localhost:8000/", headers={}),
+    "your_app": lambda: _your_app,
+}
+"""Names an example may take as given (``given=``): password sign-in (password ``pw``) as a
+provider list and as a configuration, a browser's request without cookies, the user's ASGI app."""
+
+GIVEN_ENV = {
+    "AUTH_SECRET": TEST_SECRET,
+    "AUTH_TRUST_HOST": "true",
+    "AUTH_GITHUB_ID": "docs-client-id",
+    "AUTH_GITHUB_SECRET": "docs-client-secret",
+}
+"""Environment variables an example may take as given (``given=AUTH_SECRET``)."""
+
+
+# -- the examples -----------------------------------------------------------------------------
+
+
+class Example:
+    """One Python block of a doc."""
+
+    def __init__(self, path: Path, number: int, words: list[str], code: str, line: int) -> None:
+        self.path, self.number, self.code, self.line = path, number, code, line
+        self.continued = "continued" in words
+        self.excerpt = "excerpt" in words
+        self.given = [n for w in words if w.startswith("given=") for n in w[6:].split(",") if n]
+        unknown = {w for w in words if w not in ("continued", "excerpt")} - {
+            w for w in words if w.startswith("given=")
+        }
+        assert not unknown, f"{self.key}: unknown words in the info string: {sorted(unknown)}"
+
+    @property
+    def key(self) -> str:
+        path = self.path.relative_to(ROOT) if self.path.is_relative_to(ROOT) else self.path
+        return f"{path}#{self.number}"
+
+    def expected_output(self) -> list[str]:
+        lines = self.code.splitlines()
+        return [m.group(1) for line in lines if (m := DOCUMENTED_PRINT.match(line))]
+
+
+def doc_files() -> list[Path]:
+    return [ROOT / "README.md", *sorted(DOCS.glob("*.md")), *sorted(DOCS.glob("adapters/*.md"))]
+
+
+def examples(path: Path) -> list[Example]:
+    text = path.read_text()
+    return [
+        Example(path, n, m.group(1).split(), m.group(2), text.count("\n", 0, m.start()) + 2)
+        for n, m in enumerate(FENCE.finditer(text), 1)
     ]
-    assert "authjs.session-token" in namespace["jar"]  # type: ignore[operator]
+
+
+def matches(text: str, pattern: str) -> bool:
+    return re.fullmatch(".*".join(map(re.escape, pattern.split("..."))), text) is not None
+
+
+def run(example: Example, namespace: Namespace) -> None:
+    """Run ``example`` in ``namespace``; top-level ``await`` runs on an asyncio loop."""
+    source = "\n" * (example.line - 1) + example.code  # tracebacks point at the doc's lines
+    code = compile(source, str(example.path), "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    result = eval(code, namespace)  # the docs' own examples
+    if inspect.iscoroutine(result):
+        asyncio.run(result)
+
+
+@pytest.mark.parametrize("path", doc_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_python_example_runs_to_the_end(
+    path: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in list(os.environ):
+        if name.startswith(("AUTH_", "NEXTAUTH_")) or name in ("ENV", "PYTHON_ENV"):
+            monkeypatch.delenv(name)
+    namespace: Namespace = {}
+    for example in examples(path):
+        if example.excerpt:
+            compile(example.code, example.key, "exec")
+            continue
+        if not example.continued:  # afresh: a new namespace, no variable given before
+            namespace = {"__name__": "__docs__"}
+            for name in GIVEN_ENV:
+                monkeypatch.delenv(name, raising=False)
+        for name in example.given:
+            if name.isupper():
+                monkeypatch.setenv(name, GIVEN_ENV[name])
+            else:
+                namespace[name] = GIVEN[name]()
+        capsys.readouterr()
+        run(example, namespace)
+        printed = capsys.readouterr().out.splitlines()
+        expected = example.expected_output()
+        if expected:
+            assert len(printed) == len(expected), f"{example.key} printed {printed}"
+            for line, pattern in zip(printed, expected, strict=True):
+                assert matches(line, pattern), f"{example.key}: {line!r} is not {pattern!r}"
+        if check := OUTCOMES.get(example.key):
+            check(namespace)
+
+
+def test_the_convention_is_strict(tmp_path: Path) -> None:
+    """A broken example fails: a wrong output, an undefined name, an unknown marker."""
+    doc = tmp_path / "doc.md"
+    doc.write_text("```python\nprint(1 + 1)  # 3\n```\n\n```python\nprint(x)\n```\n")
+    first, second = examples(doc)
+    assert first.expected_output() == ["3"]
+    assert not matches("2", "3")
+    assert matches("{'name': 'Ann', 'email': 'a@b'}", "{'name': 'Ann', 'email': ...}")
+    with pytest.raises(NameError):
+        run(second, {})
+    doc.write_text("```python contnued\npass\n```\n")
+    with pytest.raises(AssertionError, match="unknown words"):
+        examples(doc)
+
+
+# -- outcomes ---------------------------------------------------------------------------------
+
+
+def on_asgi_app(app: Any, steps: Callable[[httpx.AsyncClient], Awaitable[None]]) -> None:
+    """Run ``steps`` with a client of the ASGI ``app`` (through ``httpx.ASGITransport``)."""
+
+    async def main() -> None:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
+            await steps(client)
+
+    asyncio.run(main())
+
+
+async def sign_in_with_password(client: httpx.AsyncClient, password: str) -> dict[str, Any]:
+    """Sign in through the credentials form; the session ``GET /auth/session`` answers."""
+    token = (await client.get("/auth/csrf")).json()["csrfToken"]
+    form = {"csrfToken": token, "password": password}
+    assert (await client.post("/auth/callback/credentials", data=form)).status_code == 302
+    session: dict[str, Any] = (await client.get("/auth/session")).json()
+    return session
+
+
+def readme_quick_start(ns: Namespace) -> None:
+    async def steps(client: httpx.AsyncClient) -> None:
+        session = await sign_in_with_password(client, "let me in")
+        assert session["user"] == {"name": "Ann", "email": "ann@example.com"}
+
+    on_asgi_app(ns["app"], steps)
+
+
+def readme_github_and_email(ns: Namespace) -> None:
+    async def steps(client: httpx.AsyncClient) -> None:
+        assert sorted((await client.get("/auth/providers")).json()) == ["email", "github"]
+
+    on_asgi_app(ns["app"], steps)
+
+
+def bindings_auth_app(ns: Namespace) -> None:
+    async def steps(client: httpx.AsyncClient) -> None:
+        assert (await client.get("/elsewhere")).text == "your app"
+        assert "csrfToken" in (await client.get("/auth/csrf")).json()
+
+    on_asgi_app(ns["app"], steps)
+
+
+def bindings_runtime(ns: Namespace) -> None:
+    assert ns["response"] is None  # "/" is not under base_path
+    assert ns["read"].data is None  # no session cookie
+    assert ns["read"].set_cookie_headers() == []
+
+
+def configuration_callbacks(ns: Namespace) -> None:
+    from io_bindings.anyio import AuthApp
+
+    async def steps(client: httpx.AsyncClient) -> None:
+        session = await sign_in_with_password(client, "pw")
+        assert session["user"]["role"] == "member"
+
+    on_asgi_app(AuthApp(ns["config"]), steps)  # AUTH_SECRET is given
+
+
+def engine_by_hand(ns: Namespace) -> None:
+    assert "authjs.session-token" in ns["jar"]
+
+
+OUTCOMES: dict[str, Callable[[Namespace], None]] = {
+    "README.md#1": readme_quick_start,
+    "README.md#2": readme_github_and_email,
+    "docs/bindings.md#1": bindings_auth_app,
+    "docs/bindings.md#2": bindings_runtime,
+    "docs/configuration.md#1": configuration_callbacks,
+    "docs/engine.md#1": engine_by_hand,
+}
+"""Checks of what an example promises, beyond running and printing what it says."""
+
+
+def test_every_outcome_names_an_example() -> None:
+    keys = {example.key for path in doc_files() for example in examples(path)}
+    assert set(OUTCOMES) <= keys
+
+
+# -- the README's set-up notes ----------------------------------------------------------------
+
+
+def test_the_readme_lists_every_demo_setting() -> None:
+    readme = (ROOT / "README.md").read_text()
+    demo = (ROOT / "io_bindings" / "demo.py").read_text()
+    read = set(re.findall(r"os\.environ\.get\(\"([A-Z_]+)\"", demo))
+    assert read == {"PORT", "DEMO_DIR", "DEMO_SESSION_STRATEGY", "AUTH_SECRET"}
+    for name in read:
+        assert f"\n| `{name}` |" in readme, f"README.md's demo settings lack {name}"
+
+
+def test_the_readme_says_what_make_test_fetches() -> None:
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    interop = (ROOT / "tests" / "interop" / "conftest.py").read_text()
+    assert '"sansio-auth" / "npm"' in interop  # the cache the README names
+    assert "fetches `@auth/core`" in readme
+    assert "from the **npm registry** into `~/.cache/sansio-auth/npm`" in readme
+    assert "with `apt-get`, the Debian packages" in readme

@@ -3,20 +3,29 @@ through the console sender and the dev inbox; its data dir keeps the secret and 
 
 from __future__ import annotations
 
+import base64
 import html
 import re
+import socket
+import subprocess
 import sys
+import tomllib
 from contextlib import AbstractContextManager
+from importlib import metadata
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 import anyio
 import httpx
 import pytest
+from joserfc import jwt
 from live_server import LiveServer, free_port, serve
+from packaging.markers import Marker
 
 from io_bindings.db.sqlite import SQLiteAdapter
-from io_bindings.demo import DEMO_LOGIN, INBOX_PATH
+from io_bindings.demo import DEMO_LOGIN, INBOX_PATH, OP_PATH
+from io_bindings.demo_op import CLIENT_ID, DemoOP, s256_challenge
 
 pytestmark = pytest.mark.e2e
 
@@ -27,6 +36,130 @@ def test_home_page_names_the_demo_user(demo_server: LiveServer) -> None:
     assert page.headers["content-type"] == "text/html; charset=utf-8"
     assert "not signed in" in page.text
     assert f"<b>{DEMO_LOGIN[0]}</b>, password <b>{DEMO_LOGIN[1]}</b>" in page.text
+
+
+def consent(browser: httpx.Client, demo: LiveServer, callback_url: str) -> httpx.Response:
+    """Start the sign-in with the demo provider; return its consent page."""
+    token = browser.get("/auth/csrf").json()["csrfToken"]
+    started = browser.post(
+        "/auth/signin/demo-op", data={"csrfToken": token, "callbackUrl": callback_url}
+    )
+    location = started.headers["location"]
+    assert location.startswith(f"{demo.url}{OP_PATH}/authorize?")
+    assert "code_challenge_method=S256" in location
+    page = browser.get(location)
+    assert page.status_code == 200
+    assert "asks to know your name and e-mail address" in page.text
+    return page
+
+
+def consent_form(page: httpx.Response) -> dict[str, str]:
+    """The hidden fields of the consent form (the authorization request)."""
+    fields = re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', page.text)
+    return {name: html.unescape(value) for name, value in fields}
+
+
+def test_sign_in_with_the_demo_provider(demo_server: LiveServer) -> None:
+    """The whole authorization-code flow through the OP the demo serves itself: discovery,
+    consent, code, token (PKCE checked) and ID token verified against its JWKS."""
+    with httpx.Client(base_url=demo_server.url) as browser:
+        page = consent(browser, demo_server, "/protected")
+        form = consent_form(page)
+        answer = {**form, "name": "Grace Hopper", "email": "grace@demo-op.example"}
+        allowed = browser.post(f"{OP_PATH}/authorize", data={**answer, "decision": "allow"})
+        assert allowed.status_code == 303
+        callback = allowed.headers["location"]
+        assert callback.startswith(demo_server.url + "/auth/callback/demo-op?code=")
+        signed_in = browser.get(callback)
+        assert signed_in.headers["location"] == demo_server.url + "/protected"
+        assert "Hello, Grace Hopper!" in browser.get("/protected").text
+        session = browser.get("/auth/session").json()
+        assert session["user"]["name"] == "Grace Hopper"
+        assert session["user"]["email"] == "grace@demo-op.example"
+        # the code was used up: replaying the callback does not sign in again
+        assert "error=" in browser.get(callback).headers["location"]
+    code = dict(httpx.URL(callback).params)["code"]
+    assert code not in demo_server.log  # no access log of callback URLs
+
+
+def test_the_demo_provider_checks_pkce_and_the_client(demo_server: LiveServer) -> None:
+    with httpx.Client(base_url=demo_server.url) as browser:
+        form = consent_form(consent(browser, demo_server, "/"))
+        allowed = browser.post(f"{OP_PATH}/authorize", data={**form, "decision": "allow"})
+        code = dict(httpx.URL(allowed.headers["location"]).params)["code"]
+        exchange = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": form["redirect_uri"],
+            "code_verifier": "not-the-verifier-" + "x" * 40,
+        }
+        wrong_client = browser.post(f"{OP_PATH}/token", data=exchange, auth=("nobody", "x"))
+        assert wrong_client.json() == {"error": "invalid_client"}
+        assert browser.get(f"{OP_PATH}/userinfo").status_code == 401
+        keys = browser.get(f"{OP_PATH}/jwks").json()["keys"]
+        assert [(k["kty"], "d" in k) for k in keys] == [("RSA", False)]  # public part only
+
+
+def test_denying_consent_at_the_demo_provider(demo_server: LiveServer) -> None:
+    with httpx.Client(base_url=demo_server.url) as browser:
+        form = consent_form(consent(browser, demo_server, "/"))
+        denied = browser.post(f"{OP_PATH}/authorize", data={**form, "decision": "deny"})
+        ended = browser.get(denied.headers["location"])
+        assert ended.headers["location"].endswith("/auth/signin?error=OAuthCallbackError")
+        assert browser.get("/auth/session").json() is None
+
+
+def test_the_demo_provider_issues_a_code_once_for_the_right_pkce_verifier() -> None:
+    op = DemoOP("http://demo.test/demo-op")
+    verifier = "v" * 50
+    request = {
+        "client_id": CLIENT_ID,
+        "redirect_uri": "http://demo.test/auth/callback/demo-op",
+        "state": "s",
+        "nonce": "n",
+        "code_challenge": s256_challenge(verifier),
+        "code_challenge_method": "S256",
+    }
+    assert op.consent_page({**request, "code_challenge_method": "plain"}).status == 303
+    code = dict(parse_qsl(op.decide({**request, "decision": "allow"}).location.split("?")[1]))
+    assert code["state"] == "s"
+    assert code["iss"] == "http://demo.test/demo-op"
+    basic = "Basic " + base64.b64encode(f"{CLIENT_ID}:{op.client_secret}".encode()).decode()
+    exchange = {"grant_type": "authorization_code", "code": code["code"], **request}
+    wrong = op.token({**exchange, "code_verifier": "w" * 50}, basic)
+    assert wrong.json() == {"error": "invalid_grant"}
+    code = dict(parse_qsl(op.decide({**request, "decision": "allow"}).location.split("?")[1]))
+    right = op.token({**exchange, "code": code["code"], "code_verifier": verifier}, basic).json()
+    claims = jwt.decode(right["id_token"], op.key).claims
+    assert (claims["iss"], claims["aud"], claims["nonce"]) == (op.issuer, CLIENT_ID, "n")
+    assert op.token(
+        {**exchange, "code": code["code"], "code_verifier": verifier}, basic
+    ).json() == {"error": "invalid_grant"}
+    userinfo = op.userinfo("Bearer " + right["access_token"]).json()
+    assert userinfo["email"] == "ada@demo-op.example"
+
+
+def test_a_busy_port_is_one_line_and_a_non_zero_exit(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {"PATH": "", "PORT": str(port), "DEMO_DIR": str(tmp_path), "PYTHONPATH": "."}
+        done = subprocess.run(
+            [sys.executable, "-m", "io_bindings.demo"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            cwd=Path(__file__).parents[2],
+        )
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"demo: port {port} on 127.0.0.1 is not free (Address already in use); "
+        f"pick another with PORT, e.g. `PORT={port + 1} make demo`"
+    ]
 
 
 def test_protected_page_redirects_when_signed_out(demo_server: LiveServer) -> None:
@@ -151,3 +284,60 @@ def test_database_sessions_mode(tmp_path: Path) -> None:
         found = anyio.run(stored)
         assert found is not None
         assert found["user"]["email"] == "db@example.com"
+
+
+DEMO_IMPORTS = """
+import sys, io_bindings.demo, uvicorn
+from importlib.metadata import packages_distributions
+found = packages_distributions()
+names = {m.partition(".")[0] for m in sys.modules if not m.startswith("_")}
+names -= set(sys.stdlib_module_names)
+print(" ".join(sorted({d for n in names for d in found.get(n, [])})))
+"""
+
+
+PROJECT = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"]
+
+
+def normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def requirement_closure(requirements: list[str]) -> set[str]:
+    """The distributions ``requirements`` install, with theirs (as installed here), normalized."""
+    seen: set[str] = set()
+    todo = [(r, None) for r in requirements]
+    while todo:
+        requirement, wanted = todo.pop()
+        spec, _, marker = requirement.partition(";")
+        if marker and not Marker(marker).evaluate({"extra": wanted or ""}):
+            continue  # another extra's, or for another platform or Python
+        name = re.match(r"[A-Za-z0-9._-]+", spec.strip())
+        assert name is not None
+        extras = re.search(r"\[([^\]]+)\]", spec)
+        if normalized(name.group(0)) in seen and extras is None:
+            continue
+        seen.add(normalized(name.group(0)))
+        for extra in extras.group(1).split(",") if extras else [None]:
+            todo += [(r, extra) for r in metadata.requires(name.group(0)) or []]
+    return seen
+
+
+def test_the_demo_extra_is_the_runtime_and_uvicorn() -> None:
+    """``make demo`` installs ``sansio-auth[demo]``: what the demo imports is in it, and it
+    holds none of the test toolchain (``make test`` installs ``[test]``, which includes it)."""
+    extras = PROJECT["optional-dependencies"]
+    assert extras["demo"] == ["uvicorn>=0.30"]
+    assert "sansio-auth[postgres,redis,demo]" in extras["test"]
+    closure = requirement_closure([*PROJECT["dependencies"], *extras["demo"]])
+    assert not closure & {"pytest", "selenium", "mypy", "psycopg", "aiosmtpd", "hypothesis"}
+    done = subprocess.run(
+        [sys.executable, "-c", DEMO_IMPORTS],
+        capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2],
+    )  # fmt: skip
+    imported = {normalized(d) for d in done.stdout.split()} - {"sansio-auth"}
+    assert imported
+    assert imported <= closure, imported - closure
+    makefile = (Path(__file__).parents[2] / "Makefile").read_text()
+    assert "demo: $(VENV)/.installed-demo\n" in makefile
+    assert "pip install --quiet -e '.[demo]'" in makefile

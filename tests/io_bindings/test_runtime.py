@@ -91,3 +91,15 @@ def test_auth_app_takes_a_config_or_an_auth() -> None:
 
 def test_the_http_clients_failures_are_the_providers() -> None:
     assert fault_of(ReadTimeout("slow", url="https://op")) == "provider"
+
+
+def test_a_short_secret_is_logged_at_start_up(caplog: pytest.LogCaptureFixture) -> None:
+    """The runtime logs the settings' warnings once, when it is made; never the secret."""
+    with caplog.at_level("WARNING", logger="sansio_auth"):
+        Auth(AuthConfig(secret="tiny-secret", trust_host=True), env={})
+        assert [r.getMessage() for r in caplog.records] == [
+            "[auth][warn][short-secret] Read more: https://warnings.authjs.dev"
+        ]
+        caplog.clear()
+        Auth(AuthConfig(secret=SECRET, trust_host=True), env={})
+        assert caplog.records == []

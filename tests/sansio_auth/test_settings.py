@@ -138,7 +138,7 @@ def test_every_option_set_at_once():
         pages=Pages(sign_in="/login", sign_out="/bye", error="/oops", verify_request="/mail",
                     new_user="/welcome"),
         redirect_proxy_url="https://proxy.example.com/api/auth",
-        secret=["new", "old"],
+        secret=["new" * 11, "old" * 11],
         session=SessionOptions(strategy="jwt", max_age=3600, update_age=0,
                                generate_session_token=fn),
         skip_csrf_check=skip_csrf_check,
@@ -153,7 +153,7 @@ def test_every_option_set_at_once():
     assert s.strategy == "jwt"
     assert s.jwt_max_age == 60
     assert s.session.max_age == 3600
-    assert s.secrets == ("new", "old")
+    assert s.secrets == ("new" * 11, "old" * 11)
     assert s.secure_cookies is True
     assert s.skip_csrf is True
     assert s.pages.new_user == "/welcome"
@@ -253,6 +253,37 @@ def test_missing_secret():
         resolve(AuthConfig(trust_host=True, secret=[]), {})
 
 
+PRODUCTION_ENVS = [
+    {"AUTH_URL": "https://app.example"},
+    {"NEXTAUTH_URL": "https://app.example/api/auth"},
+    {"ENV": "production"},
+    {"PYTHON_ENV": "Production"},
+]
+
+
+@pytest.mark.parametrize("env", PRODUCTION_ENVS)
+@pytest.mark.parametrize("secret", ["...", "x" * 31, [SECRET, "short-old-secret"]])
+def test_a_short_secret_is_refused_in_production(env, secret):
+    with pytest.raises(MissingSecretError, match="shorter than 32 characters") as caught:
+        resolve(AuthConfig(trust_host=True, secret=secret), env)
+    assert caught.value.type == "MissingSecret"
+    assert "..." not in str(caught.value)  # never the secret itself
+    with pytest.raises(MissingSecretError):  # from the environment too
+        resolve(AuthConfig(trust_host=True), {**env, "AUTH_SECRET": "x" * 31})
+
+
+@pytest.mark.parametrize("env", [{}, {"AUTH_URL": "http://localhost:3000"}, {"ENV": "development"}])
+def test_a_short_secret_is_a_warning_in_development(env):
+    assert settings(env, secret="...").warnings == ("short-secret",)
+    assert settings(env, secret="x" * 32).warnings == ()
+    assert settings({**env, "AUTH_SECRET": "short"}, secret=None).warnings == ("short-secret",)
+
+
+def test_a_long_secret_passes_in_production():
+    for env in PRODUCTION_ENVS:
+        assert settings(env, secret="x" * 32).warnings == ()
+
+
 def test_untrusted_host():
     with pytest.raises(UntrustedHost):
         resolve(AuthConfig(secret=SECRET), {})
@@ -318,25 +349,27 @@ def test_numbered_secrets_order_is_auth_js():
 
 
 def test_auth_url_sets_base_path_and_origin():
-    s = env_settings({"AUTH_SECRET": "s", "AUTH_URL": "https://Example.com/api/auth/"})
+    s = env_settings({"AUTH_SECRET": SECRET, "AUTH_URL": "https://Example.com/api/auth/"})
     assert s.base_path == "/api/auth"
     assert s.url_origin == "https://example.com"
     assert s.secure_cookies is True
     s = env_settings({"AUTH_SECRET": "s", "NEXTAUTH_URL": "http://example.com:8080/x"})
     assert (s.base_path, s.url_origin) == ("/x", "http://example.com:8080")
     assert s.secure_cookies is False
-    s = env_settings({"AUTH_SECRET": "s", "AUTH_URL": "https://a.com", "NEXTAUTH_URL": "http://b"})
+    s = env_settings(
+        {"AUTH_SECRET": SECRET, "AUTH_URL": "https://a.com", "NEXTAUTH_URL": "http://b"}
+    )
     assert s.url_origin == "https://a.com"
     assert s.base_path == "/auth"  # a root AUTH_URL keeps the default
 
 
 def test_configured_base_path_wins_over_auth_url():
-    s = env_settings({"AUTH_SECRET": "s", "AUTH_URL": "https://a.com/api/auth"}, base_path="/b")
+    s = env_settings({"AUTH_SECRET": SECRET, "AUTH_URL": "https://a.com/api/auth"}, base_path="/b")
     assert s.base_path == "/b"
 
 
 def test_auth_url_means_the_host_need_not_be_trusted():
-    s = resolve(AuthConfig(secret="s"), {"AUTH_URL": "https://a.com"})
+    s = resolve(AuthConfig(secret=SECRET), {"AUTH_URL": "https://a.com"})
     assert s.url_origin == "https://a.com"
 
 

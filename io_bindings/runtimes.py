@@ -1,0 +1,66 @@
+"""One runtime per configuration object, for adapters whose config comes per request.
+
+A lazy config (a function of the request) usually returns one of a few config
+objects (one per tenant or environment); building an engine for each request
+would redo the start-up checks and drop the provider cache. :class:`RuntimeCache`
+keeps the runtime of the ``size`` most recently used config objects, and any
+number of pinned ones, keyed by identity (a config is immutable).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+
+from sansio_auth import AuthConfig
+
+from .anyio import Auth
+
+DEFAULT_SIZE = 32
+
+
+class RuntimeCache:
+    """The :class:`Auth` of each config object, made by ``make`` on first use (thread-safe)."""
+
+    def __init__(self, make: Callable[[AuthConfig], Auth], size: int = DEFAULT_SIZE) -> None:
+        self._make = make
+        self._size = size
+        self._lock = threading.Lock()
+        self._pinned: dict[int, tuple[AuthConfig, Auth]] = {}
+        self._recent: OrderedDict[int, tuple[AuthConfig, Auth]] = OrderedDict()
+
+    def get(self, config: AuthConfig) -> Auth:
+        """The runtime of ``config``: the cached one, or a new one."""
+        key = id(config)
+        with self._lock:
+            found = self._pinned.get(key) or self._recent.get(key)
+            if found is not None and found[0] is config:
+                if key in self._recent:
+                    self._recent.move_to_end(key)
+                return found[1]
+        auth = self._make(config)  # outside the lock: start-up checks may be slow or raise
+        with self._lock:
+            self._recent[key] = (config, auth)
+            while len(self._recent) > self._size:
+                self._recent.popitem(last=False)
+        return auth
+
+    def pin(self, config: AuthConfig, auth: Auth) -> Auth:
+        """Make ``auth`` the runtime of ``config`` for good (never evicted)."""
+        with self._lock:
+            self._recent.pop(id(config), None)
+            self._pinned[id(config)] = (config, auth)
+        return auth
+
+    def __len__(self) -> int:
+        """How many runtimes are held."""
+        return len(self._pinned) + len(self._recent)
+
+    def drain(self) -> list[Auth]:
+        """Every runtime held, forgotten (to close them at shutdown)."""
+        with self._lock:
+            held = [auth for _, auth in (*self._pinned.values(), *self._recent.values())]
+            self._pinned.clear()
+            self._recent.clear()
+        return held

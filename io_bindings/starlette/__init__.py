@@ -1,0 +1,120 @@
+"""Adapter A for Starlette and FastAPI: ``HostAuth``.
+
+>>> from io_bindings.starlette import HostAuth
+>>> auth_result = HostAuth(config)          # or HostAuth(lambda request: config), sync or async
+>>> handlers, auth, sign_in, sign_out, unstable_update = auth_result
+>>> app.mount("/api/auth", handlers)        # FastAPI; Starlette: Mount("/api/auth", app=handlers)
+>>> app.add_middleware(auth_result.middleware)   # optional: `authorized`, cookie refresh, auth()
+
+Runs on asyncio and trio. See ``docs/adapters/starlette.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, NamedTuple
+
+from sansio_auth import AuthConfig
+from sansio_auth.settings import is_production
+
+from ..translate import DEFAULT_MAX_BODY_SIZE
+from ._actions import Actions, AuthorizationParams, Options, Redirect
+from ._auth import Session, UniversalAuth
+from ._handlers import Handlers, starlette_response
+from ._middleware import HostAuthMiddleware
+from ._runtime import DEFAULT_BASE_PATH, ConfigSource, LazyConfig, Runtimes
+from ._state import StateVar
+
+HostAuthConfig = AuthConfig
+"""The spec's name for the config record (the same :class:`~sansio_auth.AuthConfig`)."""
+
+
+class HostAuthResult(NamedTuple):
+    """What :func:`HostAuth` returns; unpacks to
+    ``handlers, auth, sign_in, sign_out, unstable_update``."""
+
+    handlers: Handlers
+    """The ASGI app serving every route under ``base_path``; ``.GET``/``.POST`` endpoints."""
+    auth: UniversalAuth
+    """``await auth(request)``, ``await auth()``, ``@auth``."""
+    sign_in: Callable[..., Awaitable[str]]
+    """``await sign_in(provider=None, options=None, authorization_params=None)``."""
+    sign_out: Callable[..., Awaitable[str]]
+    """``await sign_out(options=None)``."""
+    unstable_update: Callable[[Mapping[str, Any]], Awaitable[Any]]
+    """``await unstable_update(data)``: the new session."""
+
+    @property
+    def middleware(self) -> type[HostAuthMiddleware]:
+        """The ASGI middleware class: ``app.add_middleware(auth_result.middleware)``."""
+        return self.handlers.middleware
+
+    @property
+    def session(self) -> Callable[..., Awaitable[Session | None]]:
+        """FastAPI dependency: the session or ``None`` (``Depends(auth_result.session)``)."""
+        return self.auth.session
+
+    @property
+    def require_session(self) -> Callable[..., Awaitable[Session]]:
+        """FastAPI dependency: the session, or 401 JSON when signed out."""
+        return self.auth.require_session
+
+    async def aclose(self) -> None:
+        """Close the runtimes' HTTP connections (the middleware does it on lifespan shutdown)."""
+        await self.handlers.runtimes.aclose()
+
+
+def HostAuth(  # noqa: N802 - the spec's entry point name
+    config: ConfigSource,
+    *,
+    max_body_size: int = DEFAULT_MAX_BODY_SIZE,
+    env: Mapping[str, str] | None = None,
+    **runtime: Any,
+) -> HostAuthResult:
+    """Adapter A: ``handlers, auth, sign_in, sign_out, unstable_update = HostAuth(config)``.
+
+    ``config`` is an :class:`~sansio_auth.AuthConfig`, or a function of the request
+    (sync or ``async``) returning one, called for every request (lazy initialization:
+    per-tenant secrets, other providers on staging...). One engine is kept per config
+    object the function returns (the 32 most recent): return the same objects, not a new
+    one per request. The engine is built at the first request, so a bad config (or, in
+    production, a missing ``AUTH_SECRET``: :class:`~sansio_auth.MissingSecretError`)
+    fails that request.
+
+    What the config leaves out comes from ``env`` (default ``os.environ``): ``AUTH_SECRET``,
+    ``AUTH_URL``, ``AUTH_TRUST_HOST``, ``AUTH_<PROVIDER>_ID``/``_SECRET``; then adapter A's
+    defaults: ``base_path`` ``/api/auth``, and outside production (``AUTH_URL`` https or
+    ``ENV``/``PYTHON_ENV`` = ``production``) a trusted ``Host`` and a random per-process
+    secret (with a warning). ``runtime`` options go to :class:`io_bindings.anyio.Auth`
+    (``clock=``, ``entropy=``, ``transport=``, ``backend=``...). Request bodies over
+    ``max_body_size`` bytes get 413.
+    """
+    runtimes = Runtimes(config, env, runtime)
+    current = StateVar()
+    handlers = Handlers(runtimes, current, max_body_size)
+    actions = Actions(current)
+    return HostAuthResult(
+        handlers,
+        UniversalAuth(runtimes, current),
+        actions.sign_in,
+        actions.sign_out,
+        actions.unstable_update,
+    )
+
+
+__all__ = [
+    "DEFAULT_BASE_PATH",
+    "AuthorizationParams",
+    "Handlers",
+    "HostAuth",
+    "HostAuthConfig",
+    "HostAuthMiddleware",
+    "HostAuthResult",
+    "LazyConfig",
+    "Options",
+    "Redirect",
+    "Session",
+    "UniversalAuth",
+    "is_production",
+    "starlette_response",
+]

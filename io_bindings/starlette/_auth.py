@@ -1,0 +1,106 @@
+"""The universal ``auth``: ``await auth(request)``, ``await auth()``, ``@auth``, and the
+FastAPI dependencies ``session`` and ``require_session``."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeAlias, TypeVar, overload
+
+from starlette.exceptions import HTTPException
+from starlette.requests import HTTPConnection
+from starlette.responses import Response as StarletteResponse
+
+from ._actions import Redirect
+from ._runtime import Runtimes
+from ._state import SCOPE_KEY, RequestState, StateVar, set_cookie_headers
+
+Session: TypeAlias = dict[str, Any]
+"""A session as ``GET <base_path>/session`` answers it (``user``, ``expires``, ...)."""
+Endpoint = TypeVar("Endpoint", bound=Callable[..., Awaitable[Any]])
+
+
+class UniversalAuth:
+    """``auth``: the session of a request, of the current request, or for an endpoint.
+
+    * ``await auth(request)``: the session (a mapping) or ``None``;
+    * ``await auth()``: the same for the request being served behind the middleware,
+      ``handlers`` or ``@auth`` (a ``RuntimeError`` outside a request);
+    * ``@auth`` on an endpoint: it runs with ``request.auth`` set to the session or
+      ``None``, and may call ``auth()``, ``sign_in``... (a raised ``Redirect`` becomes
+      its response; cookies set during the request go on the response it returns).
+
+    The session is read once per request.
+    """
+
+    def __init__(self, runtimes: Runtimes, current: StateVar) -> None:
+        self.runtimes = runtimes
+        self.current = current
+
+    @overload
+    def __call__(self) -> Awaitable[Session | None]: ...
+    @overload
+    def __call__(self, request: HTTPConnection, /) -> Awaitable[Session | None]: ...
+    @overload
+    def __call__(self, endpoint: Endpoint, /) -> Endpoint: ...
+    def __call__(self, target: Any = None) -> Any:
+        if target is None:
+            return self._current_session()
+        if isinstance(target, HTTPConnection):
+            return self.session(target)
+        if callable(target):
+            return self._wrap(target)
+        raise TypeError(f"auth() takes a request or an endpoint, not {type(target).__name__}")
+
+    async def _current_session(self) -> Session | None:
+        session: Session | None = await self.current.get().session()
+        return session
+
+    async def state_for(self, connection: HTTPConnection) -> RequestState:
+        """The request's auth state: the middleware's, or made now (and kept on the request)."""
+        state = connection.scope.get(SCOPE_KEY)
+        if not isinstance(state, RequestState):
+            state = RequestState(connection.scope, await self.runtimes.resolve(connection))
+            connection.scope[SCOPE_KEY] = state
+        return state
+
+    async def session(self, request: HTTPConnection) -> Session | None:
+        """The session of ``request`` or ``None``; a FastAPI dependency:
+        ``session = Depends(auth_result.session)``."""
+        state = await self.state_for(request)
+        session: Session | None = await state.session()
+        return session
+
+    async def require_session(self, request: HTTPConnection) -> Session:
+        """The session of ``request``; without one, 401 (JSON under FastAPI). A FastAPI
+        dependency for API routes: ``session = Depends(auth_result.require_session)``."""
+        session = await self.session(request)
+        if session is None:
+            raise HTTPException(401, detail="Not signed in")
+        return session
+
+    def _wrap(self, endpoint: Endpoint) -> Endpoint:
+        @functools.wraps(endpoint)
+        async def with_auth(*args: Any, **kwargs: Any) -> Any:
+            found = [a for a in (*args, *kwargs.values()) if isinstance(a, HTTPConnection)]
+            if not found:
+                raise TypeError(f"@auth: {endpoint.__name__} was called without a request")
+            request = found[0]
+            state = await self.state_for(request)
+            token = self.current.var.set(state)
+            try:
+                request.scope["auth"] = await state.session()
+                try:
+                    result: Any = endpoint(*args, **kwargs)
+                    if inspect.isawaitable(result):
+                        result = await result
+                except Redirect as redirect:
+                    result = redirect.response
+            finally:
+                self.current.var.reset(token)
+            if isinstance(result, StarletteResponse):
+                result.raw_headers.extend(set_cookie_headers(state.take_cookies()))
+            return result
+
+        return with_auth  # type: ignore[return-value]
