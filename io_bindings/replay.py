@@ -17,7 +17,7 @@ an e-mail token) is fed back as the value the replay produced; an ID token whose
 signature was redacted is re-signed, and JWKS answered, with a key made for the replay.
 
 The command line exits 0 when every exchange replays identically, 1 with the first
-divergence printed::
+divergence printed (2 when the recording cannot be read)::
 
     python -m io_bindings.replay exchanges.jsonl --config module:attr [--live]
 """
@@ -42,6 +42,7 @@ from sansio_auth.events import Action, CallAdapter, Event, Failed, InvokeCallbac
 from ._recording import (
     Exchange,
     NoRedaction,
+    RecordingError,
     Redactor,
     action_data,
     event_data,
@@ -259,7 +260,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--config", required=True, help="module:attr of an AuthConfig")
     parser.add_argument("--live", action="store_true", help="run callbacks and adapters")
     args = parser.parse_args(argv)
-    divergence = replay(args.recording, load_config(args.config), live=args.live)
+    try:
+        divergence = replay(args.recording, load_config(args.config), live=args.live)
+    except (OSError, RecordingError) as err:
+        print(f"cannot replay {args.recording}: {err}", file=sys.stderr)
+        return 2
     if divergence is not None:
         print(divergence)
         return 1

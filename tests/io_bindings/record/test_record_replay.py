@@ -133,6 +133,9 @@ def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     record_credentials(path)
     spec = "tests.io_bindings.record.memory:config"
     assert main([str(path), "--config", spec]) == 0
+    assert main([str(path), "--config", spec, "--live"]) == 1  # live: the password is redacted
+    assert "CredentialsSignin" in capsys.readouterr().out
     (tmp_path / "bad.jsonl").write_text(path.read_text().replace('"version":1', '"version":9'))
-    with pytest.raises(ValueError, match="unknown version 9"):
-        main([str(tmp_path / "bad.jsonl"), "--config", spec])
+    assert main([str(tmp_path / "bad.jsonl"), "--config", spec]) == 2
+    assert "unknown version 9" in capsys.readouterr().err
+    assert main([str(tmp_path / "missing.jsonl"), "--config", spec]) == 2
