@@ -27,6 +27,7 @@ from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest
 
 from .._loop import background_loop as _loop
+from .._loop import wait
 
 T = TypeVar("T")
 
@@ -44,7 +45,7 @@ def run(request: HttpRequest, call: Callable[[], Awaitable[T]]) -> T:
     """Run ``call()`` on the runtime's loop from sync code; its result."""
     if isinstance(request, ASGIRequest):
         return async_to_sync(_awaiting(call))()
-    return asyncio.run_coroutine_threadsafe(_awaiting(call)(), _loop()).result()
+    return wait(call())
 
 
 async def arun(request: HttpRequest, call: Callable[[], Awaitable[T]]) -> T:
