@@ -60,7 +60,10 @@ typecheck: install
 bench: install system-deps
 	$(PY) -m bench
 
+FUZZ_SECONDS ?= 60
+# atheris (coverage-guided) targets for FUZZ_SECONDS each, then the hypothesis fuzz tests
 fuzz: install
+	$(PY) -m fuzz.run --seconds $(FUZZ_SECONDS)
 	HYPOTHESIS_PROFILE=long $(PY) -m pytest -p no:cacheprovider -m "not e2e" tests fuzz
 
 clean:

@@ -147,10 +147,8 @@ class Auth:
     async def session(self, request: Request) -> SessionRead:
         """The session of the browser that sent ``request`` (any request: its cookies,
         origin and forwarding headers are used), with the cookies to set."""
-        response = await self.respond(self._session_request(request))
-        if response is None or response.status != 200:
-            return SessionRead(data=None)
-        return SessionRead(data=response.json(), cookies=response.cookies)
+        response = await self.respond(session_request(request, self.settings.base_path))
+        return session_read(response)
 
     async def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> int:
         """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"): database
@@ -162,16 +160,10 @@ class Auth:
             raise RuntimeError(f"the sessions could not be revoked: {response.json()['message']}")
         return int(response.json()["deleted"])
 
-    def _session_request(self, request: Request) -> Request:
-        origin = request.url.split("/", 3)[:3]
-        headers = {k: v for k, v in request.headers.items() if k in _SESSION_HEADERS}
-        url = f"{'/'.join(origin)}{self.settings.base_path}/session"
-        return Request(method="GET", url=url, headers=headers)
-
     async def access_token(self, request: Request, *, provider: str) -> AccessToken:
         """The access token of ``provider`` for the session of ``request``, refreshed if
         due (concurrent refreshes of one token share one token-endpoint call)."""
-        flow = self.engine.access_token(self._session_request(request), provider)
+        flow = self.engine.access_token(session_request(request, self.settings.base_path), provider)
         response = await flow.run(self.perform)
         if response.status != 200:
             return AccessToken(token=None, cookies=response.cookies)
@@ -194,6 +186,20 @@ class AccessToken(msgspec.Struct, frozen=True, kw_only=True):
 
 
 _SESSION_HEADERS = frozenset({"cookie", "host", "x-forwarded-host", "x-forwarded-proto"})
+
+
+def session_request(request: Request, base_path: str) -> Request:
+    """The ``GET {base_path}/session`` request that reads the session of ``request``'s browser."""
+    origin = request.url.split("/", 3)[:3]
+    headers = {k: v for k, v in request.headers.items() if k in _SESSION_HEADERS}
+    return Request(method="GET", url=f"{'/'.join(origin)}{base_path}/session", headers=headers)
+
+
+def session_read(response: Response | None) -> SessionRead:
+    """The :class:`SessionRead` of the answer to :func:`session_request`."""
+    if response is None or response.status != 200:
+        return SessionRead(data=None)
+    return SessionRead(data=response.json(), cookies=response.cookies)
 
 
 class AuthApp:

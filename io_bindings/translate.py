@@ -98,7 +98,9 @@ def asgi_raw_path(scope: Scope) -> str:
 
 def too_large(declared: str | bytes | None, limit: int) -> bool:
     """Whether a declared ``Content-Length`` is over ``limit``."""
-    return declared is not None and declared.isdigit() and int(declared) > limit
+    return (
+        declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit
+    )
 
 
 async def read_asgi_body(scope: Scope, receive: Receive, limit: int) -> bytes | None:

@@ -113,7 +113,7 @@ class Context:
         if "application/json" in content_type:
             try:
                 value = msgspec.json.decode(self.request.body)
-            except msgspec.DecodeError as err:
+            except (msgspec.DecodeError, UnicodeDecodeError) as err:
                 raise BadRequest("the JSON body is invalid") from err
             if not isinstance(value, dict):
                 raise BadRequest("the JSON body is not an object")

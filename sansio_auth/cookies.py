@@ -113,7 +113,9 @@ def read_chunked(cookies: Mapping[str, str], name: str) -> tuple[str | None, lis
     chunks = sorted(
         (int(suffix), key)
         for key in cookies
-        if key.startswith(name + ".") and (suffix := key[len(name) + 1 :]).isdigit()
+        if key.startswith(name + ".")
+        and (suffix := key[len(name) + 1 :]).isascii()
+        and suffix.isdigit()
     )
     present = ([name] if whole is not None else []) + [key for _, key in chunks]
     if chunks:

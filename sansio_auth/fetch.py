@@ -50,7 +50,7 @@ def decode_json(body: bytes, what: str) -> Any:
     """``body`` as JSON, or :class:`ProviderResponseError`."""
     try:
         return msgspec.json.decode(body)
-    except msgspec.DecodeError as err:
+    except (msgspec.DecodeError, UnicodeDecodeError) as err:
         raise ProviderResponseError(f"the {what} response is not valid JSON") from err
 
 

@@ -195,7 +195,7 @@ def _find_key(kid: object, secrets: Sequence[str], salt: str, enc: Encryption) -
         return derive_key(secrets[0], salt, enc)
     for secret in secrets:
         key = derive_key(secret, salt, enc)
-        if hmac.compare_digest(key.kid, str(kid)):
+        if hmac.compare_digest(key.kid.encode(), str(kid).encode()):  # any kid, even non-ASCII
             return key
     raise InvalidToken("no matching decryption secret")
 

@@ -19,7 +19,6 @@ A request is ASGI when Django built an :class:`~django.core.handlers.asgi.ASGIRe
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -27,24 +26,10 @@ from asgiref.sync import async_to_sync
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest
 
+from .._loop import background_loop as _loop
+from .._loop import wait
+
 T = TypeVar("T")
-
-_lock = threading.Lock()
-_wsgi_loop: asyncio.AbstractEventLoop | None = None
-
-
-def _loop() -> asyncio.AbstractEventLoop:
-    """The process-wide loop WSGI requests run the runtime on (started on first use)."""
-    global _wsgi_loop
-    with _lock:
-        if _wsgi_loop is None:
-            loop = asyncio.new_event_loop()
-            thread = threading.Thread(
-                target=loop.run_forever, name="sansio-auth-wsgi-loop", daemon=True
-            )
-            thread.start()
-            _wsgi_loop = loop
-        return _wsgi_loop
 
 
 def in_event_loop() -> bool:
@@ -60,7 +45,7 @@ def run(request: HttpRequest, call: Callable[[], Awaitable[T]]) -> T:
     """Run ``call()`` on the runtime's loop from sync code; its result."""
     if isinstance(request, ASGIRequest):
         return async_to_sync(_awaiting(call))()
-    return asyncio.run_coroutine_threadsafe(_awaiting(call)(), _loop()).result()
+    return wait(call())
 
 
 async def arun(request: HttpRequest, call: Callable[[], Awaitable[T]]) -> T:

@@ -82,7 +82,7 @@ def parse_metadata(
     """
     try:
         metadata = msgspec.json.decode(body, type=ServerMetadata)
-    except msgspec.DecodeError as err:
+    except (msgspec.DecodeError, UnicodeDecodeError) as err:
         raise ProviderResponseError(f"the discovery document is invalid: {err}") from err
     if conform_issuer is not None:
         metadata = msgspec.structs.replace(metadata, issuer=conform_issuer(metadata.issuer))

@@ -68,7 +68,7 @@ def _b64decode(segment: str) -> bytes:
 def _json_object(segment: str, what: str) -> dict[str, Any]:
     try:
         value = msgspec.json.decode(_b64decode(segment))
-    except msgspec.DecodeError as err:
+    except (msgspec.DecodeError, UnicodeDecodeError) as err:
         raise IDTokenError(f"the ID token {what} is not JSON") from err
     if not isinstance(value, dict):
         raise IDTokenError(f"the ID token {what} is not a JSON object")
@@ -138,7 +138,7 @@ def verify_signature(
         raise IDTokenError("the ID token is malformed") from err
     try:
         claims = msgspec.json.decode(signed.payload)
-    except msgspec.DecodeError as err:
+    except (msgspec.DecodeError, UnicodeDecodeError) as err:
         raise IDTokenError("the ID token payload is not JSON") from err
     if not isinstance(claims, dict):
         raise IDTokenError("the ID token payload is not a JSON object")

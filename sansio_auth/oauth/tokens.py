@@ -94,7 +94,7 @@ def parse_token_response(
     """
     try:
         data = msgspec.json.decode(body)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, UnicodeDecodeError):
         data = None
     if isinstance(data, dict) and conform is not None:
         data = conform(data)

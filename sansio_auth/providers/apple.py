@@ -66,7 +66,7 @@ class AppleProvider(OIDCProvider):
         if isinstance(raw, str):
             try:
                 user = msgspec.json.decode(raw)
-            except msgspec.DecodeError:
+            except (msgspec.DecodeError, UnicodeDecodeError):
                 user = None
             if isinstance(user, dict):
                 profile["user"] = user

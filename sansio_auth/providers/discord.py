@@ -26,7 +26,7 @@ def avatar_url(profile: Mapping[str, Any]) -> str:
         extension = "gif" if avatar.startswith("a_") else "png"
         return f"{CDN}/avatars/{user_id}/{avatar}.{extension}"
     discriminator = str(profile.get("discriminator") or "0")
-    if discriminator == "0" or not discriminator.isdigit():
+    if discriminator == "0" or not (discriminator.isascii() and discriminator.isdigit()):
         index = (int(user_id) >> 22) % 6
     else:
         index = int(discriminator) % 5

@@ -1,0 +1,45 @@
+"""One process-wide event loop in a daemon thread, for sync code that must run async code.
+
+Async resources (a database adapter's pool, an ``async def`` callback's clients) belong
+to one loop. Sync servers (WSGI) have none: a fresh loop per call would strand pooled
+connections on dead loops. Every sync caller submits its coroutine to this one loop and
+waits for the result (the Django adapter under WSGI and :mod:`io_bindings.sync`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+
+
+def background_loop() -> asyncio.AbstractEventLoop:
+    """The process-wide loop (started on first use)."""
+    global _loop
+    with _lock:
+        if _loop is None:
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(
+                target=loop.run_forever, name="sansio-auth-wsgi-loop", daemon=True
+            )
+            thread.start()
+            _loop = loop
+        return _loop
+
+
+async def _awaited(awaitable: Awaitable[T]) -> T:
+    return await awaitable
+
+
+def wait(awaitable: Awaitable[T]) -> T:
+    """Run ``awaitable`` on :func:`background_loop` and block until its result."""
+    return asyncio.run_coroutine_threadsafe(_awaited(awaitable), background_loop()).result()
+
+
+__all__ = ["background_loop", "wait"]
