@@ -13,6 +13,7 @@ from io_bindings.sync import SyncAuth
 from sansio_auth import AuthConfig, Request, Response
 from sansio_auth.events import HTTPResponse, OutboundRequest
 from sansio_auth.providers import Credentials
+from sansio_auth.testing import Performer
 from tests.sansio_auth.driver import SECRET, Browser, Clock, seeded_entropy, users
 from tests.sansio_auth.oauth.fake_op import FakeOP
 
@@ -34,7 +35,7 @@ class RuntimeBrowser(Browser):
     """The test browser, served by a runtime's ``respond`` (anyio's run to completion)."""
 
     def __init__(self, auth: Auth | SyncAuth, clock: Clock) -> None:
-        super().__init__(auth.engine, None, clock, "http://localhost:3000")  # type: ignore[arg-type]
+        super().__init__(auth.engine, Performer(), clock, "http://localhost:3000")
         self.auth = auth
 
     def send(self, request: Request) -> Response:
@@ -44,7 +45,8 @@ class RuntimeBrowser(Browser):
             response = anyio.run(self.auth.respond, request)
         assert response is not None
         self.store(response)
-        self.last = response
+        self.history.append((request, response))
+        self.url = request.url
         return response
 
 
