@@ -45,6 +45,7 @@ __all__ = [
     "DEFAULT_PREFIX",
     "AdapterBAuth",
     "AdapterBAuthConfig",
+    "access_token",
     "get_session",
     "require_session",
     "send_session_cookies",
@@ -143,6 +144,17 @@ class AdapterBAuth:
 
         return protect
 
+    async def access_token(self, request: web.Request, *, provider: str) -> str | None:
+        """A valid access token of ``provider`` for the session of ``request`` (refreshed if
+        due), or ``None``. A refresh re-issues the session cookie: it waits on the request
+        like :func:`get_session`'s (sent by :meth:`protect` or :func:`send_session_cookies`)."""
+        return await read_access_token(request, self.auth, provider)
+
+    async def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> int:
+        """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"); see
+        :meth:`io_bindings.anyio.Auth.revoke_sessions`."""
+        return await self.auth.revoke_sessions(user_id=user_id, sid=sid)
+
     async def aclose(self, app: web.Application | None = None) -> None:
         """Close the outbound HTTP connections (fits ``app.on_cleanup``)."""
         await self.auth.aclose()
@@ -178,6 +190,12 @@ async def get_session(request: web.Request, config: AuthConfig) -> dict[str, Any
     """
     data = (await read_session(request, _runtimes.get(config))).data
     return data if isinstance(data, dict) else None
+
+
+async def access_token(request: web.Request, config: AuthConfig, *, provider: str) -> str | None:
+    """:meth:`AdapterBAuth.access_token` without an :class:`AdapterBAuth` (the runtime of
+    ``config``, as :func:`get_session`)."""
+    return await read_access_token(request, _runtimes.get(config), provider)
 
 
 async def require_session(
@@ -217,6 +235,22 @@ async def read_session(request: web.Request, auth: Auth) -> SessionRead:
         request[_READS][id(auth)] = found
         request[_PENDING].extend(found.cookies)
     return found
+
+
+async def read_access_token(request: web.Request, auth: Auth, provider: str) -> str | None:
+    """``auth``'s access token of ``provider`` for ``request``; the re-issued cookies are
+    queued for :func:`send_session_cookies` (replacing a queued one of the same name)."""
+    try:
+        read = await auth.access_token(to_engine_request(request), provider=provider)
+    except BadHost:
+        return None
+    if _READS not in request:
+        request[_READS], request[_PENDING] = {}, []
+    pending = request[_PENDING]
+    for cookie in read.cookies:
+        pending[:] = [c for c in pending if c.name != cookie.name]
+        pending.append(cookie)
+    return read.token
 
 
 def to_engine_request(request: web.Request, body: bytes = b"") -> Request:

@@ -61,6 +61,39 @@ class RequestAuth:
             self._remember(await _bridge.arun(self.request, self._read_session))
         return self._session
 
+    def access_token(self, provider: str) -> Any:
+        """A valid access token of ``provider`` for this request's session (refreshed if
+        due), or ``None``: ``await request.auth.access_token("op")`` in async code,
+        ``request.auth.access_token("op")`` in sync code. A refresh re-issues the session
+        cookie; it is added to the response."""
+        if _bridge.in_event_loop():
+            return self._aaccess_token(provider)
+        return self._take(_bridge.run(self.request, lambda: self._read_token(provider)))
+
+    async def _aaccess_token(self, provider: str) -> str | None:
+        return self._take(await _bridge.arun(self.request, lambda: self._read_token(provider)))
+
+    def _read_token(self, provider: str) -> Awaitable[_anyio.AccessToken]:
+        return self.runtime.access_token(engine_request(self.request), provider=provider)
+
+    def _take(self, read: _anyio.AccessToken) -> str | None:
+        for cookie in read.cookies:  # a re-issued session cookie replaces an earlier one
+            self.cookies = [c for c in self.cookies if c.name != cookie.name]
+            self.cookies.append(cookie)
+        return read.token
+
+    def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> Any:
+        """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"; see
+        :meth:`io_bindings.anyio.Auth.revoke_sessions`): the number of database sessions
+        deleted, awaitable in async code like :meth:`access_token`."""
+
+        def revoke() -> Awaitable[int]:
+            return self.runtime.revoke_sessions(user_id=user_id, sid=sid)
+
+        if _bridge.in_event_loop():
+            return _bridge.arun(self.request, revoke)
+        return _bridge.run(self.request, revoke)
+
     def _read_session(self) -> Awaitable[_anyio.SessionRead]:
         return self.runtime.session(engine_request(self.request))
 
@@ -188,6 +221,17 @@ class Handle(Hook):
         result: HttpResponseBase = await get_response(request)
         add_cookies(result, state.cookies)
         return result
+
+    async def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> int:
+        """End the sessions of ``user_id`` and/or ``sid`` outside a request (a management
+        command, a task): the fixed config's runtime, on the caller's event loop. In a view,
+        use ``request.auth.revoke_sessions(...)``."""
+        if self.runtimes.fixed is None:
+            raise ImproperlyConfigured(
+                "sansio-auth: with a config function, revoke sessions in a request: "
+                "request.auth.revoke_sessions(...)"
+            )
+        return await self.runtimes.fixed.revoke_sessions(user_id=user_id, sid=sid)
 
     def _prepare(
         self, request: HttpRequest, runtime: _anyio.Auth

@@ -59,6 +59,19 @@ class HostAuthResult(NamedTuple):
         """FastAPI dependency: the session, or 401 JSON when signed out."""
         return self.auth.require_session
 
+    @property
+    def access_token(self) -> Callable[..., Awaitable[str | None]]:
+        """``await auth_result.access_token(provider="op")`` (in a request) or
+        ``await auth_result.access_token(request, provider="op")``: a valid access token
+        of that provider (refreshed if due), or ``None``."""
+        return self.auth.access_token
+
+    @property
+    def revoke_sessions(self) -> Callable[..., Awaitable[int]]:
+        """``await auth_result.revoke_sessions(user_id=..., sid=...)``: end those sessions
+        ("sign out everywhere"); the number of database sessions deleted."""
+        return self.auth.revoke_sessions
+
     async def aclose(self) -> None:
         """Close the runtimes' HTTP connections (the middleware does it on lifespan shutdown)."""
         await self.handlers.runtimes.aclose()

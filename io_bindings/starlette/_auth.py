@@ -12,6 +12,9 @@ from starlette.exceptions import HTTPException
 from starlette.requests import HTTPConnection
 from starlette.responses import Response as StarletteResponse
 
+from sansio_auth import AuthConfig
+
+from .. import anyio as _anyio
 from ._actions import Redirect
 from ._runtime import Runtimes
 from ._state import SCOPE_KEY, RequestState, StateVar, set_cookie_headers
@@ -79,6 +82,43 @@ class UniversalAuth:
         if session is None:
             raise HTTPException(401, detail="Not signed in")
         return session
+
+    async def access_token(
+        self, request: HTTPConnection | None = None, *, provider: str
+    ) -> str | None:
+        """A valid access token of ``provider`` for the session (refreshed if due), or
+        ``None`` (signed out, no token of that provider, refresh refused): of ``request``,
+        or of the current request. A refresh re-issues the session cookie: it goes on the
+        response behind the middleware, ``handlers`` or ``@auth``."""
+        state = self.current.get() if request is None else await self.state_for(request)
+        return await state.access_token(provider)
+
+    async def revoke_sessions(
+        self,
+        *,
+        user_id: str | None = None,
+        sid: str | None = None,
+        request: HTTPConnection | None = None,
+    ) -> int:
+        """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"); see
+        :meth:`io_bindings.anyio.Auth.revoke_sessions`. The runtime is that of ``request``,
+        else of the current request, else of the fixed config (a config function needs one
+        of the first two)."""
+        return await (await self.runtime(request)).revoke_sessions(user_id=user_id, sid=sid)
+
+    async def runtime(self, request: HTTPConnection | None = None) -> _anyio.Auth:
+        """The runtime of ``request``, else of the current request, else of the fixed config."""
+        if request is not None:
+            return (await self.state_for(request)).runtime
+        state = self.current.var.get()
+        if state is not None:
+            return state.runtime
+        if isinstance(self.runtimes.source, AuthConfig):
+            return self.runtimes.for_config(self.runtimes.source)
+        raise RuntimeError(
+            "sansio-auth: HostAuth has a config function: call this inside a request, "
+            "or pass the request"
+        )
 
     def _wrap(self, endpoint: Endpoint) -> Endpoint:
         @functools.wraps(endpoint)

@@ -51,6 +51,18 @@ class RequestState:
             self.add_cookies(read.cookies)
         return self._session
 
+    async def access_token(self, provider: str) -> str | None:
+        """The access token of ``provider`` for this request's session (refreshed if due),
+        or ``None``; the re-issued session cookie goes on the response."""
+        try:
+            read = await self.runtime.access_token(
+                self.engine_request("GET", "/session"), provider=provider
+            )
+        except HTTPException:  # a bad Host: nobody is signed in
+            return None
+        self.add_cookies(read.cookies)
+        return read.token
+
     def forget_session(self, session: Any = _UNREAD) -> None:
         """The session changed (sign-in, sign-out, update): read it again, or take ``session``."""
         self._session = session
