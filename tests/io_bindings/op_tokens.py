@@ -75,13 +75,19 @@ def session_cookies(response: httpx.Response) -> list[str]:
 
 
 def check_access_token(
-    http: httpx.Client, op: MemoryOP, clock: Clock, path: str = "/token", *, jwt: bool = True
+    http: httpx.Client,
+    op: MemoryOP,
+    clock: Clock,
+    path: str = "/token",
+    *,
+    jwt: bool = True,
+    base: str = "/api/auth",
 ) -> None:
     """Signed out → ``None``; signed in → the token; expired → a refreshed one, and (JWT)
     its re-issued session cookie reaches the browser: the next read, past the runtime's
     single-flight window, needs no refresh (the old cookie's refresh token is revoked)."""
     assert http.get(path).json() == {"token": None}
-    sign_in(http, op)
+    sign_in(http, op, base)
     first = http.get(path).json()["token"]
     assert first
     assert op.count("token") == 1
@@ -98,9 +104,11 @@ def check_access_token(
     assert op.count("token") == 2
 
 
-def check_revoke_sessions(http: httpx.Client, op: MemoryOP, adapter: MemoryAdapter) -> None:
+def check_revoke_sessions(
+    http: httpx.Client, op: MemoryOP, adapter: MemoryAdapter, base: str = "/api/auth"
+) -> None:
     """``revoke_sessions(user_id=...)`` deletes the database session: signed out after."""
-    sign_in(http, op)
+    sign_in(http, op, base)
     assert http.get("/token").json()["token"]
     [user_id] = adapter.store.users
     assert http.post("/revoke", json={"user_id": user_id}).json() == {"deleted": 1}
