@@ -5,54 +5,93 @@ The engine marks a request that must not be made twice at once with a key
 Here concurrent requests with one key wait for each other: the first is sent, and
 those that waited, or come within ``keep`` seconds after, get its response
 instead of sending the used-up refresh token again. A failure is not kept: the next
-one tries for itself.
+one tries for itself. :class:`SingleFlight` serves one event loop's tasks,
+:class:`ThreadSingleFlight` a sync server's threads; the bookkeeping is shared.
 """
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from contextlib import contextmanager
+from typing import Any, Generic, TypeVar
 
 import anyio
 
 from sansio_auth.events import Event, HTTPResponse
 
+L = TypeVar("L")
 
-class SingleFlight:
-    """Per-key locks and recently received responses, for one event loop."""
 
-    def __init__(self, clock: Callable[[], float], *, keep: float = 30.0) -> None:
+class _Flights(Generic[L]):
+    """Per-key locks (made by ``new_lock``, dropped when nobody holds or waits) and the
+    responses received within ``keep`` seconds."""
+
+    def __init__(self, clock: Callable[[], float], keep: float, new_lock: Callable[[], L]) -> None:
         self._clock = clock
         self._keep = keep
-        self._locks: dict[str, tuple[anyio.Lock, int]] = {}
+        self._new_lock = new_lock
+        self._guard = threading.Lock()
+        self._locks: dict[str, tuple[L, int]] = {}
         self._answers: OrderedDict[str, tuple[float, HTTPResponse]] = OrderedDict()
+
+    @contextmanager
+    def lock_of(self, key: str) -> Any:
+        """The lock of ``key``, counted as used while the block runs."""
+        with self._guard:
+            lock, users = self._locks.get(key) or (self._new_lock(), 0)
+            self._locks[key] = (lock, users + 1)
+        try:
+            yield lock
+        finally:
+            with self._guard:
+                lock, users = self._locks[key]
+                if users == 1:
+                    del self._locks[key]
+                else:
+                    self._locks[key] = (lock, users - 1)
+
+    def answer(self, key: str) -> HTTPResponse | None:
+        """A response for ``key`` received within ``keep`` seconds."""
+        now = self._clock()
+        with self._guard:
+            while self._answers:  # oldest first: drop what is too old
+                first, (at, _) = next(iter(self._answers.items()))
+                if now - at <= self._keep:
+                    break
+                del self._answers[first]
+            kept = self._answers.get(key)
+        return None if kept is None else kept[1]
+
+    def keep(self, key: str, event: Event) -> Event:
+        """Remember ``event`` for ``key`` when it is a response; return it."""
+        if isinstance(event, HTTPResponse):
+            with self._guard:
+                self._answers[key] = (self._clock(), event)
+        return event
+
+
+class SingleFlight(_Flights[anyio.Lock]):
+    """Single flight for the tasks of one event loop."""
+
+    def __init__(self, clock: Callable[[], float], *, keep: float = 30.0) -> None:
+        super().__init__(clock, keep, anyio.Lock)
 
     async def run(self, key: str, perform: Callable[[], Awaitable[Event]]) -> Event:
         """``perform()`` unless a response for ``key`` is at hand or comes meanwhile."""
-        lock, users = self._locks.get(key) or (anyio.Lock(), 0)
-        self._locks[key] = (lock, users + 1)
-        try:
+        with self.lock_of(key) as lock:
             async with lock:
-                answer = self._answer(key)
-                if answer is not None:
-                    return answer
-                event = await perform()
-                if isinstance(event, HTTPResponse):
-                    self._answers[key] = (self._clock(), event)
-                return event
-        finally:
-            lock, users = self._locks[key]
-            if users == 1:
-                del self._locks[key]
-            else:
-                self._locks[key] = (lock, users - 1)
+                return self.answer(key) or self.keep(key, await perform())
 
-    def _answer(self, key: str) -> HTTPResponse | None:
-        now = self._clock()
-        while self._answers:  # oldest first: drop what is too old
-            first, (at, _) = next(iter(self._answers.items()))
-            if now - at <= self._keep:
-                break
-            del self._answers[first]
-        kept = self._answers.get(key)
-        return None if kept is None else kept[1]
+
+class ThreadSingleFlight(_Flights[threading.Lock]):
+    """Single flight for the threads of a sync server."""
+
+    def __init__(self, clock: Callable[[], float], *, keep: float = 30.0) -> None:
+        super().__init__(clock, keep, threading.Lock)
+
+    def run(self, key: str, perform: Callable[[], Event]) -> Event:
+        """``perform()`` unless a response for ``key`` is at hand or comes meanwhile."""
+        with self.lock_of(key) as lock, lock:
+            return self.answer(key) or self.keep(key, perform())

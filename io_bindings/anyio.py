@@ -155,20 +155,14 @@ class Auth:
         sessions are deleted (their number is returned), JWT sessions are refused from now on
         (``session={"revocation": True}``). Raises :class:`RuntimeError` naming the cause
         when they cannot be (no adapter, revocation off, the adapter failed)."""
-        response = await self.engine.revoke_sessions(user_id=user_id, sid=sid).run(self.perform)
-        if response.status != 200:
-            raise RuntimeError(f"the sessions could not be revoked: {response.json()['message']}")
-        return int(response.json()["deleted"])
+        flow = self.engine.revoke_sessions(user_id=user_id, sid=sid)
+        return revoked_count(await flow.run(self.perform))
 
     async def access_token(self, request: Request, *, provider: str) -> AccessToken:
         """The access token of ``provider`` for the session of ``request``, refreshed if
         due (concurrent refreshes of one token share one token-endpoint call)."""
         flow = self.engine.access_token(session_request(request, self.settings.base_path), provider)
-        response = await flow.run(self.perform)
-        if response.status != 200:
-            return AccessToken(token=None, cookies=response.cookies)
-        token = response.json().get("access_token")
-        return AccessToken(token=token, cookies=response.cookies)
+        return access_token_of(await flow.run(self.perform))
 
 
 class AccessToken(msgspec.Struct, frozen=True, kw_only=True):
@@ -193,6 +187,20 @@ def session_request(request: Request, base_path: str) -> Request:
     origin = request.url.split("/", 3)[:3]
     headers = {k: v for k, v in request.headers.items() if k in _SESSION_HEADERS}
     return Request(method="GET", url=f"{'/'.join(origin)}{base_path}/session", headers=headers)
+
+
+def access_token_of(response: Response) -> AccessToken:
+    """The :class:`AccessToken` of the engine's answer to an access-token flow."""
+    token = response.json().get("access_token") if response.status == 200 else None
+    return AccessToken(token=token, cookies=response.cookies)
+
+
+def revoked_count(response: Response) -> int:
+    """How many sessions the engine's revocation flow deleted; :class:`RuntimeError` naming
+    the cause when it could not revoke."""
+    if response.status != 200:
+        raise RuntimeError(f"the sessions could not be revoked: {response.json()['message']}")
+    return int(response.json()["deleted"])
 
 
 def session_read(response: Response | None) -> SessionRead:

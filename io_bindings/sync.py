@@ -25,12 +25,20 @@ from typing import Any
 
 from sansio_auth import AuthConfig, Engine, NotAnAuthRoute, Request, Response
 from sansio_auth.drivers import SyncSendHTTP, sync_performer
-from sansio_auth.events import Action, Event, HTTPResponse, OutboundRequest
+from sansio_auth.events import Action, Event, HTTPResponse, OutboundRequest, SendHTTP
 from sansio_auth.oauth.cache import ProviderCache
 
 from ._driver_io import write_log
 from ._loop import wait
-from .anyio import SessionRead, session_read, session_request
+from ._single_flight import ThreadSingleFlight
+from .anyio import (
+    AccessToken,
+    SessionRead,
+    access_token_of,
+    revoked_count,
+    session_read,
+    session_request,
+)
 from .http import HTTPClient
 from .http._blocking import BlockingBackend, run_blocking
 
@@ -92,9 +100,13 @@ class SyncAuth:
             self.http = BlockingHTTP(env)
             send_http = self.http.send
         self._perform = sync_performer(send_http=send_http, log=write_log, wait=wait)
+        self._single_flight = ThreadSingleFlight(clock)
 
     def perform(self, action: Action) -> Event:
-        """Perform one action (exceptions become :class:`~sansio_auth.events.Failed`)."""
+        """Perform one action (exceptions become :class:`~sansio_auth.events.Failed`);
+        requests marked ``single_flight`` go one at a time per key, sharing the response."""
+        if isinstance(action, SendHTTP) and action.single_flight is not None:
+            return self._single_flight.run(action.single_flight, lambda: self._perform(action))
         return self._perform(action)
 
     def serves(self, raw_path: str) -> bool:
@@ -111,6 +123,20 @@ class SyncAuth:
     def session(self, request: Request) -> SessionRead:
         """The session of the browser that sent ``request``, with the cookies to set."""
         return session_read(self.respond(session_request(request, self.settings.base_path)))
+
+    def access_token(self, request: Request, *, provider: str) -> AccessToken:
+        """The access token of ``provider`` for the session of ``request``, refreshed if due
+        (concurrent refreshes of one token share one token-endpoint call), and the cookies
+        the response to the browser must carry."""
+        flow = self.engine.access_token(session_request(request, self.settings.base_path), provider)
+        return access_token_of(flow.run_sync(self.perform))
+
+    def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> int:
+        """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"), as
+        :meth:`io_bindings.anyio.Auth.revoke_sessions`."""
+        return revoked_count(
+            self.engine.revoke_sessions(user_id=user_id, sid=sid).run_sync(self.perform)
+        )
 
     def close(self) -> None:
         """Close the default HTTP client's idle connections."""

@@ -23,7 +23,7 @@ from urllib.parse import quote
 from sansio_auth import AuthConfig, Request, Response
 from sansio_auth.http import headers_from_pairs
 
-from .anyio import SessionRead
+from .anyio import AccessToken, SessionRead
 from .sync import SyncAuth
 from .translate import (
     BAD_HOST,
@@ -139,6 +139,15 @@ class AuthWSGI:
         """The session of the browser that sent this WSGI request: ``data`` and the
         cookies to set."""
         return self.auth.session(request_from_environ(environ))
+
+    def access_token(self, environ: Environ, *, provider: str) -> AccessToken:
+        """The access token of ``provider`` for this WSGI request's session (refreshed if
+        due): ``token`` and the cookies to set."""
+        return self.auth.access_token(request_from_environ(environ), provider=provider)
+
+    def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> int:
+        """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere")."""
+        return self.auth.revoke_sessions(user_id=user_id, sid=sid)
 
 
 def _send(response: Response, start_response: StartResponse) -> list[bytes]:
