@@ -17,6 +17,7 @@ OAuth and e-mail sign-in only. Without ``AUTH_SECRET`` a secret is generated onc
 from __future__ import annotations
 
 import hmac
+import importlib.util
 import os
 import secrets
 import socket
@@ -87,6 +88,22 @@ def session_strategy() -> Strategy:
     if value not in ("jwt", "database"):
         raise SystemExit(f"DEMO_SESSION_STRATEGY must be 'jwt' or 'database', not {value!r}")
     return "database" if value == "database" else "jwt"
+
+
+SERVER_STACKS = {"fast": ("uvloop", "httptools"), "pure": ("asyncio", "h11")}
+"""``DEMO_SERVER`` → uvicorn's (event loop, HTTP parser)."""
+
+
+def server_stack() -> str:
+    """``DEMO_SERVER``: ``fast`` (uvloop + httptools, the ``server`` extra) or ``pure``
+    (asyncio + h11, pure Python); by default ``fast`` when both are installed."""
+    value = os.environ.get("DEMO_SERVER") or ""
+    if not value:
+        fast = all(importlib.util.find_spec(name) for name in SERVER_STACKS["fast"])
+        return "fast" if fast else "pure"
+    if value not in SERVER_STACKS:
+        raise SystemExit(f"DEMO_SERVER must be 'fast' or 'pure', not {value!r}")
+    return value
 
 
 def port() -> int:
@@ -278,9 +295,11 @@ def listen(number: int) -> socket.socket:
 
 
 def main() -> None:
-    """Serve the demo with uvicorn on 127.0.0.1, port ``PORT`` (default 8000)."""
+    """Serve the demo with uvicorn on 127.0.0.1, port ``PORT`` (default 8000), on the
+    stack ``DEMO_SERVER`` names."""
     import uvicorn
 
+    loop, http = SERVER_STACKS[server_stack()]
     number = port()
     sock = listen(number)
     site = DemoSite(origin=f"http://127.0.0.1:{number}")
@@ -291,11 +310,13 @@ def main() -> None:
     )
     print(
         f"sansio-auth demo on http://127.0.0.1:{number}  ({logins}; "
-        f"links at http://127.0.0.1:{number}{INBOX_PATH}; {site.strategy} sessions)",
+        f"links at http://127.0.0.1:{number}{INBOX_PATH}; {site.strategy} sessions; "
+        f"uvicorn on {loop} + {http})",
         flush=True,
     )
     # no access log: callback URLs carry authorization codes and e-mail tokens
-    uvicorn.Server(uvicorn.Config(site.auth_app, access_log=False)).run(sockets=[sock])
+    config = uvicorn.Config(site.auth_app, loop=loop, http=http, access_log=False)
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 if __name__ == "__main__":

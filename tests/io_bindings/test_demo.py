@@ -162,6 +162,30 @@ def test_a_busy_port_is_one_line_and_a_non_zero_exit(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("stack", "loop_and_parser"), [("pure", "asyncio + h11"), ("fast", "uvloop + httptools")]
+)
+def test_the_demo_runs_on_either_server_stack(
+    tmp_path: Path, stack: str, loop_and_parser: str
+) -> None:
+    """``DEMO_SERVER=pure`` runs on the pure-Python stack (no ``server`` extra needed);
+    ``fast``, the default when installed, on uvloop and httptools."""
+    with serve_demo(tmp_path, DEMO_SERVER=stack) as demo:
+        assert httpx.get(demo.url + "/auth/csrf").json()["csrfToken"]
+        assert f"uvicorn on {loop_and_parser})" in demo.log
+
+
+def test_the_demo_refuses_an_unknown_server_stack(tmp_path: Path) -> None:
+    env = {"PATH": "", "DEMO_SERVER": "gunicorn", "DEMO_DIR": str(tmp_path), "PYTHONPATH": "."}
+    done = subprocess.run(
+        [sys.executable, "-m", "io_bindings.demo"],
+        env=env, capture_output=True, text=True, timeout=60, check=False,
+        cwd=Path(__file__).parents[2],
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == ["DEMO_SERVER must be 'fast' or 'pure', not 'gunicorn'"]
+
+
 def test_protected_page_redirects_when_signed_out(demo_server: LiveServer) -> None:
     response = httpx.get(demo_server.url + "/protected")
     assert response.status_code == 302
@@ -323,12 +347,15 @@ def requirement_closure(requirements: list[str]) -> set[str]:
     return seen
 
 
-def test_the_demo_extra_is_the_runtime_and_uvicorn() -> None:
-    """``make demo`` installs ``sansio-auth[demo]``: what the demo imports is in it, and it
-    holds none of the test toolchain (``make test`` installs ``[test]``, which includes it)."""
+def test_the_demo_extra_is_the_runtime_and_the_server_extra() -> None:
+    """``make demo`` installs ``sansio-auth[demo]``, which is the ``server`` extra: what the
+    demo imports is in it, and it holds none of the test toolchain (``make test`` installs
+    ``[test]``, which includes both)."""
     extras = PROJECT["optional-dependencies"]
-    assert extras["demo"] == ["uvicorn>=0.30"]
-    assert "sansio-auth[postgres,redis,demo]" in extras["test"]
+    assert extras["demo"] == ["sansio-auth[server]"]
+    assert "sansio-auth[postgres,redis,server,demo]" in extras["test"]
+    server = {normalized(r.partition(">")[0]) for r in extras["server"]}
+    assert server == {"uvicorn", "uvloop", "httptools", "hypercorn"}
     closure = requirement_closure([*PROJECT["dependencies"], *extras["demo"]])
     assert not closure & {"pytest", "selenium", "mypy", "psycopg", "aiosmtpd", "hypothesis"}
     done = subprocess.run(
