@@ -1,0 +1,19 @@
+"""How long and how often the HTTP figures are measured (``--seconds``, ``--rounds``, ``--quick``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Plan:
+    """``seconds`` per measurement, ``rounds`` alternating rounds, ``warm_up`` each server
+    first (node's JIT and uvicorn's first requests are not what is measured)."""
+
+    seconds: float
+    rounds: int
+    warm_up: bool
+
+    def describe(self) -> str:
+        """E.g. "median of 3 alternating rounds of 3 s"."""
+        return f"median of {self.rounds} alternating round(s) of {self.seconds:g} s"

@@ -1,0 +1,113 @@
+"""``GET /auth/session`` and ``GET /auth/csrf`` over HTTP, ours and Auth.js's side by side.
+
+Ours: :func:`bench.app.create_app` under uvicorn on the pure-Python stack (h11 + asyncio,
+uvicorn as installed without extras) and on uvloop + httptools (the ``server`` extra);
+the bare ASGI handler (:mod:`bench.bare`) on both is the floor. Auth.js: ``@auth/core``
+under node (:mod:`bench.authjs`), same provider, same secret; node's own bare handler is
+its floor. Session reads send what a browser holds after its first visit; ``/auth/csrf`` is
+always a first visit (no cookie: a new token and its cookie each time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from . import authjs
+from .app import USER, session_cookie
+from .load import Target, alternating, first_visit, generator
+from .plan import Plan
+from .report import Figure
+from .servers import STACKS, Server, authjs_peer, running, uvicorn
+
+AUTHJS = "Auth.js (node)"
+
+
+def _is_session(body: Any) -> bool:
+    return isinstance(body, dict) and body.get("user", {}).get("name") == USER["name"]
+
+
+@dataclass(frozen=True)
+class Route:
+    """A row: ``path`` on each column's server; Auth.js's row ``authjs_row`` is the baseline."""
+
+    name: str
+    path: str
+    expect: Callable[[Any], bool]
+    session: bool = False
+    ours: str = "bench.app:create_app"
+    env: tuple[tuple[str, str], ...] = ()
+    authjs_path: str | None = None
+    authjs_row: str | None = None
+
+
+SESSION = "GET /auth/session, valid cookie"
+ROUTES = (
+    Route(SESSION, "/auth/session", _is_session, session=True, authjs_path="/auth/session"),
+    Route("GET /auth/session, update_age=0 (re-encrypt each time)", "/auth/session",
+          _is_session, session=True, env=(("BENCH_UPDATE_AGE", "0"),), authjs_row=SESSION),
+    Route("GET /auth/csrf (new token + cookie)", "/auth/csrf",
+          lambda body: bool(body.get("csrfToken")), authjs_path="/auth/csrf"),
+    Route("bare handler on the same server (the floor)", "/bare",
+          lambda body: body == {"ok": True}, ours="bench.bare:create_app", authjs_path="/bare"),
+)  # fmt: skip
+
+
+def _server(route: Route, stack: str) -> str:
+    """The name of the server ``route`` is measured on with ``stack`` (routes share them)."""
+    return f"{route.ours} {dict(route.env)} on {stack}"
+
+
+def _column(stack: str) -> str:
+    return f"ours, uvicorn {stack}"
+
+
+def _servers(with_authjs: bool) -> dict[str, Server]:
+    servers = {
+        _server(route, stack): uvicorn(route.ours, stack, **dict(route.env))
+        for route in ROUTES
+        for stack in STACKS
+    }
+    if with_authjs:
+        servers[AUTHJS] = authjs_peer()
+    return servers
+
+
+def _targets(urls: dict[str, str]) -> dict[tuple[str, str], Target]:
+    targets = {}
+    for route in ROUTES:
+        cookie = session_cookie() if route.session else ""
+        for stack in STACKS:
+            url = urls[_server(route, stack)] + route.path
+            targets[route.name, _column(stack)] = first_visit(
+                url, cookie, route.expect, keep=route.session
+            )
+        if route.authjs_path is not None and AUTHJS in urls:
+            url = urls[AUTHJS] + route.authjs_path
+            targets[route.name, AUTHJS] = first_visit(url, cookie, route.expect, keep=route.session)
+    return targets
+
+
+def section(plan: Plan) -> str:
+    """The title of these figures' table."""
+    return (
+        f"HTTP GET, requests per second: server on core 0, {generator()} -t1 -c16 on core 1, "
+        f"{plan.describe()} (× = ours ÷ Auth.js; update_age=0 against Auth.js's session "
+        "read, which re-encrypts every time)"
+    )
+
+
+def http_figures(plan: Plan) -> list[Figure]:
+    """Every route on every server, in alternating rounds. Without node, no Auth.js column."""
+    with running(_servers(with_authjs=authjs.node_missing() is None)) as urls:
+        rates = alternating(_targets(urls), plan.seconds, plan.rounds, warm_up=plan.warm_up)
+    figures = []
+    for route in ROUTES:
+        baseline = rates.get((route.authjs_row or route.name, AUTHJS))
+        if (route.name, AUTHJS) in rates:
+            figures.append(Figure(section(plan), route.name, AUTHJS, rates[route.name, AUTHJS]))
+        for stack in STACKS:
+            rate = rates[route.name, _column(stack)]
+            figures.append(Figure(section(plan), route.name, _column(stack), rate, baseline))
+    return figures
