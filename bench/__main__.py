@@ -1,60 +1,103 @@
-"""``python -m bench [--seconds S]``: run every benchmark once and print the table."""
+"""``python -m bench [--seconds S] [--rounds N] [--quick] [--json PATH]``: run every
+benchmark once, print the tables, write every figure to a JSON file."""
 
 from __future__ import annotations
 
 import argparse
-import platform
 import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cryptography
 
+from . import authjs
 from .app import DEFAULT_UPDATE_AGE
 from .crypto_floor import decrypt_encrypt_per_second
-from .database import database_checks_per_second, postgres_adapters, sqlite_adapters
-from .http_load import CONNECTIONS, session_requests_per_second
+from .database import database_checks_per_second, postgres, postgres_adapters, sqlite_adapters
+from .database_http import database_http_figures
 from .inprocess import session_checks_per_second
+from .load import generator
 from .oauth_round_trip import oauth_rows
+from .plan import Plan
+from .report import Figure, machine, table, write_json
 from .revocation import revocation_rows
+from .side_by_side import http_figures
+from .workers import worker_figures
+
+if TYPE_CHECKING:
+    from db_servers import PostgresServer
+
+IN_PROCESS = "In process, no HTTP (× = ÷ the crypto floor)"
+OAUTH = "OAuth sign-in round trip (no ratio)"
+QUICK = "check that it all runs: 0.2 s in process, one 1 s round over HTTP, no warm-up"
+RESULTS = Path("bench/results.json")
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Measure, then print one row per figure with its ratio to the crypto floor."""
+def _plan(argv: list[str] | None) -> tuple[Plan, float, Path]:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
-    seconds = parser.parse_args(argv).seconds
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds over HTTP")
+    parser.add_argument("--quick", action="store_true", help=QUICK)
+    parser.add_argument("--json", type=Path, default=RESULTS, help=f"default: {RESULTS}")
+    args = parser.parse_args(argv)
+    if args.quick:
+        return Plan(seconds=1, rounds=1, warm_up=False), 0.2, args.json
+    if args.seconds <= 0 or args.rounds < 1:
+        parser.error("--seconds must be positive and --rounds at least 1")
+    return Plan(seconds=args.seconds, rounds=args.rounds, warm_up=True), args.seconds, args.json
 
+
+def _in_process(seconds: float, postgres_server: PostgresServer) -> list[Figure]:
     floor = decrypt_encrypt_per_second(seconds)
     rows = [
         ("crypto floor: AES-256-CBC+HMAC-SHA-512 decrypt+encrypt", floor),
-        ("in-process session check, update_age default (no re-issue)",
+        ("session check, update_age default (no re-issue)",
          session_checks_per_second(DEFAULT_UPDATE_AGE, seconds)),
-        ("in-process session check, update_age=0 (re-encrypt, as Auth.js)",
+        ("session check, update_age=0 (re-encrypt, as Auth.js)",
          session_checks_per_second(0, seconds)),
-        (f"HTTP GET /auth/session, uvicorn, {CONNECTIONS} keep-alive conns, default",
-         session_requests_per_second(DEFAULT_UPDATE_AGE, seconds)),
-        (f"HTTP GET /auth/session, uvicorn, {CONNECTIONS} keep-alive conns, update_age=0",
-         session_requests_per_second(0, seconds)),
     ]  # fmt: skip
     rows += revocation_rows(seconds)
-    for database, adapters in (("SQLite file", sqlite_adapters), ("PostgreSQL", postgres_adapters)):
-        with adapters() as make_adapter:
+    databases = (
+        ("SQLite file", sqlite_adapters()),
+        ("PostgreSQL", postgres_adapters(postgres_server)),
+    )
+    for database, adapters in databases:
+        with adapters as make_adapter:
             rows += [
-                (f"database session check, in-process, {database}, update_age default",
+                (f"database session check, {database}, update_age default",
                  database_checks_per_second(make_adapter, DEFAULT_UPDATE_AGE, seconds)),
-                (f"database session check, in-process, {database}, update_age=0 (write each)",
+                (f"database session check, {database}, update_age=0 (write each)",
                  database_checks_per_second(make_adapter, 0, seconds)),
             ]  # fmt: skip
-    rows += oauth_rows()
+    return [Figure(IN_PROCESS, name, "per second", rate, floor) for name, rate in rows]
 
-    print(
-        f"sansio-auth bench: Python {platform.python_version()}, "
-        f"cryptography {cryptography.__version__}, {seconds:g} s per figure"
-    )
-    width = max(len(name) for name, _ in rows)
-    print(f"{'measurement':<{width}}  {'per second':>12}  {'µs each':>9}  {'÷ floor':>8}")
-    for name, rate in rows:
-        print(f"{name:<{width}}  {rate:>12,.0f}  {1e6 / rate:>9.1f}  {rate / floor:>8.3f}")
-    sys.stdout.flush()
+
+def main(argv: list[str] | None = None) -> None:
+    """Measure; print one table per section with the ratios; write the JSON file."""
+    plan, in_process_seconds, json_path = _plan(argv)
+    taken, host = datetime.now(UTC).isoformat(timespec="seconds"), machine()
+    node = authjs.node_version() if authjs.node_missing() is None else None
+    about = {
+        "taken": taken,
+        "command": "python -m bench " + " ".join(sys.argv[1:] if argv is None else argv),
+        "machine": host,
+        "cryptography": cryptography.__version__,
+        "node": node,
+        "load_generator": generator(),
+    }
+    print(f"sansio-auth bench, {taken}: {host['cpu']} ({host['cores']} cores), "
+          f"Python {host['python']}, node {node or '(none: no Auth.js figures)'}, "
+          f"load by {generator()}", flush=True)  # fmt: skip
+    with postgres() as postgres_server:
+        figures = _in_process(in_process_seconds, postgres_server)
+        figures += http_figures(plan)
+        figures += database_http_figures(plan, postgres_server)
+    figures += worker_figures(plan)
+    figures += [Figure(OAUTH, name, "per second", rate) for name, rate in oauth_rows()]
+    print(table(figures), flush=True)
+    write_json(json_path, figures, about)
+    print(f"\nfigures written to {json_path}")
 
 
 if __name__ == "__main__":

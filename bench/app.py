@@ -8,8 +8,9 @@ import time
 from typing import Any
 
 from io_bindings.anyio import AuthApp
+from io_bindings.db._base import StoreAdapter
 from sansio_auth import AuthConfig, jwt
-from sansio_auth.providers import Credentials
+from sansio_auth.providers import Credentials, GitHub
 
 SECRET = "bench-secret-0123456789abcdef0123456789abcdef"
 SESSION_COOKIE = "authjs.session-token"
@@ -43,3 +44,29 @@ def session_cookie() -> str:
 def create_app() -> AuthApp:
     """``uvicorn --factory bench.app:create_app``; ``BENCH_UPDATE_AGE`` sets ``update_age``."""
     return AuthApp(config(int(os.environ.get("BENCH_UPDATE_AGE", DEFAULT_UPDATE_AGE))), env={})
+
+
+def database_config(adapter: StoreAdapter, update_age: int = DEFAULT_UPDATE_AGE) -> AuthConfig:
+    """Database sessions (an adapter makes them the default) behind one OAuth provider."""
+    return AuthConfig(
+        secret=SECRET,
+        trust_host=True,
+        adapter=adapter,
+        providers=[GitHub(client_id="bench", client_secret="bench")],
+        session={"update_age": update_age},
+    )
+
+
+def create_database_app() -> AuthApp:
+    """``uvicorn --factory bench.app:create_database_app``: database sessions in PostgreSQL
+    (``BENCH_POSTGRES``, a DSN) or else in SQLite (``BENCH_SQLITE``, a file)."""
+    adapter: StoreAdapter
+    if dsn := os.environ.get("BENCH_POSTGRES"):
+        from io_bindings.db.postgres import PostgresAdapter
+
+        adapter = PostgresAdapter(dsn)
+    else:
+        from io_bindings.db.sqlite import SQLiteAdapter
+
+        adapter = SQLiteAdapter(os.environ["BENCH_SQLITE"])
+    return AuthApp(database_config(adapter), env={})

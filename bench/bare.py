@@ -1,5 +1,6 @@
 """The floor of the HTTP figures: a bare ASGI handler that answers every request with the
-same small JSON, served by the same uvicorn as the auth app (``--factory bench.bare:create_app``)."""
+same small JSON, served by the same uvicorn as the auth app
+(``--factory bench.bare:create_app``)."""
 
 from __future__ import annotations
 

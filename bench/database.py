@@ -14,34 +14,27 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 
 from io_bindings.anyio import Auth
 from io_bindings.db._base import StoreAdapter
-from sansio_auth import AuthConfig
 from sansio_auth.adapters import AdapterUser
-from sansio_auth.providers import GitHub
 
-from .app import SECRET, SESSION_COOKIE, USER
+from .app import SESSION_COOKIE, USER, database_config
 from .inprocess import checks_per_second
 
+if TYPE_CHECKING:
+    from db_servers import PostgresServer
+
 SESSION_TOKEN = "bench-database-session"
+SESSION_COOKIE_HEADER = f"{SESSION_COOKIE}={SESSION_TOKEN}"
 TEST_SUPPORT = Path(__file__).resolve().parents[1] / "tests" / "support"
 
 
-def config(adapter: StoreAdapter, update_age: int) -> AuthConfig:
-    """Database sessions (an adapter makes them the default) behind one OAuth provider."""
-    return AuthConfig(
-        secret=SECRET,
-        trust_host=True,
-        adapter=adapter,
-        providers=[GitHub(client_id="bench", client_secret="bench")],
-        session={"update_age": update_age},
-    )
-
-
-async def _seed(adapter: StoreAdapter) -> datetime:
+async def seed(adapter: StoreAdapter) -> datetime:
+    """Store the bench user and its session (token :data:`SESSION_TOKEN`); its expiry."""
     user: AdapterUser = {"id": "", "email": USER["email"], "email_verified": None,
                          "name": USER["name"], "image": USER["picture"]}  # fmt: skip
     created = await adapter.create_user(user)
@@ -54,12 +47,13 @@ async def _seed(adapter: StoreAdapter) -> datetime:
 
 async def _run(adapter: StoreAdapter, update_age: int, seconds: float) -> float:
     async with adapter:
-        expires = await _seed(adapter)
-        auth = Auth(config(adapter, update_age), env={})
+        expires = await seed(adapter)
+        auth = Auth(database_config(adapter, update_age), env={})
         if auth.settings.strategy != "database":
             raise RuntimeError("the benchmark must use database sessions")
-        cookie = f"{SESSION_COOKIE}={SESSION_TOKEN}"
-        rate = await checks_per_second(auth, cookie, seconds, reissued=update_age == 0)
+        rate = await checks_per_second(
+            auth, SESSION_COOKIE_HEADER, seconds, reissued=update_age == 0
+        )
         found = await adapter.get_session_and_user(SESSION_TOKEN)
         if found is None or (found["session"]["expires"] > expires) != (update_age == 0):
             raise RuntimeError(f"expected the session {'extended' if update_age == 0 else 'kept'}")
@@ -84,12 +78,18 @@ def sqlite_adapters() -> Iterator[Callable[[], StoreAdapter]]:
 
 
 @contextmanager
-def postgres_adapters() -> Iterator[Callable[[], StoreAdapter]]:
-    """Makes PostgreSQL adapters, each on a new database of a throw-away local cluster."""
-    from io_bindings.db.postgres import PostgresAdapter
-
-    sys.path.insert(0, str(TEST_SUPPORT))  # the tests' server starters, as pytest loads them
+def postgres() -> Iterator[PostgresServer]:
+    """A throw-away local PostgreSQL cluster (the tests' starter, as pytest loads it)."""
+    sys.path.insert(0, str(TEST_SUPPORT))
     from db_servers import postgres_cluster
 
     with postgres_cluster() as server:
-        yield lambda: PostgresAdapter(server.create_database())
+        yield server
+
+
+@contextmanager
+def postgres_adapters(server: PostgresServer) -> Iterator[Callable[[], StoreAdapter]]:
+    """Makes PostgreSQL adapters, each on a new database of ``server``."""
+    from io_bindings.db.postgres import PostgresAdapter
+
+    yield lambda: PostgresAdapter(server.create_database())

@@ -8,6 +8,7 @@ see the same machine load) and its figure is the median of its rounds.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import statistics
@@ -80,7 +81,7 @@ def _asyncio_client(target: Target, seconds: float) -> float:
     out = subprocess.run(
         pinned(LOAD_CORE if target.pin else None, command),
         capture_output=True, text=True, check=True, timeout=seconds + 60,
-        env={"BENCH_COOKIE": target.cookie, "PATH": "", "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "BENCH_COOKIE": target.cookie, "PYTHONPATH": str(ROOT)},
     ).stdout  # fmt: skip
     return float(out)
 

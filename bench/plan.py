@@ -1,4 +1,5 @@
-"""How long and how often the HTTP figures are measured (``--seconds``, ``--rounds``, ``--quick``)."""
+"""How long and how often the HTTP figures are measured: ``--seconds``, ``--rounds``,
+``--quick``."""
 
 from __future__ import annotations
 

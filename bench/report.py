@@ -49,9 +49,12 @@ def _rows(figures: list[Figure]) -> list[list[str]]:
     for row in dict.fromkeys(f.row for f in figures):
         line = [row]
         for column in columns:
-            f = cells.get((row, column))
-            ratio = f" (×{f.ratio:.1f})" if f is not None and f.ratio is not None else ""
-            line.append("—" if f is None else f"{f.per_second:,.0f}{ratio}")
+            cell = cells.get((row, column))
+            if cell is None:
+                line.append("—")
+                continue
+            ratio = f" (×{cell.ratio:.1f})" if cell.ratio is not None else ""
+            line.append(f"{cell.per_second:,.0f}{ratio}")
         rows.append(line)
     return rows
 
@@ -64,9 +67,12 @@ def table(figures: Iterable[Figure]) -> str:
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         out.append(f"\n{section}")
         for row in rows:
-            first, *rest = (cell.ljust(w) if i == 0 else cell.rjust(w)
-                            for i, (cell, w) in enumerate(zip(row, widths, strict=True)))  # fmt: skip
-            out.append("  ".join([first, *rest]).rstrip())
+            cells = zip(row, widths, strict=True)
+            out.append(
+                "  ".join(
+                    c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(cells)
+                ).rstrip()
+            )
     return "\n".join(out)
 
 

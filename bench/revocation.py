@@ -45,7 +45,8 @@ async def _measure(seconds: float) -> tuple[float, float]:
         response = await flow.run(auth.perform)
         if response.status != 200 or response.json()["user"]["name"] != USER["name"]:
             raise RuntimeError(f"not a session: {response.status} {response.body!r}")
-    ratios, spent, checked = [], 0.0, 0
+    ratios: list[float] = []
+    spent, checked = 0.0, 0
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline or not ratios:
         without = await _batch_seconds(plain, request)
@@ -58,4 +59,4 @@ async def _measure(seconds: float) -> tuple[float, float]:
 def revocation_rows(seconds: float) -> list[tuple[str, float]]:
     """The session check with revocation on; its name gives the extra cost per read."""
     rate, cost = anyio.run(_measure, seconds)
-    return [(f"in-process session check, revocation on (cached): {cost:+.1%} per read", rate)]
+    return [(f"session check, revocation on (cached): {cost:+.1%} per read", rate)]

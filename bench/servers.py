@@ -46,13 +46,21 @@ class Server:
     pin: bool = True
 
 
-def uvicorn(app: str, stack: str, *, workers: int = 1, pin: bool = True, **env: str) -> Server:
-    """``app`` (a factory, ``module:function``) under uvicorn on ``stack`` (a :data:`STACKS` key)."""
+def uvicorn(
+    app: str,
+    stack: str,
+    *,
+    workers: int = 1,
+    pin: bool = True,
+    env: Mapping[str, str] | None = None,
+) -> Server:
+    """``app`` (a factory, ``module:function``) under uvicorn on ``stack`` (a :data:`STACKS`
+    key) with ``env``."""
     loop, http = STACKS[stack]
     command = [sys.executable, "-m", "uvicorn", "--factory", app, "--loop", loop, "--http", http,
                "--workers", str(workers), "--host", "127.0.0.1", "--port", PORT,
                "--no-access-log", "--log-level", "warning"]  # fmt: skip
-    return Server(command, env, pin)
+    return Server(command, env or {}, pin)
 
 
 def authjs_peer(**env: str) -> Server:
@@ -92,7 +100,7 @@ def _wait_for(process: subprocess.Popen[bytes], port: int) -> None:
             return
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{process.args} did not start") from None
+                raise RuntimeError(f"{process.args!r} did not start") from None
             time.sleep(0.05)
 
 

@@ -65,7 +65,7 @@ def _column(stack: str) -> str:
 
 def _servers(with_authjs: bool) -> dict[str, Server]:
     servers = {
-        _server(route, stack): uvicorn(route.ours, stack, **dict(route.env))
+        _server(route, stack): uvicorn(route.ours, stack, env=dict(route.env))
         for route in ROUTES
         for stack in STACKS
     }

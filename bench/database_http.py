@@ -1,0 +1,90 @@
+"""Database-session checks over HTTP: ``GET /auth/session`` with a database session's cookie.
+
+Ours: :func:`bench.app.create_database_app` under uvicorn (httptools + uvloop) on SQLite (a
+file) and on PostgreSQL. Auth.js: ``@auth/core`` with its official ``@auth/pg-adapter`` on
+the same PostgreSQL database: the same tables (ours are Auth.js's), the same user and
+session rows (seeded once, by our adapter), the same default ``update_age`` (a read, no
+write). The servers are pinned to core 0; PostgreSQL is not pinned.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from io_bindings.db._base import StoreAdapter
+from io_bindings.db.postgres import PostgresAdapter
+from io_bindings.db.sqlite import SQLiteAdapter
+
+from . import authjs
+from .app import USER
+from .database import SESSION_COOKIE_HEADER, seed
+from .load import alternating, first_visit, generator
+from .plan import Plan
+from .report import Figure
+from .servers import Server, authjs_peer, running, uvicorn
+
+if TYPE_CHECKING:
+    from db_servers import PostgresServer
+
+AUTHJS = "Auth.js + @auth/pg-adapter (node)"
+OURS = "ours, uvicorn httptools + uvloop"
+
+
+async def _seed(adapter: StoreAdapter) -> None:
+    async with adapter:
+        await seed(adapter)
+
+
+def _url(dsn: str) -> str:
+    """The ``postgresql://`` URL (node's ``pg``) of a ``key=value`` libpq DSN."""
+    fields = dict(part.split("=", 1) for part in dsn.split())
+    return f"postgresql://{fields['user']}@{fields['host']}:{fields['port']}/{fields['dbname']}"
+
+
+def _is_session(body: Any) -> bool:
+    return isinstance(body, dict) and body.get("user", {}).get("name") == USER["name"]
+
+
+def section(plan: Plan) -> str:
+    """The title of these figures' table."""
+    return (
+        f"Database sessions over HTTP, GET /auth/session per second: server on core 0, "
+        f"{generator()} -t1 -c16 on core 1, {plan.describe()} (× = ours ÷ Auth.js)"
+    )
+
+
+def database_http_figures(plan: Plan, postgres: PostgresServer) -> list[Figure]:
+    """Ours on SQLite and PostgreSQL, Auth.js on the same PostgreSQL, alternating rounds."""
+    dsn = postgres.create_database()
+    anyio.run(_seed, PostgresAdapter(dsn))
+    with tempfile.TemporaryDirectory(prefix="sansio-auth-bench-") as directory:
+        sqlite = str(Path(directory) / "auth.db")
+        anyio.run(_seed, SQLiteAdapter(sqlite))
+        app, stack = "bench.app:create_database_app", "httptools + uvloop"
+        servers: dict[tuple[str, str], Server] = {
+            ("SQLite file", OURS): uvicorn(app, stack, env={"BENCH_SQLITE": sqlite}),
+            ("PostgreSQL", OURS): uvicorn(app, stack, env={"BENCH_POSTGRES": dsn}),
+        }
+        if authjs.node_missing() is None:
+            servers["PostgreSQL", AUTHJS] = authjs_peer(DATABASE_URL=_url(dsn))
+        named = {f"{row}, {column}": server for (row, column), server in servers.items()}
+        with running(named) as urls:
+            targets = {
+                key: first_visit(
+                    urls[f"{key[0]}, {key[1]}"] + "/auth/session",
+                    SESSION_COOKIE_HEADER, _is_session, keep=True,
+                )
+                for key in servers
+            }  # fmt: skip
+            rates = alternating(targets, plan.seconds, plan.rounds, warm_up=plan.warm_up)
+    postgres.drop_database(dsn)
+    baseline = rates.get(("PostgreSQL", AUTHJS))
+    title = section(plan)
+    figures = [Figure(title, "PostgreSQL", AUTHJS, baseline)] if baseline else []
+    figures.append(Figure(title, "PostgreSQL", OURS, rates["PostgreSQL", OURS], baseline))
+    figures.append(Figure(title, "SQLite file", OURS, rates["SQLite file", OURS]))
+    return figures
