@@ -1,8 +1,10 @@
-"""``python -m bench`` runs end to end (tiny durations: this checks it works, not its figures)."""
+"""``python -m bench --quick`` runs end to end (this checks it works, not its figures): every
+section printed, every figure in the JSON file, Auth.js side by side when node is installed."""
 
 from __future__ import annotations
 
-import re
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,24 +14,61 @@ import pytest
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
+OURS = ("ours, uvicorn h11 + asyncio", "ours, uvicorn httptools + uvloop")
 
 
-def test_bench_prints_every_figure_with_its_ratio() -> None:
+def test_bench_prints_and_writes_every_figure_with_its_ratio(tmp_path: Path) -> None:
+    results = tmp_path / "results.json"
     done = subprocess.run(
-        [sys.executable, "-m", "bench", "--seconds", "0.2"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
+        [sys.executable, "-m", "bench", "--quick", "--json", str(results)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    document = json.loads(results.read_text())
+    assert document["command"] == f"python -m bench --quick --json {results}"
+    assert document["machine"]["cores"] >= 1
+    figures = {(f["row"], f["column"]): f for f in document["figures"]}
+    for figure in figures.values():
+        assert figure["per_second"] > 0, figure
+        assert figure["section"] in done.stdout
+    in_process = [f for f in document["figures"] if f["section"].startswith("In process")]
+    assert in_process[0]["row"].startswith("crypto floor")
+    assert in_process[0]["ratio"] == 1
+    assert len(in_process) == 8
+    assert all(f["ratio"] > 0 for f in in_process)
+
+    routes = ("GET /auth/session, valid cookie", "GET /auth/session, update_age=0",
+              "GET /auth/csrf", "bare handler")  # fmt: skip
+    http = {
+        (route, column): f
+        for (row, column), f in figures.items()
+        for route in routes
+        if row.startswith(route) and f["section"].startswith("HTTP GET")
+    }
+    for route in routes:
+        for column in OURS:
+            assert (route, column) in http, (route, column)
+    assert ("PostgreSQL", "ours, uvicorn httptools + uvloop") in figures
+    assert ("SQLite file", "ours, uvicorn httptools + uvloop") in figures
+    workers = [f for f in document["figures"] if f["section"].startswith("Workers")]
+    assert [f["column"] for f in workers] == ["1 worker", "2 workers"]
+    assert workers[1]["ratio"] == pytest.approx(
+        workers[1]["per_second"] / workers[0]["per_second"], rel=1e-2
     )
-    rows = [line for line in done.stdout.splitlines() if re.search(r"\d\.\d{3}$", line)]
-    assert [row.split(",")[0].split(" ")[0] for row in rows] == [
-        "crypto", "in-process", "in-process", "HTTP", "HTTP", "in-process",
-        "database", "database", "database", "database",
-        "OAuth", "OAuth",
-    ]  # fmt: skip
-    assert rows[0].endswith(" 1.000")
-    for row in rows:
-        rate = float(row.split()[-3].replace(",", ""))
-        assert rate > 0, row
+    assert document["load_generator"] == ("wrk" if shutil.which("wrk") else "asyncio client")
+
+    if shutil.which("node") is None:
+        pytest.skip("node not installed: no Auth.js figures to check")
+    assert document["node"].startswith("v")
+    for route in ("GET /auth/session, valid cookie", "GET /auth/csrf", "bare handler"):
+        authjs = http[route, "Auth.js (node)"]
+        assert authjs["ratio"] is None
+        for column in OURS:
+            ours = http[route, column]
+            assert ours["ratio"] == pytest.approx(
+                ours["per_second"] / authjs["per_second"], rel=1e-2
+            )
+    authjs_pg = figures["PostgreSQL", "Auth.js + @auth/pg-adapter (node)"]
+    ours_pg = figures["PostgreSQL", "ours, uvicorn httptools + uvloop"]
+    assert ours_pg["ratio"] == pytest.approx(
+        ours_pg["per_second"] / authjs_pg["per_second"], rel=1e-2
+    )

@@ -1,0 +1,61 @@
+"""The load generators against a real uvicorn: wrk and the asyncio fallback count requests,
+and refuse to report a rate when the server answers anything but 200."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+
+import anyio
+import pytest
+
+from bench import load
+from bench.http_load import requests_per_second as asyncio_client
+from bench.load import Target, first_visit, requests_per_second
+from bench.servers import running, uvicorn
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    """The bench's auth app on the pure-Python stack; its base URL."""
+    with running({"app": uvicorn("bench.app:create_app", "h11 + asyncio")}) as urls:
+        yield urls["app"]
+
+
+def test_the_asyncio_client_counts_keep_alive_requests(server: str) -> None:
+    rate = anyio.run(asyncio_client, server + "/auth/csrf", "", 0.3)
+    assert rate > 10
+
+
+def test_the_asyncio_client_refuses_a_non_200(server: str) -> None:
+    with pytest.raises(RuntimeError, match="unexpected response"):
+        anyio.run(asyncio_client, server + "/not-auth", "", 0.3)
+
+
+@pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk not installed (make bench does)")
+def test_wrk_measures_and_refuses_failed_requests(server: str) -> None:
+    assert requests_per_second(Target(server + "/auth/csrf"), 1) > 10
+    with pytest.raises(RuntimeError, match="failed requests"):
+        requests_per_second(Target(server + "/not-auth"), 1)
+
+
+def test_the_first_visit_checks_the_answer_and_keeps_the_cookies_set(server: str) -> None:
+    with pytest.raises(RuntimeError, match="unexpected answer"):
+        first_visit(server + "/auth/csrf", "", lambda body: "user" in body, keep=True)
+    kept = first_visit(server + "/auth/csrf", "a=1", lambda body: "csrfToken" in body, keep=True)
+    names = [pair.split("=")[0] for pair in kept.cookie.split("; ")]
+    assert names == ["a", "authjs.csrf-token"]
+    fresh = first_visit(server + "/auth/csrf", "", lambda body: "csrfToken" in body, keep=False)
+    assert fresh.cookie == ""
+
+
+def test_without_wrk_the_bench_runs_the_asyncio_client(
+    server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(load, "generator", lambda: "asyncio client")
+    assert load.requests_per_second(Target(server + "/auth/csrf"), 0.3) > 10
+    with pytest.raises(subprocess.CalledProcessError):
+        load.requests_per_second(Target(server + "/not-auth"), 0.3)

@@ -1,0 +1,43 @@
+"""The bench's tables: one column with µs and ratio; several as a matrix with "—" for gaps."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bench.report import Figure, table, write_json
+
+
+def test_a_one_column_section_shows_micros_and_the_ratio() -> None:
+    printed = table(
+        [Figure("In process", "floor", "per second", 50_000, 50_000),
+         Figure("In process", "check", "per second", 25_000, 50_000)]
+    )  # fmt: skip
+    lines = printed.strip().splitlines()
+    assert lines[0] == "In process"
+    assert lines[2].split() == ["floor", "50,000", "20.0", "×1.000"]
+    assert lines[3].split() == ["check", "25,000", "40.0", "×0.500"]
+
+
+def test_a_matrix_section_shows_ratios_and_gaps() -> None:
+    figures = [
+        Figure("HTTP", "session", "Auth.js", 1_000),
+        Figure("HTTP", "session", "ours", 7_300, 1_000),
+        Figure("HTTP", "update_age=0", "ours", 5_000, 1_000),
+    ]
+    lines = table(figures).strip().splitlines()
+    assert lines[1].split() == ["Auth.js", "ours"]
+    assert lines[2].split() == ["session", "1,000", "7,300", "(×7.3)"]
+    assert lines[3].split() == ["update_age=0", "—", "5,000", "(×5.0)"]
+    # the columns line up: every row as long as the header
+    assert len({len(line) for line in lines[1:]}) == 1
+
+
+def test_the_json_file_has_every_figure_and_what_it_was_taken_on(tmp_path: Path) -> None:
+    path = tmp_path / "results.json"
+    write_json(path, [Figure("S", "r", "c", 4_000, 2_000)], {"taken": "now"})
+    assert json.loads(path.read_text()) == {
+        "taken": "now",
+        "figures": [{"section": "S", "row": "r", "column": "c", "per_second": 4000.0,
+                     "us_each": 250.0, "ratio": 2.0}],
+    }  # fmt: skip
