@@ -5,8 +5,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the tests start for real: Node (the OpenID Provider and @auth/core interop),
 # Chromium (the pages), PostgreSQL and Redis (the database adapters).
 SYSTEM_PACKAGES := nodejs npm chromium chromium-driver postgresql redis-server
+# and for `make bench`: wrk, the load generator (without it the bench uses a slower Python client)
+BENCH_PACKAGES := wrk
 
-.PHONY: install system-deps demo test test-quick lint typecheck bench fuzz docs clean
+.PHONY: install system-deps bench-deps demo test test-quick lint typecheck bench fuzz docs clean
 
 install: $(VENV)/.installed
 
@@ -38,6 +40,12 @@ system-deps:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
+bench-deps: system-deps
+	@command -v wrk >/dev/null || { echo "installing Debian packages: $(BENCH_PACKAGES)"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
+	  $(BENCH_PACKAGES); }
+
 demo: $(VENV)/.installed-demo
 	$(PY) -m io_bindings.demo
 
@@ -56,9 +64,14 @@ typecheck: install
 	$(VENV)/bin/mypy --strict examples/django_project/myproject examples/django_project/manage.py
 	$(VENV)/bin/mypy --strict examples/aiohttp_app.py
 	$(VENV)/bin/mypy --strict --explicit-package-bases examples/fastapi_app.py examples/starlette_app.py
+	MYPYPATH=tests/support $(VENV)/bin/mypy --strict bench
 
-bench: install system-deps
-	$(PY) -m bench
+BENCH_SECONDS ?= 3
+BENCH_ROUNDS ?= 3
+# every figure with its ratio (Auth.js side by side: node, @auth/core, @auth/pg-adapter installed
+# into ~/.cache/sansio-auth/npm on first use), also written to bench/results.json
+bench: install bench-deps
+	$(PY) -m bench --seconds $(BENCH_SECONDS) --rounds $(BENCH_ROUNDS)
 
 FUZZ_SECONDS ?= 60
 # atheris (coverage-guided) targets for FUZZ_SECONDS each, then the hypothesis fuzz tests

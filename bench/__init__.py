@@ -1,15 +1,22 @@
-"""Benchmarks for sansio-auth: ``python -m bench`` (or ``make bench``) prints one table.
+"""Benchmarks for sansio-auth: ``python -m bench`` (or ``make bench``) prints one table per
+section, every figure with its ratio, and writes them all to ``bench/results.json``.
 
-* in-process session checks per second (engine + the async driver,
-  no HTTP), with the default ``update_age`` and with ``update_age=0`` (re-encrypt on every
-  read, as Auth.js does);
-* ``GET /auth/session`` requests per second over HTTP against uvicorn, with a valid cookie;
-* in-process database-session checks per second, the session and user read from SQLite
-  (a file) and from PostgreSQL (a throw-away local cluster), without and with a write per
-  check (``update_age=0``);
-* the full OpenID Connect sign-in round trip (sign-in, the OP's login and consent,
-  callback, session) against a local OP (npm ``oidc-provider``), median of 20, and
-  the share of it spent in the engine's flow steps;
-* the crypto floor: AES-256-CBC + HMAC-SHA-512 decrypt and encrypt of the same token with
-  ``cryptography`` alone, and each figure's ratio to it.
+One module per measurement:
+
+* :mod:`bench.crypto_floor`: AES-256-CBC + HMAC-SHA-512 decrypt and encrypt of the session
+  token with ``cryptography`` alone, the in-process floor;
+* :mod:`bench.inprocess`, :mod:`bench.revocation`, :mod:`bench.database`: session checks in
+  process (engine + async driver, no HTTP): JWT with the default ``update_age`` and with
+  ``update_age=0``, with revocation on, and database sessions on SQLite and PostgreSQL;
+* :mod:`bench.side_by_side`: ``GET /auth/session`` and ``GET /auth/csrf`` over HTTP, ours
+  under uvicorn (pure-Python stack, and uvloop + httptools) and Auth.js under node
+  (:mod:`bench.authjs`), with the bare handler of each server (:mod:`bench.bare`) as floor;
+* :mod:`bench.database_http`: database sessions over HTTP, ours on SQLite and PostgreSQL,
+  Auth.js with ``@auth/pg-adapter`` on the same PostgreSQL;
+* :mod:`bench.workers`: uvicorn with one worker and with two;
+* :mod:`bench.oauth_round_trip`: the OpenID Connect sign-in round trip against a local OP.
+
+Over HTTP the server is pinned to core 0 and the load generator (:mod:`bench.load`: wrk,
+else the asyncio client of :mod:`bench.http_load`) to core 1; servers are measured in
+alternating rounds (:mod:`bench.plan`) and :mod:`bench.report` prints and writes the figures.
 """
