@@ -82,9 +82,10 @@ def database_http_figures(plan: Plan, postgres: PostgresServer) -> list[Figure]:
             }  # fmt: skip
             rates = alternating(targets, plan.seconds, plan.rounds, warm_up=plan.warm_up)
     postgres.drop_database(dsn)
-    baseline = rates.get(("PostgreSQL", AUTHJS))
-    title = section(plan)
-    figures = [Figure(title, "PostgreSQL", AUTHJS, baseline)] if baseline else []
-    figures.append(Figure(title, "PostgreSQL", OURS, rates["PostgreSQL", OURS], baseline))
-    figures.append(Figure(title, "SQLite file", OURS, rates["SQLite file", OURS]))
+    title, figures, baseline = section(plan), [], None
+    if ("PostgreSQL", AUTHJS) in rates:
+        figures.append(Figure.median(title, "PostgreSQL", AUTHJS, rates["PostgreSQL", AUTHJS]))
+        baseline = figures[0].per_second
+    figures.append(Figure.median(title, "PostgreSQL", OURS, rates["PostgreSQL", OURS], baseline))
+    figures.append(Figure.median(title, "SQLite file", OURS, rates["SQLite file", OURS]))
     return figures

@@ -11,7 +11,6 @@ import json
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import urllib.request
@@ -94,8 +93,8 @@ def requests_per_second(target: Target, seconds: float) -> float:
 
 def alternating(
     targets: Mapping[K, Target], seconds: float, rounds: int, *, warm_up: bool
-) -> dict[K, float]:
-    """Each target's median requests per second over ``rounds`` alternating rounds."""
+) -> dict[K, list[float]]:
+    """Each target's requests per second in each of ``rounds`` alternating rounds."""
     if warm_up:
         for target in targets.values():
             requests_per_second(target, WARM_UP_SECONDS)
@@ -103,4 +102,4 @@ def alternating(
     for _ in range(rounds):
         for key, target in targets.items():
             rates[key].append(requests_per_second(target, seconds))
-    return {key: statistics.median(values) for key, values in rates.items()}
+    return rates

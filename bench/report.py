@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,15 @@ class Figure:
     column: str
     per_second: float
     baseline: float | None = None
+    rounds: tuple[float, ...] = ()
+    """Each round's figure, when ``per_second`` is their median."""
+
+    @classmethod
+    def median(
+        cls, section: str, row: str, column: str, rounds: list[float], baseline: float | None = None
+    ) -> Figure:
+        """The figure of several rounds: their median."""
+        return cls(section, row, column, statistics.median(rounds), baseline, tuple(rounds))
 
     @property
     def ratio(self) -> float | None:
@@ -83,7 +93,8 @@ def write_json(path: Path, figures: Iterable[Figure], about: Mapping[str, Any]) 
         "figures": [
             {"section": f.section, "row": f.row, "column": f.column,
              "per_second": round(f.per_second, 1), "us_each": round(1e6 / f.per_second, 2),
-             "ratio": None if f.ratio is None else round(f.ratio, 3)}
+             "ratio": None if f.ratio is None else round(f.ratio, 3),
+             "rounds": [round(rate, 1) for rate in f.rounds]}
             for f in figures
         ],
     }  # fmt: skip

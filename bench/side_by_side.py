@@ -10,6 +10,7 @@ always a first visit (no cookie: a new token and its cookie each time).
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -102,12 +103,15 @@ def http_figures(plan: Plan) -> list[Figure]:
     """Every route on every server, in alternating rounds. Without node, no Auth.js column."""
     with running(_servers(with_authjs=authjs.node_missing() is None)) as urls:
         rates = alternating(_targets(urls), plan.seconds, plan.rounds, warm_up=plan.warm_up)
-    figures = []
+    title, figures = section(plan), []
     for route in ROUTES:
-        baseline = rates.get((route.authjs_row or route.name, AUTHJS))
         if (route.name, AUTHJS) in rates:
-            figures.append(Figure(section(plan), route.name, AUTHJS, rates[route.name, AUTHJS]))
+            figures.append(Figure.median(title, route.name, AUTHJS, rates[route.name, AUTHJS]))
+        authjs_rounds = rates.get((route.authjs_row or route.name, AUTHJS))
+        baseline = statistics.median(authjs_rounds) if authjs_rounds else None
         for stack in STACKS:
-            rate = rates[route.name, _column(stack)]
-            figures.append(Figure(section(plan), route.name, _column(stack), rate, baseline))
+            column = _column(stack)
+            figures.append(
+                Figure.median(title, route.name, column, rates[route.name, column], baseline)
+            )
     return figures

@@ -47,6 +47,7 @@ def test_bench_prints_and_writes_every_figure_with_its_ratio(tmp_path: Path) -> 
     for route in routes:
         for column in OURS:
             assert (route, column) in http, (route, column)
+            assert len(http[route, column]["rounds"]) == 1  # --quick: one round
     assert ("PostgreSQL", "ours, uvicorn httptools + uvloop") in figures
     assert ("SQLite file", "ours, uvicorn httptools + uvloop") in figures
     workers = [f for f in document["figures"] if f["section"].startswith("Workers")]

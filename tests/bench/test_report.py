@@ -39,5 +39,12 @@ def test_the_json_file_has_every_figure_and_what_it_was_taken_on(tmp_path: Path)
     assert json.loads(path.read_text()) == {
         "taken": "now",
         "figures": [{"section": "S", "row": "r", "column": "c", "per_second": 4000.0,
-                     "us_each": 250.0, "ratio": 2.0}],
+                     "us_each": 250.0, "ratio": 2.0, "rounds": []}],
     }  # fmt: skip
+
+
+def test_a_figure_of_several_rounds_is_their_median_and_keeps_them() -> None:
+    figure = Figure.median("S", "r", "c", [1_000, 5_000, 3_000], baseline=1_500)
+    assert figure.per_second == 3_000
+    assert figure.rounds == (1_000, 5_000, 3_000)
+    assert figure.ratio == 2
