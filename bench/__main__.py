@@ -45,7 +45,8 @@ def _plan(argv: list[str] | None) -> tuple[Plan, float, Path]:
         return Plan(seconds=1, rounds=1, warm_up=False), 0.2, args.json
     if args.seconds <= 0 or args.rounds < 1:
         parser.error("--seconds must be positive and --rounds at least 1")
-    return Plan(seconds=args.seconds, rounds=args.rounds, warm_up=True), args.seconds, args.json
+    over_http = max(1, round(args.seconds))  # wrk takes whole seconds
+    return Plan(seconds=over_http, rounds=args.rounds, warm_up=True), args.seconds, args.json
 
 
 def _in_process(seconds: float, postgres_server: PostgresServer) -> list[Figure]:
