@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,11 +25,11 @@ class Figure:
     """Each round's figure, when ``per_second`` is the best of them."""
 
     @classmethod
-    def median(
+    def best(
         cls, section: str, row: str, column: str, rounds: list[float], baseline: float | None = None
     ) -> Figure:
-        """The figure of several rounds: their median."""
-        return cls(section, row, column, statistics.median(rounds), baseline, tuple(rounds))
+        """The figure of several rounds: the best of them."""
+        return cls(section, row, column, max(rounds), baseline, tuple(rounds))
 
     @property
     def ratio(self) -> float | None:
