@@ -288,7 +288,7 @@ def test_the_readme_lists_every_demo_setting() -> None:
     readme = (ROOT / "README.md").read_text()
     demo = (ROOT / "io_bindings" / "demo.py").read_text()
     read = set(re.findall(r"os\.environ\.get\(\"([A-Z_]+)\"", demo))
-    assert read == {"PORT", "DEMO_DIR", "DEMO_SESSION_STRATEGY", "AUTH_SECRET"}
+    assert read == {"PORT", "DEMO_DIR", "DEMO_SESSION_STRATEGY", "AUTH_SECRET", "DEMO_SERVER"}
     for name in read:
         assert f"\n| `{name}` |" in readme, f"README.md's demo settings lack {name}"
 
