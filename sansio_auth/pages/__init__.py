@@ -229,7 +229,8 @@ def _webauthn_form(provider: Provider, url: str, options_url: str, csrf: str) ->
     """Auth.js's passkey form (``id="<id>-form"``, inputs marked ``data-form-field``), run by
     the page's script; ``data-conditional-ui`` asks it for the autofill request too."""
     form_fields: Mapping[str, Mapping[str, Any]] = getattr(provider, "form_fields", {})
-    conditional = " data-conditional-ui" if getattr(provider, "enable_conditional_ui", False) else ""
+    wants_autofill = getattr(provider, "enable_conditional_ui", False)
+    conditional = " data-conditional-ui" if wants_autofill else ""
     return (
         f'<form id="{escape(provider.id)}-form" action="{escape(url)}" method="POST" '
         f'data-webauthn-options="{escape(options_url)}"{conditional}>{csrf}'

@@ -93,7 +93,8 @@ async function fetchOptions(form, action) {
   for (const field of fields(form)) url.searchParams.append(field.name, field.value);
   let reply;
   try {
-    reply = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
+    const headers = { Accept: "application/json" };
+    reply = await fetch(url, { credentials: "same-origin", headers });
   } catch {
     throw new Failure("unavailable");
   }

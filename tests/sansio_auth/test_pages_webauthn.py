@@ -150,7 +150,9 @@ def test_webauthn_verification_error_page_links_back_to_sign_in():
     conditional=st.booleans(),
 )
 def test_passkey_values_never_break_out(provider_id, name, fields, conditional):
-    provider = passkey(id=provider_id, name=name, form_fields=fields, enable_conditional_ui=conditional)
+    provider = passkey(
+        id=provider_id, name=name, form_fields=fields, enable_conditional_ui=conditional
+    )
     html = render(provider)
     page = assert_well_formed(html)
     [form] = page.all("form")
