@@ -12,7 +12,7 @@ from html import escape
 from typing import Any
 
 from ..config import Theme
-from ..providers import Provider
+from ..providers import Provider, WebAuthnProvider
 from ._style import CSS
 from ._webauthn_script import SCRIPT as WEBAUTHN_SCRIPT
 
@@ -175,7 +175,7 @@ def sign_in_page(
             )
         elif provider.type == "credentials" and getattr(provider, "credentials", None):
             blocks.append(_credentials_form(provider, callback_urls[provider.id], csrf))
-        elif provider.type == "webauthn" and webauthn_options_urls:
+        elif isinstance(provider, WebAuthnProvider) and webauthn_options_urls:
             options_url = webauthn_options_urls[provider.id]
             blocks.append(_webauthn_form(provider, callback_urls[provider.id], options_url, csrf))
             script = f"<script>{WEBAUTHN_SCRIPT}</script>"
@@ -225,16 +225,14 @@ def _credentials_form(provider: Provider, url: str, csrf: str) -> str:
     )
 
 
-def _webauthn_form(provider: Provider, url: str, options_url: str, csrf: str) -> str:
+def _webauthn_form(provider: WebAuthnProvider, url: str, options_url: str, csrf: str) -> str:
     """Auth.js's passkey form (``id="<id>-form"``, inputs marked ``data-form-field``), run by
     the page's script; ``data-conditional-ui`` asks it for the autofill request too."""
-    form_fields: Mapping[str, Mapping[str, Any]] = getattr(provider, "form_fields", {})
-    wants_autofill = getattr(provider, "enable_conditional_ui", False)
-    conditional = " data-conditional-ui" if wants_autofill else ""
+    conditional = " data-conditional-ui" if provider.enable_conditional_ui else ""
     return (
         f'<form id="{escape(provider.id)}-form" action="{escape(url)}" method="POST" '
         f'data-webauthn-options="{escape(options_url)}"{conditional}>{csrf}'
-        f"{_fields(provider, form_fields, **{'data-form-field': True})}"
+        f"{_fields(provider, provider.form_fields, **{'data-form-field': True})}"
         '<p class="error" role="alert" data-webauthn-error hidden></p>'
         f'<button id="submitButton-{escape(provider.id)}" type="submit">'
         f"Sign in with {escape(provider.name)}</button></form>"

@@ -1,33 +1,20 @@
 """The sign-in page's passkey forms and their script: Auth.js's form shape, the options URL,
 conditional UI, one constant script, and no way for a configured value to break out."""
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from sansio_auth import Theme, pages
 from sansio_auth.pages import WEBAUTHN_SCRIPT
-from sansio_auth.providers import Credentials, Provider
+from sansio_auth.providers import Credentials, Passkey, Provider, WebAuthnProvider
 from tests.sansio_auth.driver import ANN, ORIGIN, users
 from tests.sansio_auth.test_pages import Page, any_text, assert_well_formed
 
 
-@dataclass(frozen=True, kw_only=True)
-class PasskeyLike(Provider):
-    kind: ClassVar[Any] = "webauthn"
-    form_fields: Mapping[str, Mapping[str, Any]] = field(
-        default_factory=lambda: {
-            "email": {"label": "Email", "required": True, "autocomplete": "username webauthn"}
-        }
-    )
-    enable_conditional_ui: bool = True
-
-
-def passkey(**options: Any) -> PasskeyLike:
-    return PasskeyLike(**{"id": "passkey", "name": "Passkey", "type": "webauthn", **options})
+def passkey(**options: Any) -> WebAuthnProvider:
+    return Passkey(**options)
 
 
 def render(*providers: Provider, **options: Any) -> str:
