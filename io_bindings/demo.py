@@ -1,12 +1,16 @@
-"""The demo: a tiny site with a home page, a protected page, OAuth, password and e-mail sign-in.
+"""The demo: a tiny site with a home page, a protected page, OAuth, password, e-mail and
+passkey sign-in.
 
 Run with ``make demo`` (or ``python -m io_bindings.demo``) and open
-http://127.0.0.1:8000. Sign in with the demo provider (an OpenID Provider served by the
+http://localhost:8000. Sign in with the demo provider (an OpenID Provider served by the
 demo itself under ``/demo-op``, see :mod:`io_bindings.demo_op`), as ``demo`` / ``demo``,
-or with any e-mail address: the sign-in link is printed to the terminal and shown on
-http://127.0.0.1:8000/dev/inbox (no mail is sent).
+with any e-mail address (the sign-in link is printed to the terminal and shown on
+http://localhost:8000/dev/inbox; no mail is sent), or with a passkey (WebAuthn, the
+experimental flag set): type an e-mail address and press "Sign in with Passkey"; the first
+time registers one. Browsers refuse an IP address as the passkey's relying party, so open
+the demo as ``localhost``, not ``127.0.0.1``, to use passkeys.
 
-Users and e-mail verification tokens live in SQLite, in ``.demo/auth.db`` (the
+Users, passkeys (authenticators) and e-mail verification tokens live in SQLite, in ``.demo/auth.db`` (the
 directory ``DEMO_DIR``, created when missing), opened at start-up. Sessions are JWTs
 by default, because password (credentials) sign-in only works with JWT sessions;
 ``DEMO_SESSION_STRATEGY=database`` keeps sessions in SQLite instead and then offers
@@ -28,7 +32,7 @@ from urllib.parse import quote
 
 from sansio_auth import AuthConfig, Response, Theme
 from sansio_auth.config import Strategy
-from sansio_auth.providers import Credentials, Email
+from sansio_auth.providers import Credentials, Email, Passkey
 
 from .anyio import AuthApp
 from .db.sqlite import SQLiteAdapter
@@ -102,13 +106,13 @@ def config(
     op: DemoOP | None = None,
 ) -> AuthConfig:
     """The demo's configuration: users in ``adapter``, e-mail links through ``sender``,
-    OAuth through the demo's own ``op``."""
-    providers: list[Any] = [Email(send_verification_request=sender)]
+    OAuth through the demo's own ``op``, passkeys (experimental) kept in ``adapter``."""
+    providers: list[Any] = [Email(send_verification_request=sender), Passkey()]
     if op is not None:
         providers.insert(0, op.provider())
     if strategy == "jwt":  # credentials sign-in needs JWT sessions
         providers.insert(
-            len(providers) - 1,
+            len(providers) - 2,
             Credentials(
                 authorize=authorize,
                 credentials={
@@ -124,6 +128,7 @@ def config(
         session={"strategy": strategy},
         providers=providers,
         theme=Theme(brand_color="#0b7285"),
+        experimental={"enable_webauthn": True},
     )
 
 
@@ -236,6 +241,9 @@ class DemoSite:
         ways += (
             "<p>Or sign in with any e-mail address: the link is printed to the terminal "
             f'and shown in the <a href="{INBOX_PATH}">dev inbox</a>.</p>'
+            "<p>Or with a <b>passkey</b>: type an e-mail address and press "
+            "<i>Sign in with Passkey</i>; the first time registers one. Passkeys need the "
+            "site opened as <code>localhost</code> (browsers refuse an IP address).</p>"
         )
         if session is None:
             state = '<p>You are <b>not signed in</b>. <a href="/auth/signin">Sign in</a>.</p>'
@@ -290,8 +298,8 @@ def main() -> None:
         else "demo provider or e-mail"
     )
     print(
-        f"sansio-auth demo on http://127.0.0.1:{number}  ({logins}; "
-        f"links at http://127.0.0.1:{number}{INBOX_PATH}; {site.strategy} sessions)",
+        f"sansio-auth demo on http://localhost:{number}  ({logins} or passkey; "
+        f"links at http://localhost:{number}{INBOX_PATH}; {site.strategy} sessions)",
         flush=True,
     )
     # no access log: callback URLs carry authorization codes and e-mail tokens

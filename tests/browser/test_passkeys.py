@@ -1,0 +1,115 @@
+"""Passkeys on the demo's sign-in page in Chromium, with WebDriver's virtual authenticator:
+register one, sign out, sign in again with it (through the browser's autofill request and
+through the button); a second browser whose authenticator holds no passkey is refused.
+
+The page is opened as ``localhost``: Chromium refuses an IP address as the relying party id.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+from live_server import LiveServer
+from selenium import webdriver
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.virtual_authenticator import VirtualAuthenticatorOptions
+from selenium.webdriver.support.wait import WebDriverWait
+
+pytestmark = pytest.mark.e2e
+
+EMAIL_FIELD = "input-email-for-passkey-provider"
+BUTTON = "submitButton-passkey"
+ADDRESS = "passkey-user@example.com"
+
+
+def localhost(demo: LiveServer) -> str:
+    return demo.url.replace("//127.0.0.1:", "//localhost:")
+
+
+def add_authenticator(browser: webdriver.Chrome) -> None:
+    """A platform authenticator that keeps discoverable credentials and verifies its user."""
+    browser.add_virtual_authenticator(
+        VirtualAuthenticatorOptions(
+            protocol=VirtualAuthenticatorOptions.Protocol.CTAP2,
+            transport=VirtualAuthenticatorOptions.Transport.INTERNAL,
+            has_resident_key=True,
+            has_user_verification=True,
+            is_user_verified=True,
+        )
+    )
+
+
+def wait_for_url(browser: webdriver.Chrome, url: str) -> None:
+    WebDriverWait(browser, 20).until(lambda b: b.current_url == url)
+
+
+def session_text(browser: webdriver.Chrome) -> str:
+    return browser.find_element(By.TAG_NAME, "pre").text
+
+
+def press_passkey_button(browser: webdriver.Chrome, email: str) -> None:
+    browser.find_element(By.ID, EMAIL_FIELD).send_keys(email)
+    browser.find_element(By.ID, BUTTON).click()
+
+
+def sign_out(browser: webdriver.Chrome, site: str) -> None:
+    browser.get(site + "/auth/signout")
+    browser.find_element(By.XPATH, "//button[text()='Sign out']").click()
+    wait_for_url(browser, site + "/")
+    assert session_text(browser) == "null"
+
+
+def test_register_a_passkey_sign_out_and_sign_in_with_it(
+    browser: webdriver.Chrome, second_browser: webdriver.Chrome, demo: LiveServer
+) -> None:
+    site = localhost(demo)
+    home = site + "/"
+    sign_in = f"{site}/auth/signin?callbackUrl={quote(home, safe='')}"
+    add_authenticator(browser)
+
+    # an unknown address: the page registers a passkey and the user is signed in
+    browser.get(sign_in)
+    form = browser.find_element(By.ID, "passkey-form")
+    assert form.get_attribute("action") == f"{site}/auth/callback/passkey"
+    assert browser.find_element(By.ID, EMAIL_FIELD).get_attribute("autocomplete") == (
+        "username webauthn"
+    )
+    press_passkey_button(browser, ADDRESS)
+    wait_for_url(browser, home)
+    assert ADDRESS in session_text(browser)
+    [credential] = browser.get_credentials()
+    assert credential.is_resident_credential
+    assert credential.rp_id == "localhost"
+    assert credential.sign_count >= 1
+    sign_out(browser, site)
+
+    # the browser's autofill (conditional UI) request: Chromium's virtual authenticator
+    # answers it as soon as the page asks, with the one passkey it holds
+    browser.get(sign_in)
+    wait_for_url(browser, home)
+    assert ADDRESS in session_text(browser)
+    sign_out(browser, site)
+
+    # the button: while the page loads the authenticator declines user verification, so the
+    # autofill request gets nothing and pressing the button is what signs in
+    browser.set_user_verified(False)
+    browser.get(sign_in)
+    browser.set_user_verified(True)
+    press_passkey_button(browser, ADDRESS)
+    wait_for_url(browser, home)
+    assert ADDRESS in session_text(browser)
+    assert browser.get_cookie("authjs.session-token") is not None
+
+    # another browser, its authenticator empty: the same address gets no passkey to sign in
+    add_authenticator(second_browser)
+    second_browser.get(sign_in)
+    press_passkey_button(second_browser, ADDRESS)
+    error = second_browser.find_element(By.CSS_SELECTOR, "[data-webauthn-error]")
+    WebDriverWait(second_browser, 20).until(lambda _: error.is_displayed())
+    assert error.text == "The passkey request was cancelled or timed out. Try again."
+    assert second_browser.current_url == sign_in
+    assert second_browser.get_cookie("authjs.session-token") is None
+    assert second_browser.get_credentials() == []
+    second_browser.get(home)
+    assert session_text(second_browser) == "null"
