@@ -10,12 +10,12 @@ experimental flag set): type an e-mail address and press "Sign in with Passkey";
 time registers one. Browsers refuse an IP address as the passkey's relying party, so open
 the demo as ``localhost``, not ``127.0.0.1``, to use passkeys.
 
-Users, passkeys (authenticators) and e-mail verification tokens live in SQLite, in ``.demo/auth.db`` (the
-directory ``DEMO_DIR``, created when missing), opened at start-up. Sessions are JWTs
-by default, because password (credentials) sign-in only works with JWT sessions;
-``DEMO_SESSION_STRATEGY=database`` keeps sessions in SQLite instead and then offers
-OAuth and e-mail sign-in only. Without ``AUTH_SECRET`` a secret is generated once and kept in
-``.demo/secret``, so sessions survive a restart.
+Users, passkeys (authenticators) and e-mail verification tokens live in SQLite, in
+``.demo/auth.db`` (the directory ``DEMO_DIR``, created when missing), opened at start-up.
+Sessions are JWTs by default, because password (credentials) sign-in only works with JWT
+sessions; ``DEMO_SESSION_STRATEGY=database`` keeps sessions in SQLite instead and then
+offers OAuth, e-mail and passkey sign-in only. Without ``AUTH_SECRET`` a secret is
+generated once and kept in ``.demo/secret``, so sessions survive a restart.
 """
 
 from __future__ import annotations
