@@ -6,7 +6,9 @@ runs ``navigator.credentials.create``/``get`` and posts the result as Auth.js's 
 ``action`` and ``data`` (the RegistrationResponseJSON / AuthenticationResponseJSON, base64url
 fields) next to the form's ``csrfToken``. A form with ``data-conditional-ui`` also starts a
 conditional (autofill) request when the browser offers one. Errors are shown as one of a few
-fixed sentences, never the browser's or the server's own text.
+fixed sentences, never the browser's or the server's own text. While the browser waits for
+the authenticator the form has ``data-webauthn-pending`` (``register``, ``authenticate`` or
+``conditional``), for styles and tests.
 
 Nothing is ever interpolated into the script: everything it needs is read from the page.
 """
@@ -116,22 +118,33 @@ function post(form, action, data) {
   form.submit();
 }
 
+// While the browser waits for the authenticator the form says which request it made.
+async function waiting(form, request, kind) {
+  form.dataset.webauthnPending = kind;
+  try {
+    return await request;
+  } finally {
+    if (form.dataset.webauthnPending === kind) delete form.dataset.webauthnPending;
+  }
+}
+
 async function ceremony(form, action, conditional) {
   const signal = nextSignal();
   const reply = await fetchOptions(form, action);
   if (reply.action === "register") {
     const publicKey = creationOptions(reply.options);
-    const credential = await navigator.credentials.create({ publicKey, signal });
-    post(form, "register", registrationJSON(credential));
+    const request = navigator.credentials.create({ publicKey, signal });
+    post(form, "register", registrationJSON(await waiting(form, request, "register")));
   } else if (reply.action === "authenticate") {
     const publicKey = requestOptions(reply.options);
-    const request = { publicKey, signal };
+    const options = { publicKey, signal };
     if (conditional) {
       publicKey.allowCredentials = [];
-      request.mediation = "conditional";
+      options.mediation = "conditional";
     }
-    const credential = await navigator.credentials.get(request);
-    post(form, "authenticate", authenticationJSON(credential));
+    const request = navigator.credentials.get(options);
+    const kind = conditional ? "conditional" : "authenticate";
+    post(form, "authenticate", authenticationJSON(await waiting(form, request, kind)));
   } else {
     throw new Failure("failed");
   }

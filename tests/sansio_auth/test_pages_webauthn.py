@@ -104,7 +104,8 @@ def test_the_script_reads_everything_from_the_page():
         "data-conditional-ui",
         'url.searchParams.set("action", action)',
         '["action", action], ["data", JSON.stringify(data)]',
-        'request.mediation = "conditional"',
+        'options.mediation = "conditional"',
+        "form.dataset.webauthnPending = kind",
         "isConditionalMediationAvailable",
     ):
         assert needle in WEBAUTHN_SCRIPT, needle
