@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from sansio_auth import AuthConfig, Response, Theme
+from sansio_auth import AuthConfig, Request, Response, Theme
 from sansio_auth.config import Strategy
+from sansio_auth.pages import WEBAUTHN_SCRIPT
 from sansio_auth.providers import Credentials, Email, Passkey
 
 from .anyio import AuthApp
@@ -186,7 +187,11 @@ class DemoSite:
         session, cookies = read.data, read.cookies
         path = scope["path"]
         if path == "/":
-            html = _page("sansio-auth demo", self._home(session))
+            add_passkey = ""
+            if session is not None:
+                add_passkey, csrf_cookies = await self._add_passkey_form(request)
+                cookies = (*cookies, *csrf_cookies)
+            html = _page("sansio-auth demo", self._home(session) + add_passkey)
         elif path == "/protected":
             if session is None:
                 location = "/auth/signin?callbackUrl=" + quote("/protected", safe="")
@@ -251,6 +256,25 @@ class DemoSite:
             state = '<p>You are <b>signed in</b>. <a href="/auth/signout">Sign out</a>.</p>'
         shown = escape(str(session)) if session is not None else "null"
         return f"{state}{ways}<h2>Session</h2><pre>{shown}</pre>"
+
+    async def _add_passkey_form(self, request: Request) -> tuple[str, tuple[Any, ...]]:
+        """A form that registers another passkey for the signed-in user, run by the sign-in
+        page's script; its CSRF token (and cookie) from the engine's ``GET csrf``."""
+        origin = "/".join(request.url.split("/", 3)[:3])
+        asked = Request(method="GET", url=f"{origin}/auth/csrf", headers=request.headers)
+        reply = await self.auth_app.auth.respond(asked)
+        assert reply is not None  # /auth/csrf is an auth route
+        token = str(reply.json()["csrfToken"])
+        form = (
+            "<h2>Passkeys</h2><p>Add a passkey to this account, e.g. one on another device.</p>"
+            '<form id="add-passkey" method="POST" action="/auth/callback/passkey" '
+            'data-webauthn-options="/auth/webauthn-options/passkey">'
+            f'<input type="hidden" name="csrfToken" value="{escape(token)}">'
+            '<p class="error" role="alert" data-webauthn-error hidden></p>'
+            '<button type="submit" name="action" value="register">Add a passkey</button>'
+            f"</form><script>{WEBAUTHN_SCRIPT}</script>"
+        )
+        return form, reply.cookies
 
     def _inbox(self) -> str:
         sent = self.sender.sent

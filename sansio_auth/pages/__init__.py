@@ -14,7 +14,7 @@ from typing import Any
 from ..config import Theme
 from ..providers import Provider, WebAuthnProvider
 from ._style import CSS
-from ._webauthn_script import SCRIPT as WEBAUTHN_SCRIPT
+from ._webauthn_script import WEBAUTHN_SCRIPT as WEBAUTHN_SCRIPT
 
 _SAFE_COLOR = re.compile(r"^[#a-zA-Z0-9(),.% -]{1,64}$")
 _SAFE_IMAGE = re.compile(r"^(https?://|/)[^\s\"'<>]*$|^data:image/[a-z+]+;base64,[A-Za-z0-9+/=]+$")

@@ -13,7 +13,7 @@ the authenticator the form has ``data-webauthn-pending`` (``register``, ``authen
 Nothing is ever interpolated into the script: everything it needs is read from the page.
 """
 
-SCRIPT = r"""(() => {
+WEBAUTHN_SCRIPT = r"""(() => {
 "use strict";
 const MESSAGES = {
   unsupported: "This browser cannot use passkeys.",

@@ -15,6 +15,7 @@ from live_server import LiveServer
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.virtual_authenticator import VirtualAuthenticatorOptions
+from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.wait import WebDriverWait
 
 pytestmark = pytest.mark.e2e
@@ -68,6 +69,13 @@ def wait_for_the_autofill_request(browser: webdriver.Chrome) -> None:
     assert form.get_attribute("data-webauthn-pending") is None
 
 
+def shown_error(browser: webdriver.Chrome, form: str) -> str:
+    """The message the page shows under ``form`` (once it shows one)."""
+    error = browser.find_element(By.CSS_SELECTOR, f"{form} [data-webauthn-error]")
+    WebDriverWait(browser, 20).until(lambda _: error.is_displayed())
+    return str(error.text)
+
+
 def sign_out(browser: webdriver.Chrome, site: str) -> None:
     browser.get(site + "/auth/signout")
     browser.find_element(By.XPATH, "//button[text()='Sign out']").click()
@@ -119,13 +127,33 @@ def test_register_a_passkey_sign_out_and_sign_in_with_it(
     assert ADDRESS in session_text(browser)
     assert browser.get_cookie("authjs.session-token") is not None
 
+    # signed in, the demo's home page adds a passkey to the account: not a second one on
+    # this authenticator (the server lists the account's passkeys to exclude) ...
+    add_passkey = "//button[text()='Add a passkey']"
+    browser.find_element(By.XPATH, add_passkey).click()
+    shown = shown_error(browser, "#add-passkey")
+    assert shown == "This device already holds a passkey for this account."
+    assert [c.id for c in browser.get_credentials()] == [passkey.id]
+    # ... but one on another authenticator (this one, its passkey put aside)
+    browser.remove_all_credentials()
+    browser.get(home)
+    button = browser.find_element(By.XPATH, add_passkey)
+    button.click()
+    WebDriverWait(browser, 20).until(expected_conditions.staleness_of(button))
+    wait_for_url(browser, home)  # back from the callback, not on the error page
+    [second] = browser.get_credentials()
+    assert second.id != passkey.id
+    sign_out(browser, site)
+    browser.get(sign_in)  # the autofill request signs in with the only passkey held: the new one
+    wait_for_url(browser, home)
+    assert ADDRESS in session_text(browser)
+
     # another browser, its authenticator empty: the same address gets no passkey to sign in
     add_authenticator(second_browser)
     second_browser.get(sign_in)
     press_passkey_button(second_browser, ADDRESS)
-    error = second_browser.find_element(By.CSS_SELECTOR, "[data-webauthn-error]")
-    WebDriverWait(second_browser, 20).until(lambda _: error.is_displayed())
-    assert error.text == "The passkey request was cancelled or timed out. Try again."
+    shown = shown_error(second_browser, "#passkey-form")
+    assert shown == "The passkey request was cancelled or timed out. Try again."
     assert second_browser.current_url == sign_in
     assert second_browser.get_cookie("authjs.session-token") is None
     assert second_browser.get_credentials() == []
