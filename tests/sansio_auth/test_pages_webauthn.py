@@ -61,6 +61,7 @@ def test_the_passkey_form_is_auth_js_s_with_the_options_url():
     assert box == {"class": "error", "role": "alert", "data-webauthn-error": None, "hidden": None}
     assert html.count("<script>") == 1
     assert html.endswith(f"<script>{WEBAUTHN_SCRIPT}</script></body></html>")
+    assert " src=" not in html  # nothing fetched from elsewhere: the page works offline
 
 
 def test_conditional_ui_only_when_the_provider_enables_it():
