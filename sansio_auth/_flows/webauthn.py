@@ -22,7 +22,14 @@ from .._flow import Step, call_adapter, log_warning
 from ..errors import AuthError, InvalidProvider, WebAuthnVerificationError
 from ..oauth.checks import b64url
 from ..providers import WebAuthnProvider
-from .login import finish_login, handle_login, run_sign_in_callback, signed_in_user, undo_sign_up
+from .login import (
+    LoginResult,
+    finish_login,
+    handle_login,
+    run_sign_in_callback,
+    signed_in_user,
+    undo_sign_up,
+)
 
 Decision = Literal["register", "authenticate"]
 ACCOUNT_TYPE = "webauthn"
@@ -131,7 +138,7 @@ def webauthn_callback(ctx: Context, provider: WebAuthnProvider) -> Step[Reply]:
         try:
             yield from call_adapter(ctx.settings.adapter, "create_authenticator", record)
         except Exception:
-            yield from _undo_link(ctx, login.is_new_user, login.user["id"], account)
+            yield from _undo(ctx, login, account)
             raise
     return (yield from finish_login(ctx, login))
 
@@ -191,14 +198,14 @@ def _register(
     return user, _account(provider, new.credential_id), new
 
 
-def _undo_link(
-    ctx: Context, new_user: bool, user_id: str, account: Mapping[str, Any]
-) -> Step[None]:
-    """A registration whose authenticator could not be stored leaves nothing behind."""
-    if new_user:
-        yield from undo_sign_up(ctx, user_id)
+def _undo(ctx: Context, login: LoginResult, account: Mapping[str, Any]) -> Step[None]:
+    """A registration whose authenticator could not be stored leaves nothing behind: the
+    user it created, or the account it linked to the signed-in user."""
+    if login.is_new_user:
+        yield from undo_sign_up(ctx, str(login.user["id"]))
         return
-    if callable(getattr(ctx.settings.adapter, "unlink_account", None)):
+    linked = any(name == "link_account" for name, _ in login.events)
+    if linked and callable(getattr(ctx.settings.adapter, "unlink_account", None)):
         yield from call_adapter(
             ctx.settings.adapter,
             "unlink_account",
