@@ -1,6 +1,7 @@
 """Passkeys on the demo's sign-in page in Chromium, with WebDriver's virtual authenticator:
 register one, sign out, sign in again with it (through the browser's autofill request and
-through the button); a second browser whose authenticator holds no passkey is refused.
+through the button), add a second one while signed in; a second browser whose
+authenticator holds no passkey is refused; a browser without WebAuthn is told so.
 
 The page is opened as ``localhost``: Chromium refuses an IP address as the relying party id.
 """
@@ -159,3 +160,13 @@ def test_register_a_passkey_sign_out_and_sign_in_with_it(
     assert second_browser.get_credentials() == []
     second_browser.get(home)
     assert session_text(second_browser) == "null"
+
+
+def test_a_browser_without_webauthn_is_told_so(browser: webdriver.Chrome, demo: LiveServer) -> None:
+    hide_webauthn = "delete window.PublicKeyCredential"
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": hide_webauthn})
+    browser.get(localhost(demo) + "/auth/signin")
+    assert shown_error(browser, "#passkey-form") == "This browser cannot use passkeys."
+    assert not browser.find_element(By.ID, BUTTON).is_enabled()
+    # the other ways to sign in are untouched
+    assert browser.find_element(By.ID, "input-email-for-email-provider").is_enabled()
