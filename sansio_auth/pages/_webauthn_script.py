@@ -19,6 +19,7 @@ const MESSAGES = {
   unsupported: "This browser cannot use passkeys.",
   cancelled: "The passkey request was cancelled or timed out. Try again.",
   exists: "This device already holds a passkey for this account.",
+  address: "Passkeys cannot be used at this address.",
   unavailable: "Passkey sign-in is unavailable right now. Try again later.",
   failed: "Passkey sign-in failed. Try again.",
 };
@@ -155,6 +156,7 @@ function show(form, error) {
   const key = error instanceof Failure ? error.message
     : error && error.name === "NotAllowedError" ? "cancelled"
     : error && error.name === "InvalidStateError" ? "exists"
+    : error && error.name === "SecurityError" ? "address"
     : error;
   const box = errorBox(form);
   box.textContent = MESSAGES[key] || MESSAGES.failed;

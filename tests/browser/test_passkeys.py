@@ -170,3 +170,14 @@ def test_a_browser_without_webauthn_is_told_so(browser: webdriver.Chrome, demo: 
     assert not browser.find_element(By.ID, BUTTON).is_enabled()
     # the other ways to sign in are untouched
     assert browser.find_element(By.ID, "input-email-for-email-provider").is_enabled()
+
+
+def test_an_ip_address_is_no_relying_party(browser: webdriver.Chrome, demo: LiveServer) -> None:
+    """Opened as 127.0.0.1 the relying party id is an IP address, which Chromium refuses
+    (a SecurityError): the page says passkeys cannot be used there."""
+    add_authenticator(browser)
+    browser.get(demo.url + "/auth/signin")
+    assert demo.url.startswith("http://127.0.0.1:")
+    press_passkey_button(browser, ADDRESS)
+    assert shown_error(browser, "#passkey-form") == "Passkeys cannot be used at this address."
+    assert browser.get_credentials() == []
