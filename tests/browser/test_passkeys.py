@@ -8,7 +8,6 @@ The page is opened as ``localhost``: Chromium refuses an IP address as the relyi
 
 from __future__ import annotations
 
-import time
 from urllib.parse import quote
 
 import pytest
@@ -56,16 +55,30 @@ def press_passkey_button(browser: webdriver.Chrome, email: str) -> None:
     browser.find_element(By.ID, BUTTON).click()
 
 
+COUNT_SETTLED_REQUESTS = """
+const get = navigator.credentials.get.bind(navigator.credentials);
+window.settledRequests = 0;
+const settled = () => { window.settledRequests += 1; };
+navigator.credentials.get = (options) => {
+  const request = get(options);
+  request.then(settled, settled);
+  return request;
+};
+"""
+
+
+def count_settled_requests(browser: webdriver.Chrome) -> None:
+    """From the next page on, ``window.settledRequests`` counts the ended ``get`` requests."""
+    source = {"source": COUNT_SETTLED_REQUESTS}
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", source)
+
+
 def wait_for_the_autofill_request(browser: webdriver.Chrome) -> None:
-    """Until the page has asked for the autofill request's options and, a moment later,
-    made the request (with no passkey to offer, Chromium's virtual authenticator declines
-    it at once)."""
-    requested = "return performance.getEntriesByType('resource').map(e => e.name)"
-    options = "/auth/webauthn-options/passkey?action=authenticate"
+    """Until the page's autofill request has ended (with no passkey to offer, Chromium's
+    virtual authenticator declines it at once)."""
     WebDriverWait(browser, 20).until(
-        lambda b: any(options in name for name in b.execute_script(requested))
+        lambda b: b.execute_script("return window.settledRequests") == 1
     )
-    time.sleep(0.5)
     form = browser.find_element(By.ID, "passkey-form")
     assert form.get_attribute("data-webauthn-pending") is None
 
@@ -120,6 +133,7 @@ def test_register_a_passkey_sign_out_and_sign_in_with_it(
     # button is what signs in
     [passkey] = browser.get_credentials()
     browser.remove_all_credentials()
+    count_settled_requests(browser)
     browser.get(sign_in)
     wait_for_the_autofill_request(browser)
     browser.add_credential(passkey)
