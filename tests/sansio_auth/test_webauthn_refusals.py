@@ -23,6 +23,7 @@ from sansio_auth.errors import (
 )
 from sansio_auth.providers import Credentials, Passkey, WebAuthn
 from sansio_auth.testing import SECRET, Clock, seeded_entropy
+from sansio_auth.testing.browser import StoredCookie
 from sansio_auth.testing.webauthn import SoftAuthenticator
 from tests.sansio_auth.adapter_faults import FaultyAdapter
 from tests.sansio_auth.webauthn_peer import ENABLED, PasskeyPeer, error_of
@@ -118,7 +119,7 @@ def test_a_replayed_response_is_refused(registered, action):
     replay = peer.callback(action, data)
     assert_refused(peer, replay, before, error="Configuration")
     # an attacker who kept the cookie too: the credential exists / the counter did not move
-    peer.browser.jar["authjs.challenge"] = type(peer.browser.jar["authjs.csrf-token"])(cookie, None)
+    peer.browser.jar["authjs.challenge"] = StoredCookie(cookie, None)
     replay = peer.callback(action, data)
     assert_refused(peer, replay, before)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from sansio_auth import AuthConfig, Response
 from sansio_auth.providers import Passkey, Provider
-from sansio_auth.testing import SECRET, Browser, seeded_entropy
+from sansio_auth.testing import SECRET, Browser, Clock, seeded_entropy
 from sansio_auth.testing.webauthn import SoftAuthenticator
 from tests.sansio_auth.adapter_faults import FaultyAdapter
 from tests.sansio_auth.driver import query_of
@@ -49,6 +49,7 @@ class PasskeyPeer:
         *providers: Provider,
         seed: str = "webauthn",
         authenticator: SoftAuthenticator | None = None,
+        clock: Clock | None = None,
         **options: Any,
     ) -> PasskeyPeer:
         db = options.pop("adapter", None) or FaultyAdapter()
@@ -60,7 +61,7 @@ class PasskeyPeer:
             experimental=ENABLED,
             **options,
         )
-        browser = Browser(config, seed=seed)
+        browser = Browser(config, seed=seed, clock=clock)
         authenticator = authenticator or SoftAuthenticator(entropy=seeded_entropy(seed + "-key"))
         return cls(browser, db, authenticator)
 
