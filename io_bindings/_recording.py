@@ -66,6 +66,11 @@ SECRET_ARGS = {"use_verification_token": 1, "get_session_and_user": 0, "delete_s
 """Adapter methods whose positional argument at this index is a secret (a token)."""
 
 PLACEHOLDER = re.compile(r"__redacted_(\d+)__")
+EMAIL_DOMAIN = "redacted.invalid"
+"""The domain of an e-mail address's placeholder ``__redacted_N__@redacted.invalid``: still
+an address, so a flow replayed with it takes the path it took with the real one."""
+_EMAIL = re.compile(r"[A-Za-z0-9.!#$%&'*+=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+")
+_EMAIL_PLACEHOLDER = re.compile(rf"(__redacted_\d+__)@{re.escape(EMAIL_DOMAIN)}")
 _JWT = re.compile(r"^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$")
 
 
@@ -82,6 +87,8 @@ class Exchange(msgspec.Struct, kw_only=True):
     version: int = VERSION
     redacted: bool = True
     """Whether secrets were replaced by placeholders."""
+    emails_redacted: bool = False
+    """Whether e-mail addresses were replaced by placeholders too."""
     request: dict[str, Any]
     clock: list[float] = msgspec.field(default_factory=list)
     entropy: list[str] = msgspec.field(default_factory=list)
@@ -313,9 +320,12 @@ class Redactor:
 
     ``known`` maps each value seen to its placeholder; :meth:`bind` records that a
     value stands for a given placeholder (replay feeding recorded input back in).
+    With ``emails``, every string that is an e-mail address is a secret too; its
+    placeholder is itself an address (:data:`EMAIL_DOMAIN`).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, emails: bool = False) -> None:
+        self.emails = emails
         self.known: dict[str, str] = {}
         self.values: dict[str, str] = {}
         """Placeholder → the value it stands for (the inverse of ``known``)."""
@@ -325,35 +335,57 @@ class Redactor:
         """The placeholder for ``value`` (a placeholder or ``""`` stays as it is)."""
         if not value:
             return value
-        if value in self.known:
-            return self.known[value]
-        match = PLACEHOLDER.fullmatch(value)
+        email = self.is_email(value)
+        key = value.lower() if email else value  # an address in any case is one address
+        if key in self.known:
+            return self.known[key]
+        match = PLACEHOLDER.fullmatch(value) or _EMAIL_PLACEHOLDER.fullmatch(value)
         if match:
-            self._next = max(self._next, int(match[1]) + 1)
+            self._number(match[0])
             return value
         placeholder = f"__redacted_{self._next}__"
-        self._next += 1
-        self.bind(value, placeholder)
+        if email:
+            placeholder += f"@{EMAIL_DOMAIN}"
+        self.bind(key, placeholder)
         return placeholder
 
     def bind(self, value: str, placeholder: str) -> None:
         """Record that ``value`` stands for ``placeholder``."""
         self.known[value] = placeholder
         self.values[placeholder] = value
-        number = int(PLACEHOLDER.fullmatch(placeholder)[1])  # type: ignore[index]
+        self._number(placeholder)
+
+    def _number(self, placeholder: str) -> None:
+        """Number later placeholders after this one."""
+        number = int(PLACEHOLDER.match(placeholder)[1])  # type: ignore[index]
         self._next = max(self._next, number + 1)
+
+    def is_email(self, value: str) -> bool:
+        """Whether ``value`` is an e-mail address to redact."""
+        return self.emails and _EMAIL.fullmatch(value) is not None
 
     def secret(self, key: str, value: str) -> str:
         """``value`` of secret field ``key`` redacted (an ID token keeps its claims)."""
         jwt = _JWT.match(value) if key.lower() == "id_token" else None
         if jwt:
-            return f"{jwt[1]}.{jwt[2]}.{self.placeholder(jwt[3])}"
+            return f"{jwt[1]}.{self._claims(jwt[2])}.{self.placeholder(jwt[3])}"
         if key.lower() == "authorization" and " " in value:
             scheme, _, credentials = value.partition(" ")
             return f"{scheme} {self.placeholder(credentials)}"
         if key.lower() == "cookie":
             return "; ".join(f"{name}={self.placeholder(v)}" for name, v in _cookie_pairs(value))
         return self.placeholder(value)
+
+    def _claims(self, payload: str) -> str:
+        """A JWT's base64url payload with the addresses in its claims redacted."""
+        if not self.emails:
+            return payload
+        try:
+            claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+        except ValueError:
+            return payload
+        encoded = json.dumps(self.tree(claims), separators=(",", ":")).encode()
+        return base64.urlsafe_b64encode(encoded).rstrip(b"=").decode()
 
     def tree(self, value: Any) -> Any:
         """``value`` (plain data) with secret keys' values and URL parameters redacted."""
@@ -369,7 +401,7 @@ class Redactor:
         if isinstance(value, list):
             return [self.tree(item) for item in value]
         if isinstance(value, str):
-            return self.url(value)
+            return self.placeholder(value) if self.is_email(value) else self.url(value)
         return value
 
     def url(self, value: str) -> str:
@@ -383,7 +415,12 @@ class Redactor:
     def form(self, encoded: str) -> str:
         """A form-encoded string with secret fields redacted."""
         pairs = parse_qsl(encoded, keep_blank_values=True)
-        return urlencode([(k, self.secret(k, v) if _is_secret(k) else v) for k, v in pairs])
+        return urlencode([(k, self._field(k, v)) for k, v in pairs])
+
+    def _field(self, key: str, value: str) -> str:
+        if _is_secret(key):
+            return self.secret(key, value)
+        return self.placeholder(value) if self.is_email(value) else value
 
     def body(self, body: dict[str, str], content_type: str) -> dict[str, str]:
         """A recorded body with secrets redacted (form and JSON bodies)."""

@@ -1,17 +1,21 @@
-"""The demo: a tiny site with a home page, a protected page, OAuth, password and e-mail sign-in.
+"""The demo: a tiny site with a home page, a protected page, OAuth, password, e-mail and
+passkey sign-in.
 
 Run with ``make demo`` (or ``python -m io_bindings.demo``) and open
-http://127.0.0.1:8000. Sign in with the demo provider (an OpenID Provider served by the
+http://localhost:8000. Sign in with the demo provider (an OpenID Provider served by the
 demo itself under ``/demo-op``, see :mod:`io_bindings.demo_op`), as ``demo`` / ``demo``,
-or with any e-mail address: the sign-in link is printed to the terminal and shown on
-http://127.0.0.1:8000/dev/inbox (no mail is sent).
+with any e-mail address (the sign-in link is printed to the terminal and shown on
+http://localhost:8000/dev/inbox; no mail is sent), or with a passkey (WebAuthn, the
+experimental flag set): type an e-mail address and press "Sign in with Passkey"; the first
+time registers one. Browsers refuse an IP address as the passkey's relying party, so open
+the demo as ``localhost``, not ``127.0.0.1``, to use passkeys.
 
-Users and e-mail verification tokens live in SQLite, in ``.demo/auth.db`` (the
-directory ``DEMO_DIR``, created when missing), opened at start-up. Sessions are JWTs
-by default, because password (credentials) sign-in only works with JWT sessions;
-``DEMO_SESSION_STRATEGY=database`` keeps sessions in SQLite instead and then offers
-OAuth and e-mail sign-in only. Without ``AUTH_SECRET`` a secret is generated once and kept in
-``.demo/secret``, so sessions survive a restart.
+Users, passkeys (authenticators) and e-mail verification tokens live in SQLite, in
+``.demo/auth.db`` (the directory ``DEMO_DIR``, created when missing), opened at start-up.
+Sessions are JWTs by default, because password (credentials) sign-in only works with JWT
+sessions; ``DEMO_SESSION_STRATEGY=database`` keeps sessions in SQLite instead and then
+offers OAuth, e-mail and passkey sign-in only. Without ``AUTH_SECRET`` a secret is
+generated once and kept in ``.demo/secret``, so sessions survive a restart.
 """
 
 from __future__ import annotations
@@ -27,9 +31,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from sansio_auth import AuthConfig, Response, Theme
+from sansio_auth import AuthConfig, Request, Response, Theme
 from sansio_auth.config import Strategy
-from sansio_auth.providers import Credentials, Email
+from sansio_auth.pages import WEBAUTHN_SCRIPT
+from sansio_auth.providers import Credentials, Email, Passkey
 
 from .anyio import AuthApp
 from .db.sqlite import SQLiteAdapter
@@ -119,13 +124,13 @@ def config(
     op: DemoOP | None = None,
 ) -> AuthConfig:
     """The demo's configuration: users in ``adapter``, e-mail links through ``sender``,
-    OAuth through the demo's own ``op``."""
-    providers: list[Any] = [Email(send_verification_request=sender)]
+    OAuth through the demo's own ``op``, passkeys (experimental) kept in ``adapter``."""
+    providers: list[Any] = [Email(send_verification_request=sender), Passkey()]
     if op is not None:
         providers.insert(0, op.provider())
     if strategy == "jwt":  # credentials sign-in needs JWT sessions
         providers.insert(
-            len(providers) - 1,
+            len(providers) - 2,
             Credentials(
                 authorize=authorize,
                 credentials={
@@ -141,6 +146,7 @@ def config(
         session={"strategy": strategy},
         providers=providers,
         theme=Theme(brand_color="#0b7285"),
+        experimental={"enable_webauthn": True},
     )
 
 
@@ -198,7 +204,11 @@ class DemoSite:
         session, cookies = read.data, read.cookies
         path = scope["path"]
         if path == "/":
-            html = _page("sansio-auth demo", self._home(session))
+            add_passkey = ""
+            if session is not None:
+                add_passkey, csrf_cookies = await self._add_passkey_form(request)
+                cookies = (*cookies, *csrf_cookies)
+            html = _page("sansio-auth demo", self._home(session) + add_passkey)
         elif path == "/protected":
             if session is None:
                 location = "/auth/signin?callbackUrl=" + quote("/protected", safe="")
@@ -253,6 +263,9 @@ class DemoSite:
         ways += (
             "<p>Or sign in with any e-mail address: the link is printed to the terminal "
             f'and shown in the <a href="{INBOX_PATH}">dev inbox</a>.</p>'
+            "<p>Or with a <b>passkey</b>: type an e-mail address and press "
+            "<i>Sign in with Passkey</i>; the first time registers one. Passkeys need the "
+            "site opened as <code>localhost</code> (browsers refuse an IP address).</p>"
         )
         if session is None:
             state = '<p>You are <b>not signed in</b>. <a href="/auth/signin">Sign in</a>.</p>'
@@ -260,6 +273,25 @@ class DemoSite:
             state = '<p>You are <b>signed in</b>. <a href="/auth/signout">Sign out</a>.</p>'
         shown = escape(str(session)) if session is not None else "null"
         return f"{state}{ways}<h2>Session</h2><pre>{shown}</pre>"
+
+    async def _add_passkey_form(self, request: Request) -> tuple[str, tuple[Any, ...]]:
+        """A form that registers another passkey for the signed-in user, run by the sign-in
+        page's script; its CSRF token (and cookie) from the engine's ``GET csrf``."""
+        origin = "/".join(request.url.split("/", 3)[:3])
+        asked = Request(method="GET", url=f"{origin}/auth/csrf", headers=request.headers)
+        reply = await self.auth_app.auth.respond(asked)
+        assert reply is not None  # /auth/csrf is an auth route
+        token = str(reply.json()["csrfToken"])
+        form = (
+            "<h2>Passkeys</h2><p>Add a passkey to this account, e.g. one on another device.</p>"
+            '<form id="add-passkey" method="POST" action="/auth/callback/passkey" '
+            'data-webauthn-options="/auth/webauthn-options/passkey">'
+            f'<input type="hidden" name="csrfToken" value="{escape(token)}">'
+            '<p class="error" role="alert" data-webauthn-error hidden></p>'
+            '<button type="submit" name="action" value="register">Add a passkey</button>'
+            f"</form><script>{WEBAUTHN_SCRIPT}</script>"
+        )
+        return form, reply.cookies
 
     def _inbox(self) -> str:
         sent = self.sender.sent
@@ -309,8 +341,8 @@ def main() -> None:
         else "demo provider or e-mail"
     )
     print(
-        f"sansio-auth demo on http://127.0.0.1:{number}  ({logins}; "
-        f"links at http://127.0.0.1:{number}{INBOX_PATH}; {site.strategy} sessions; "
+        f"sansio-auth demo on http://localhost:{number}  ({logins} or passkey; "
+        f"links at http://localhost:{number}{INBOX_PATH}; {site.strategy} sessions; "
         f"uvicorn on {loop} + {http})",
         flush=True,
     )

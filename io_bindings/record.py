@@ -8,12 +8,13 @@ Each request served appends one line (see :mod:`io_bindings._recording`): the re
 the clock readings and entropy the engine drew, every action with the event that
 answered it, and the response. Secrets are redacted on write (``redact=False`` keeps
 them): the auth secret never appears, client secrets, ``code``, tokens, cookie values,
-``Authorization`` headers and password fields become placeholders.
+``Authorization`` headers and password fields become placeholders; with
+``redact_emails=True`` e-mail addresses too.
 
 The command line serves an app and records what it serves::
 
     python -m io_bindings.record --config module:attr --out exchanges.jsonl \
-        [--host 127.0.0.1 --port 8000]
+        [--host 127.0.0.1 --port 8000] [--redact-emails]
 """
 
 from __future__ import annotations
@@ -62,10 +63,12 @@ class Recorder:
     :meth:`clock`, :meth:`entropy`, :meth:`step`, :meth:`finish`) from another driver.
     """
 
-    def __init__(self, out: str | Path | IO[str], *, redact: bool = True) -> None:
+    def __init__(
+        self, out: str | Path | IO[str], *, redact: bool = True, redact_emails: bool = False
+    ) -> None:
         self._file: IO[str] = open(out, "a") if isinstance(out, str | Path) else out  # noqa: SIM115
         self._owns_file = isinstance(out, str | Path)
-        self._redactor = Redactor() if redact else NoRedaction()
+        self._redactor = Redactor(emails=redact_emails) if redact else NoRedaction()
         self._lock = threading.Lock()
         self.exchanges = 0
         """How many exchanges were written."""
@@ -142,6 +145,7 @@ class Recorder:
         return msgspec.structs.replace(
             exchange,
             redacted=not isinstance(redact, NoRedaction),
+            emails_redacted=redact.emails,
             request=request,
             steps=steps,
             response=response,
@@ -240,10 +244,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--no-redact", action="store_true", help="keep secrets (never commit)")
+    parser.add_argument("--redact-emails", action="store_true", help="redact e-mail addresses too")
     args = parser.parse_args(argv)
     import uvicorn
 
-    recorder = Recorder(args.out, redact=not args.no_redact)
+    recorder = Recorder(args.out, redact=not args.no_redact, redact_emails=args.redact_emails)
     app = AuthApp(auth=recorder.auth(load_config(args.config)))
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

@@ -130,7 +130,8 @@ class _Replay:
         self.exchanges = exchanges
         self.live = live
         redacted = all(exchange.redacted for exchange in exchanges)
-        self.redactor = Redactor() if redacted else NoRedaction()
+        emails = all(exchange.emails_redacted for exchange in exchanges)
+        self.redactor = Redactor(emails=emails) if redacted else NoRedaction()
         self.resigner = Resigner()
         self.divergence: Divergence | None = None
         self.number = 0

@@ -11,7 +11,7 @@ from urllib.parse import unquote
 
 from ._context import BadRequest, Context, Reply
 from ._flow import Step
-from ._flows import callback, federated, misc, pages, session, signin, signout
+from ._flows import callback, federated, misc, pages, session, signin, signout, webauthn
 
 
 class Route(NamedTuple):
@@ -43,8 +43,8 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("POST", "callback"): Route(
         callback.callback,
         "callback/<provider>",
-        "credentials only",
-        "credentials sign-in; OAuth `form_post`",
+        "credentials and WebAuthn",
+        "credentials sign-in; WebAuthn response (`action`, `data`); OAuth `form_post`",
     ),
     ("GET", "signout"): Route(pages.signout_page, "signout", "", "sign-out confirmation page"),
     ("POST", "signout"): Route(signout.sign_out, "signout", "yes", "sign out, then redirect"),
@@ -64,6 +64,13 @@ ROUTES: dict[tuple[str, str], Route] = {
         pages.verify_request_page, "verify-request", "", '"check your email" page'
     ),
     ("GET", "error"): Route(pages.error_page, "error", "", "error page; status by `?error=`"),
+    ("GET", "webauthn-options"): Route(
+        webauthn.webauthn_options,
+        "webauthn-options/<provider>",
+        "",
+        'JSON `{"action", "options"}` for `?action=register|authenticate&email=`; '
+        "sets the challenge cookie",
+    ),
 }
 ACTIONS = frozenset(
     {

@@ -322,7 +322,7 @@ class MissingCSRF(SignInError):
 
 
 class AccountNotLinked(SignInError):
-    """The account belongs to another user (WebAuthn linking; raised once WebAuthn is built)."""
+    """WebAuthn linking refused: the credential is another user's, or a user has the address."""
 
     type: ClassVar[str] = "AccountNotLinked"
     default_fault: ClassVar[Fault | None] = "browser"
@@ -335,6 +335,21 @@ class WebAuthnVerificationError(AuthError):
     type: ClassVar[str] = "WebAuthnVerificationError"
     default_fault: ClassVar[Fault | None] = "browser"
     client_safe: ClassVar[bool] = True
+
+
+class DuplicateConditionalUI(AuthError):
+    """More than one WebAuthn provider has ``enable_conditional_ui``."""
+
+    type: ClassVar[str] = "DuplicateConditionalUI"
+    default_fault: ClassVar[Fault | None] = "configuration"
+
+
+class MissingWebAuthnAutocomplete(AuthError):
+    """A WebAuthn provider with conditional UI has no form field whose ``autocomplete``
+    contains ``webauthn``."""
+
+    type: ClassVar[str] = "MissingWebAuthnAutocomplete"
+    default_fault: ClassVar[Fault | None] = "configuration"
 
 
 class ExperimentalFeatureNotEnabled(AuthError):

@@ -28,14 +28,17 @@ from .config import (
 from .cookies import CookieSet, cookie_set
 from .errors import (
     Configuration,
+    DuplicateConditionalUI,
+    ExperimentalFeatureNotEnabled,
     MissingAdapter,
     MissingAdapterMethods,
     MissingAuthorize,
     MissingSecretError,
+    MissingWebAuthnAutocomplete,
     UnsupportedStrategy,
     UntrustedHost,
 )
-from .providers import PROVIDER_KINDS, CredentialsProvider, Provider
+from .providers import PROVIDER_KINDS, CredentialsProvider, Provider, WebAuthnProvider
 
 DATABASE_METHODS = (
     "create_user",
@@ -49,7 +52,22 @@ DATABASE_METHODS = (
     "update_session",
     "delete_session",
 )
-EXPERIMENTAL_FLAGS = frozenset({"enable_web_authn"})
+EXPERIMENTAL_FLAGS = frozenset({"enable_webauthn", "enable_web_authn"})
+"""``enable_webauthn`` (``enable_web_authn``, the literal snake_case of Auth.js's
+``enableWebAuthn``, is accepted too)."""
+WEBAUTHN_METHODS = (
+    "create_user",
+    "get_user",
+    "get_user_by_email",
+    "get_user_by_account",
+    "link_account",
+    "get_account",
+    "get_authenticator",
+    "create_authenticator",
+    "list_authenticators_by_user_id",
+    "update_authenticator_counter",
+)
+"""What WebAuthn needs of an adapter (Auth.js's list plus the two lookups its linking uses)."""
 EMAIL_METHODS = (
     "create_verification_token",
     "use_verification_token",
@@ -130,6 +148,7 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
         by_id[provider.id] = provider
     strategy = _strategy(session, config.adapter, providers)
     _check_adapter(config.adapter, strategy, providers)
+    webauthn = _check_webauthn(config.experimental, config.adapter, providers)
     _check_session_features(session, config.adapter, strategy, providers)
     for option, number in (
         ("session.max_age", session.max_age),
@@ -150,6 +169,8 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
         warnings.append("debug-enabled")
     if config.skip_csrf_check is not None:
         warnings.append("csrf-disabled")
+    if webauthn:
+        warnings.append("experimental-webauthn")
     return Settings(
         config=config,
         secrets=secrets,
@@ -343,6 +364,38 @@ def _check_adapter(adapter: Any, strategy: Strategy, providers: Sequence[Provide
     missing = sorted({m for m in required if not callable(getattr(adapter, m, None))})
     if missing:
         raise MissingAdapterMethods(f"Required adapter methods were missing: {', '.join(missing)}")
+
+
+def _check_webauthn(
+    experimental: Mapping[str, bool], adapter: Any, providers: Sequence[Provider]
+) -> bool:
+    """Auth.js's WebAuthn assertions; whether there is a WebAuthn provider."""
+    webauthn = [p for p in providers if isinstance(p, WebAuthnProvider)]
+    conditional = [p for p in webauthn if p.enable_conditional_ui]
+    if len(conditional) > 1:
+        raise DuplicateConditionalUI(
+            "Multiple webauthn providers have `enable_conditional_ui` set to True "
+            f"({', '.join(p.id for p in conditional)}). Only one provider can have it enabled"
+        )
+    for provider in conditional:
+        if not provider.has_webauthn_autocomplete:
+            raise MissingWebAuthnAutocomplete(
+                f"Provider {provider.id!r} has `enable_conditional_ui` set to True, but none "
+                "of its form_fields have 'webauthn' in their autocomplete"
+            )
+    if not webauthn:
+        return False
+    if not any(experimental.get(flag) for flag in EXPERIMENTAL_FLAGS):
+        raise ExperimentalFeatureNotEnabled(
+            "WebAuthn is an experimental feature. To enable it, set "
+            'experimental={"enable_webauthn": True} in your config'
+        )
+    if adapter is None:
+        raise MissingAdapter("WebAuthn requires an adapter")
+    missing = sorted({m for m in WEBAUTHN_METHODS if not callable(getattr(adapter, m, None))})
+    if missing:
+        raise MissingAdapterMethods(f"Required adapter methods were missing: {', '.join(missing)}")
+    return True
 
 
 def _check_session_features(

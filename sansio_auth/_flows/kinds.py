@@ -15,10 +15,18 @@ from typing import Any, Generic, TypeVar
 from .._context import Context, Reply
 from .._flow import Step
 from ..errors import Configuration
-from ..providers import CredentialsProvider, EmailProvider, OAuthProvider, OIDCProvider, Provider
+from ..providers import (
+    CredentialsProvider,
+    EmailProvider,
+    OAuthProvider,
+    OIDCProvider,
+    Provider,
+    WebAuthnProvider,
+)
 from .credentials import credentials_callback
 from .email import email_callback, email_sign_in
 from .oauth import oauth_callback, oauth_sign_in
+from .webauthn import webauthn_callback
 
 P = TypeVar("P", bound=Provider)
 KindFlow = Callable[[Context, P], Step[Reply]]
@@ -79,6 +87,11 @@ _REGISTERED = (
         sign_in=oauth_sign_in,
         callback=oauth_callback,
         callback_methods=frozenset({"GET", "POST"}),
+    ),
+    ProviderKind(
+        record=WebAuthnProvider,
+        callback=webauthn_callback,
+        callback_methods=frozenset({"POST"}),
     ),
 )
 KINDS: Mapping[str, ProviderKind[Any]] = {kind.record.kind: kind for kind in _REGISTERED}

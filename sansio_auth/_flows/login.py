@@ -22,7 +22,14 @@ from .._context import Context, Reply, add_query
 from .._flow import Step, call_adapter, emit, invoke, log_error
 from ..adapters import AdapterConflict
 from ..cookies import read_chunked
-from ..errors import AccessDenied, AdapterError, AuthError, Configuration, OAuthAccountNotLinked
+from ..errors import (
+    AccessDenied,
+    AccountNotLinked,
+    AdapterError,
+    AuthError,
+    Configuration,
+    OAuthAccountNotLinked,
+)
 from .strategies import session_strategy, utc
 
 
@@ -107,7 +114,7 @@ def handle_login(
     the user with that address (created if there is none; the address is marked
     verified). Any other account: the user it is linked to; else it is linked to
     the signed-in user; else, when a user has its e-mail address,
-    :class:`OAuthAccountNotLinked` (unless the provider sets
+    :class:`OAuthAccountNotLinked` (:class:`AccountNotLinked` for WebAuthn; unless the provider sets
     ``allow_dangerous_email_account_linking``: then it is linked to that user);
     else a new user is created with it. ``stored_account`` is what gets linked
     (default ``account``). Writes are all or nothing: a failed sign-up deletes
@@ -165,7 +172,7 @@ def _account_login(
     retry: bool,
 ) -> Step[LoginResult]:
     """Gather the facts :func:`decide_link` needs, then do what it decided."""
-    current = yield from _signed_in_user(ctx)
+    current = yield from signed_in_user(ctx)
     owner = yield from user_by_account(ctx, account)
     try:
         by_email = None
@@ -182,7 +189,10 @@ def _account_login(
         match decision:
             case Link.REFUSE_LINKED_ELSEWHERE | Link.REFUSE_EMAIL_TAKEN:
                 cause = {"provider": account["provider"]}
-                raise OAuthAccountNotLinked(_REFUSALS[decision], cause=cause)
+                refusal = (
+                    AccountNotLinked if account.get("type") == "webauthn" else OAuthAccountNotLinked
+                )
+                raise refusal(_REFUSALS[decision], cause=cause)
             case Link.SIGN_IN_AS_OWNER:
                 assert owner is not None
                 keep = current is not None
@@ -280,7 +290,7 @@ def _email_login(
     )
 
 
-def _signed_in_user(ctx: Context) -> Step[dict[str, Any] | None]:
+def signed_in_user(ctx: Context) -> Step[dict[str, Any] | None]:
     """The stored user of the browser's session cookie, if it is a live session."""
     value, _ = read_chunked(ctx.cookies, ctx.cookie_specs.session_token.name)
     if value is None:

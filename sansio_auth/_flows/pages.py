@@ -30,6 +30,9 @@ def signin_page(ctx: Context) -> Step[Reply]:
         theme=settings.theme,
         error=error,
         email=ctx.query.get("email"),
+        webauthn_options_urls={
+            p.id: ctx.url("webauthn-options", p.id) for p in providers if p.type == "webauthn"
+        },
     )
     return html_reply(page)
 

@@ -12,8 +12,9 @@ from html import escape
 from typing import Any
 
 from ..config import Theme
-from ..providers import Provider
+from ..providers import Provider, WebAuthnProvider
 from ._style import CSS
+from ._webauthn_script import WEBAUTHN_SCRIPT as WEBAUTHN_SCRIPT
 
 _SAFE_COLOR = re.compile(r"^[#a-zA-Z0-9(),.% -]{1,64}$")
 _SAFE_IMAGE = re.compile(r"^(https?://|/)[^\s\"'<>]*$|^data:image/[a-z+]+;base64,[A-Za-z0-9+/=]+$")
@@ -53,7 +54,13 @@ ERROR_PAGES: Mapping[str, tuple[int, str, str]] = {
         "The sign in link is no longer valid. "
         "It may have been used already or it may have expired.",
     ),
+    "WebAuthnVerificationError": (
+        200,
+        "Unable to sign in",
+        "The passkey could not be verified. Try again, or use another way to sign in.",
+    ),
 }
+_LINK_TO_SIGN_IN = frozenset({"AccessDenied", "Verification", "WebAuthnVerificationError"})
 DEFAULT_ERROR_PAGE = (200, "Error", "An error occurred while signing in.")
 
 
@@ -111,7 +118,7 @@ def _attrs(values: Mapping[str, Any]) -> str:
     return " ".join(parts)
 
 
-def _shell(title: str, body: str, theme: Theme) -> str:
+def _shell(title: str, body: str, theme: Theme, script: str = "") -> str:
     style = []
     if color := _color(theme.brand_color):
         style.append(f"--brand-color:{color}")
@@ -125,7 +132,7 @@ def _shell(title: str, body: str, theme: Theme) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)}</title><style>{CSS}</style></head>"
         f'<body class="theme-{scheme}" style="{escape(";".join(style))}">'
-        f'<div class="page">{logo_html}<div class="card">{body}</div></div></body></html>'
+        f'<div class="page">{logo_html}<div class="card">{body}</div></div>{script}</body></html>'
     )
 
 
@@ -145,10 +152,12 @@ def sign_in_page(
     theme: Theme,
     error: str | None = None,
     email: str | None = None,
+    webauthn_options_urls: Mapping[str, str] | None = None,
 ) -> str:
-    """The sign-in page: a button per OAuth provider, the e-mail form, the credentials forms."""
+    """The sign-in page: a button per OAuth provider, the e-mail form, the credentials forms,
+    the passkey forms (their options at ``webauthn_options_urls[id]``) and their script."""
     blocks: list[str] = []
-    banner = ""
+    banner = script = ""
     if error:
         banner = f'<p class="error">{escape(SIGN_IN_ERRORS.get(error, DEFAULT_SIGN_IN_ERROR))}</p>'
     for provider in providers:
@@ -166,8 +175,12 @@ def sign_in_page(
             )
         elif provider.type == "credentials" and getattr(provider, "credentials", None):
             blocks.append(_credentials_form(provider, callback_urls[provider.id], csrf))
+        elif isinstance(provider, WebAuthnProvider) and webauthn_options_urls:
+            options_url = webauthn_options_urls[provider.id]
+            blocks.append(_webauthn_form(provider, callback_urls[provider.id], options_url, csrf))
+            script = f"<script>{WEBAUTHN_SCRIPT}</script>"
     body = banner + _join(blocks)
-    return _shell("Sign In", body, theme)
+    return _shell("Sign In", body, theme, script)
 
 
 def _join(blocks: Iterable[str]) -> str:
@@ -192,18 +205,37 @@ def _oauth_button(provider: Provider, url: str, csrf: str, callback_url: str | N
     )
 
 
-def _credentials_form(provider: Provider, url: str, csrf: str) -> str:
+def _fields(provider: Provider, specs: Mapping[str, Mapping[str, Any]], **marks: bool) -> str:
+    """A label and an ``<input>`` per field; ``marks`` are extra boolean attributes."""
     fields = []
-    credentials: Mapping[str, Mapping[str, Any]] = getattr(provider, "credentials", {})
-    for name, spec in credentials.items():
+    for name, spec in specs.items():
         field_id = f"input-{name}-for-{provider.id}-provider"
         extra = {k: v for k, v in spec.items() if k not in ("label", "name", "id")}
-        attrs = _attrs({"type": "text", **extra, "name": name, "id": field_id})
+        attrs = _attrs({"type": "text", **extra, "name": name, "id": field_id, **marks})
         label = str(spec.get("label") or name)
         fields.append(f'<label for="{escape(field_id)}">{escape(label)}</label><input {attrs}>')
+    return "".join(fields)
+
+
+def _credentials_form(provider: Provider, url: str, csrf: str) -> str:
+    credentials: Mapping[str, Mapping[str, Any]] = getattr(provider, "credentials", {})
     return (
-        f'<form action="{escape(url)}" method="POST">{csrf}{"".join(fields)}'
+        f'<form action="{escape(url)}" method="POST">{csrf}{_fields(provider, credentials)}'
         f'<button type="submit">Sign in with {escape(provider.name)}</button></form>'
+    )
+
+
+def _webauthn_form(provider: WebAuthnProvider, url: str, options_url: str, csrf: str) -> str:
+    """Auth.js's passkey form (``id="<id>-form"``, inputs marked ``data-form-field``), run by
+    the page's script; ``data-conditional-ui`` asks it for the autofill request too."""
+    conditional = " data-conditional-ui" if provider.enable_conditional_ui else ""
+    return (
+        f'<form id="{escape(provider.id)}-form" action="{escape(url)}" method="POST" '
+        f'data-webauthn-options="{escape(options_url)}"{conditional}>{csrf}'
+        f"{_fields(provider, provider.form_fields, **{'data-form-field': True})}"
+        '<p class="error" role="alert" data-webauthn-error hidden></p>'
+        f'<button id="submitButton-{escape(provider.id)}" type="submit">'
+        f"Sign in with {escape(provider.name)}</button></form>"
     )
 
 
@@ -230,7 +262,7 @@ def verify_request_page(*, origin: str, theme: Theme) -> str:
 def error_page(*, error: str | None, origin: str, signin_url: str, theme: Theme) -> tuple[int, str]:
     """The error page for ``error`` and its status (500, 403 or 200)."""
     status, heading, message = ERROR_PAGES.get(error or "", DEFAULT_ERROR_PAGE)
-    if error in ("AccessDenied", "Verification"):
+    if error in _LINK_TO_SIGN_IN:
         link = f'<a class="button" href="{escape(signin_url)}">Sign in</a>'
     else:
         link = f'<a class="button" href="{escape(origin)}">{escape(origin.partition("://")[2])}</a>'

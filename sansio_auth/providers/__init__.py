@@ -37,6 +37,7 @@ from .slack import Slack, SlackProvider
 from .spotify import Spotify, SpotifyProvider
 from .twitch import Twitch, TwitchProvider
 from .twitter import Twitter, TwitterProvider
+from .webauthn import Passkey, WebAuthn, WebAuthnProvider
 from .zoom import Zoom, ZoomProvider
 
 Zitadel = ZITADEL
@@ -47,6 +48,7 @@ PROVIDER_KINDS: dict[str, type[Provider]] = {
     "email": EmailProvider,
     "oauth": OAuthProvider,
     "oidc": OIDCProvider,
+    "webauthn": WebAuthnProvider,
 }
 """Record type of each provider ``type``, for providers given as mappings.
 
@@ -99,6 +101,7 @@ __all__ = [
     "OIDCProvider",
     "Okta",
     "OktaProvider",
+    "Passkey",
     "Provider",
     "ProviderStyle",
     "ProviderType",
@@ -114,6 +117,8 @@ __all__ = [
     "TwitchProvider",
     "Twitter",
     "TwitterProvider",
+    "WebAuthn",
+    "WebAuthnProvider",
     "Zitadel",
     "ZitadelProvider",
     "Zoom",

@@ -4,6 +4,7 @@
   ``browser.sign_in("op")``), reads the session, signs out, on a fixed :class:`Clock`
   you can :meth:`~Clock.advance` and seeded entropy;
 - :class:`MemoryOP` — an OpenID Provider in memory, with switches to misbehave;
+- :class:`SoftAuthenticator` — a WebAuthn authenticator (passkeys) in memory;
 - :mod:`~sansio_auth.testing.strategies` — hypothesis strategies (requests, provider
   responses, users, profiles);
 - :class:`AuthStateMachine` — a ready stateful test to subclass with your configuration;
@@ -23,6 +24,7 @@ from .accounts import ANN, authorize_from
 from .browser import ORIGIN, Browser
 from .op import ALICE, FAULTS, AuthorizationResult, AuthorizeRefused, Fault, MemoryOP
 from .performer import Performer, step
+from .webauthn import SoftAuthenticator
 
 if TYPE_CHECKING:
     from . import strategies
@@ -46,6 +48,7 @@ __all__ = [
     "Fault",
     "MemoryOP",
     "Performer",
+    "SoftAuthenticator",
     "authorize_from",
     "seeded_entropy",
     "step",

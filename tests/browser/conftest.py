@@ -38,22 +38,38 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         yield live
 
 
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[webdriver.Chrome]:
-    """A fresh headless Chromium (own profile dir); skips only when it is not installed."""
+def start_chromium(profile: Path) -> webdriver.Chrome:
+    """A headless Chromium with its own profile dir; skips only when it is not installed."""
     binary = _find("chromium", "chromium-browser")
     driver_path = _find("chromedriver", "chromium-driver")
     if binary is None or driver_path is None:
         pytest.skip("chromium and chromium-driver are not installed (run `make system-deps`)")
     options = webdriver.ChromeOptions()
     options.binary_location = binary
-    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"):
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
         options.add_argument(flag)
     try:
         driver = webdriver.Chrome(options=options, service=Service(executable_path=driver_path))
     except WebDriverException as err:
         pytest.fail(f"chromium is installed but did not start: {err.msg}")
     driver.set_page_load_timeout(30)
+    return driver
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[webdriver.Chrome]:
+    """A fresh headless Chromium (own profile dir)."""
+    driver = start_chromium(tmp_path / "profile")
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture
+def second_browser(tmp_path: Path) -> Iterator[webdriver.Chrome]:
+    """Another fresh headless Chromium: another profile, nothing shared with ``browser``."""
+    driver = start_chromium(tmp_path / "second-profile")
     try:
         yield driver
     finally:

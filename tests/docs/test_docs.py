@@ -204,13 +204,16 @@ def test_the_convention_is_strict(tmp_path: Path) -> None:
 
 def on_asgi_app(app: Any, steps: Callable[[httpx.AsyncClient], Awaitable[None]]) -> None:
     """Run ``steps`` with a client of the ASGI ``app`` (through ``httpx.ASGITransport``)."""
+    asyncio.run(on_asgi_app_async(app, steps))
 
-    async def main() -> None:
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
-            await steps(client)
 
-    asyncio.run(main())
+async def on_asgi_app_async(
+    app: Any, steps: Callable[[httpx.AsyncClient], Awaitable[None]]
+) -> None:
+    """:func:`on_asgi_app` on the running loop."""
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
+        await steps(client)
 
 
 async def sign_in_with_password(client: httpx.AsyncClient, password: str) -> dict[str, Any]:
@@ -261,6 +264,28 @@ def configuration_callbacks(ns: Namespace) -> None:
     on_asgi_app(AuthApp(ns["config"]), steps)  # AUTH_SECRET is given
 
 
+def webauthn_setup(ns: Namespace) -> None:
+    from io_bindings.db.sqlite import SQLiteAdapter
+
+    async def steps(client: httpx.AsyncClient) -> None:
+        page = (await client.get("/auth/signin")).text
+        assert 'id="passkey-form"' in page
+        assert 'autocomplete="username webauthn"' in page
+        assert (await client.get("/elsewhere")).text == "your app"
+        options = await client.get("/auth/webauthn-options/passkey?email=new@example.com")
+        assert options.json()["action"] == "register"
+        assert options.json()["options"]["rp"]["id"] == "localhost"
+        assert "authjs.challenge" in options.cookies
+
+    adapter: SQLiteAdapter = ns["config"].adapter
+
+    async def opened() -> None:
+        async with adapter:
+            await on_asgi_app_async(ns["app"], steps)
+
+    asyncio.run(opened())
+
+
 def engine_by_hand(ns: Namespace) -> None:
     assert "authjs.session-token" in ns["jar"]
 
@@ -272,6 +297,7 @@ OUTCOMES: dict[str, Callable[[Namespace], None]] = {
     "docs/bindings.md#2": bindings_runtime,
     "docs/configuration.md#1": configuration_callbacks,
     "docs/engine.md#1": engine_by_hand,
+    "docs/webauthn.md#1": webauthn_setup,
 }
 """Checks of what an example promises, beyond running and printing what it says."""
 

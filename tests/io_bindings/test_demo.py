@@ -26,6 +26,7 @@ from packaging.markers import Marker
 from io_bindings.db.sqlite import SQLiteAdapter
 from io_bindings.demo import DEMO_LOGIN, INBOX_PATH, OP_PATH
 from io_bindings.demo_op import CLIENT_ID, DemoOP, s256_challenge
+from tests.io_bindings.passkeys import check_passkey_round_trip
 
 pytestmark = pytest.mark.e2e
 
@@ -217,6 +218,18 @@ def test_wrong_password_is_refused(demo_server: LiveServer) -> None:
         refused = browser.post("/auth/callback/credentials", data=form)
         assert "error=CredentialsSignin" in refused.headers["location"]
         assert browser.get("/protected").status_code == 302
+
+
+def test_passkey_sign_in_with_the_software_authenticator(demo_server: LiveServer) -> None:
+    """The demo offers passkeys (its sign-in page, the experimental flag, SQLite) on
+    ``localhost``; the browser side is in tests/browser/test_passkeys.py."""
+    site = demo_server.url.replace("//127.0.0.1:", "//localhost:")
+    with httpx.Client(base_url=site) as browser:
+        page = browser.get("/auth/signin").text
+        assert f'data-webauthn-options="{site}/auth/webauthn-options/passkey"' in page
+        assert "passkey" in browser.get("/auth/providers").json()
+        check_passkey_round_trip(browser, "/auth")
+        assert "Add a passkey" in browser.get("/").text
 
 
 def request_link(browser: httpx.Client, address: str) -> None:

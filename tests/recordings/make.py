@@ -25,12 +25,14 @@ ADDRESS = "reader@example.com"
 
 @contextmanager
 def recording_server(
-    app: str, out: Path, env: Mapping[str, str], port: int | None = None
+    app: str, out: Path, env: Mapping[str, str], port: int | None = None, *options: str
 ) -> Iterator[LiveServer]:
-    """``python -m io_bindings.record`` serving ``tests.recordings.apps:<app>`` into ``out``."""
+    """``python -m io_bindings.record`` serving ``tests.recordings.apps:<app>`` into ``out``
+    (with more command-line ``options``)."""
     port = port or free_port()
     command = [sys.executable, "-m", "io_bindings.record", "--config",
-               f"tests.recordings.apps:{app}", "--out", str(out), "--port", str(port)]  # fmt: skip
+               f"tests.recordings.apps:{app}", "--out", str(out), "--port", str(port),
+               *options]  # fmt: skip
     with serve(command, port, env=env) as server:
         yield server
 
@@ -60,11 +62,11 @@ def record_oidc(out: Path, op: OpenIDProvider) -> dict[str, str]:
     return {"issuer": op.issuer, "client_id": client.client_id}
 
 
-def record_email(out: Path, mail: MailServer) -> None:
+def record_email(out: Path, mail: MailServer, *options: str) -> None:
     """Sign in by e-mail (csrf, sign-in, the link from the inbox, session)."""
     env = {"RECORDING_SMTP_PORT": str(mail.port)}
     with (
-        recording_server("email", out, env) as server,
+        recording_server("email", out, env, None, *options) as server,
         httpx.Client(base_url=server.url) as app,
     ):
         start = app.post("/auth/signin/email", data={"csrfToken": csrf(app), "email": ADDRESS})

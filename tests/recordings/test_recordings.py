@@ -18,7 +18,7 @@ from sansio_auth.providers import Email
 from sansio_auth.providers.email import EmailProvider
 from tests.oidc_op.provider import OpenIDProvider, oidc_op, oidc_op_redirect_uris
 from tests.recordings import apps
-from tests.recordings.make import record_email, record_oidc
+from tests.recordings.make import ADDRESS, record_email, record_oidc
 
 __all__ = ["oidc_op", "oidc_op_redirect_uris"]
 
@@ -133,4 +133,17 @@ def test_record_cli_then_replay_email(tmp_path: Path) -> None:
     with mail_server() as mail:
         record_email(out, mail)
     assert len(read_exchanges(str(out))) == 4
+    assert_replays(out, apps.email())
+
+
+@pytest.mark.e2e
+def test_record_cli_redacts_emails_and_still_replays(tmp_path: Path) -> None:
+    out = tmp_path / "email.jsonl"
+    with mail_server() as mail:
+        record_email(out, mail, "--redact-emails")
+    text = out.read_text()
+    assert ADDRESS not in text
+    assert ADDRESS.replace("@", "%40") not in text
+    assert "@redacted.invalid" in text
+    assert all(exchange.emails_redacted for exchange in read_exchanges(str(out)))
     assert_replays(out, apps.email())

@@ -270,7 +270,7 @@ def test_lenient_paths_are_served(path):
         ("POST", "/auth/csrf"),
         ("POST", "/auth/error"),
         ("POST", "/auth/verify-request"),
-        ("GET", "/auth/webauthn-options/passkey"),
+        ("POST", "/auth/webauthn-options/passkey"),
     ],
 )
 def test_known_action_with_the_wrong_method_is_a_configuration_error(method, path):

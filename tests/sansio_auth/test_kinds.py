@@ -21,6 +21,7 @@ def test_what_each_kind_accepts():
         "email": (True, ["GET"]),
         "oauth": (True, ["GET", "POST"]),
         "oidc": (True, ["GET", "POST"]),
+        "webauthn": (False, ["POST"]),
     }
 
 

@@ -202,3 +202,15 @@ def test_the_same_inputs_give_the_same_outputs():
         return response.header_list()
 
     assert run() == run()
+
+
+def test_a_passkey_registration_and_sign_in_use_only_the_injected_inputs(no_ambient_io):
+    from sansio_auth.providers import Passkey
+    from tests.sansio_auth.webauthn_peer import PasskeyPeer
+
+    for strategy in ("database", "jwt"):
+        peer = PasskeyPeer.build(Passkey(), session={"strategy": strategy})
+        assert peer.register("ann@example.com").status == 302
+        assert peer.browser.sign_out().status == 302
+        assert peer.authenticate().status == 302
+        assert peer.browser.session()["user"]["email"] == "ann@example.com"

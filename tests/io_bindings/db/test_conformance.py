@@ -394,6 +394,69 @@ async def test_authenticators(adapter: StoreAdapter) -> None:
         await adapter.create_authenticator(an_authenticator("987654"))  # type: ignore[arg-type]
 
 
+async def test_authenticators_as_webauthn_stores_them(adapter: StoreAdapter) -> None:
+    """Standard base64 ids and keys (``+``, ``/``, ``=``), uint32 counters, per-user lists."""
+    ann, bob = await new_user(adapter), await new_user(adapter)
+    credential_id = "+/8AAQ+/v7+/==" + uuid.uuid4().hex
+    anns = an_authenticator(
+        ann["id"],
+        credential_id=credential_id,
+        provider_account_id=credential_id,
+        credential_public_key="pQECAyYgASFYIOm+Y57Ef3YY4GQtCmom0TPjaAdHX8mwHmIFVjRKmZTO",
+        credential_device_type="multiDevice",
+        credential_backed_up=True,
+        transports="internal,hybrid",
+    )
+    bobs = an_authenticator(bob["id"], transports=None)
+    await adapter.create_authenticator(anns)  # type: ignore[arg-type]
+    await adapter.create_authenticator(bobs)  # type: ignore[arg-type]
+    assert await adapter.get_authenticator(credential_id) == anns
+    assert await adapter.list_authenticators_by_user_id(ann["id"]) == [anns]
+    assert await adapter.list_authenticators_by_user_id(bob["id"]) == [bobs]
+    top = 2**32 - 1
+    assert await adapter.update_authenticator_counter(credential_id, top) == {
+        **anns,
+        "counter": top,
+    }
+    assert (await adapter.get_authenticator(credential_id))["counter"] == top  # type: ignore[index]
+    assert await adapter.get_authenticator(bobs["credential_id"]) == bobs
+    await adapter.delete_user(ann["id"])
+    assert await adapter.get_authenticator(credential_id) is None
+    assert await adapter.get_authenticator(bobs["credential_id"]) == bobs
+
+
+async def test_concurrent_counter_updates_all_land(adapter: StoreAdapter) -> None:
+    user = await new_user(adapter)
+    authenticator = an_authenticator(user["id"])
+    await adapter.create_authenticator(authenticator)  # type: ignore[arg-type]
+    counters = iter(range(1, 9))
+    results = await race(
+        8,
+        lambda: adapter.update_authenticator_counter(
+            authenticator["credential_id"], next(counters)
+        ),
+    )
+    assert all(isinstance(r, dict) for r in results), results
+    final = await adapter.get_authenticator(authenticator["credential_id"])
+    assert final is not None
+    assert final["counter"] in {r["counter"] for r in results}
+    assert {**final, "counter": 0} == authenticator
+
+
+async def test_an_authenticator_race_on_one_credential_has_one_winner(
+    adapter: StoreAdapter,
+) -> None:
+    user = await new_user(adapter)
+    authenticator = an_authenticator(user["id"])
+    results = await race(
+        5,
+        lambda: adapter.create_authenticator(authenticator),  # type: ignore[arg-type]
+    )
+    assert sum(isinstance(r, dict) for r in results) == 1
+    assert all(isinstance(r, AdapterConflict) for r in results if not isinstance(r, dict))
+    assert await adapter.list_authenticators_by_user_id(user["id"]) == [authenticator]
+
+
 @pytest.mark.parametrize(
     "adapter_kind", ["memory", "sqlite", pytest.param("redis", marks=pytest.mark.e2e)]
 )

@@ -66,6 +66,7 @@ def recording_browser(
     op: FakeOP | None = None,
     *,
     redact: bool = True,
+    redact_emails: bool = False,
     sync: bool = False,
 ) -> tuple[RuntimeBrowser, Recorder]:
     """A browser whose every request is recorded to ``path`` (through the anyio runtime,
@@ -73,7 +74,7 @@ def recording_browser(
     clock = Clock()
     if op is not None:
         op.clock = clock
-    recorder = Recorder(path, redact=redact)
+    recorder = Recorder(path, redact=redact, redact_emails=redact_emails)
     peer = op or FakeOP()
     entropy = seeded_entropy()
     auth: Auth | SyncAuth

@@ -23,8 +23,10 @@ def record_credentials(path: Path, **options: object) -> None:
     recorder.close()
 
 
-def record_oidc(path: Path, op: FakeOP, *, sync: bool = False) -> None:
-    browser, recorder = recording_browser(path, config(op), op, sync=sync)
+def record_oidc(path: Path, op: FakeOP, *, sync: bool = False, redact_emails: bool = False) -> None:
+    browser, recorder = recording_browser(
+        path, config(op), op, sync=sync, redact_emails=redact_emails
+    )
     response = sign_in(browser, op)
     assert response.status == 302, response
     assert browser.session()["user"]["email"] == "alice@example.com"
@@ -87,6 +89,22 @@ def test_secrets_are_redacted_with_consistent_placeholders(tmp_path: Path) -> No
     _, claims, signature = body["id_token"].split(".")
     assert signature.startswith("__redacted_")
     assert json.loads(base64.urlsafe_b64decode(claims + "==="))["sub"] == "alice-sub"
+
+
+def test_emails_are_redacted_on_request_and_the_recording_still_replays(tmp_path: Path) -> None:
+    kept, redacted = tmp_path / "kept.jsonl", tmp_path / "redacted.jsonl"
+    record_oidc(kept, FakeOP())
+    record_oidc(redacted, FakeOP(), redact_emails=True)
+    assert "alice@example.com" in kept.read_text()
+    text = redacted.read_text()
+    assert "alice@example.com" not in text
+    [*_, callback, _] = read_exchanges(str(redacted))
+    tokens = [s.event for s in callback.steps if s.action.get("url", "").endswith("/token")]
+    id_token = json.loads(tokens[0]["body"]["text"])["id_token"]
+    claims = json.loads(base64.urlsafe_b64decode(id_token.split(".")[1] + "==="))
+    assert claims["email"].endswith("__@redacted.invalid")
+    assert claims["sub"] == "alice-sub"
+    assert replay(redacted, config(FakeOP())) is None
 
 
 def test_password_is_redacted(tmp_path: Path) -> None:

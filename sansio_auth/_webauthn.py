@@ -1,0 +1,265 @@
+"""The WebAuthn ceremonies' pure parts: the options JSON, the challenge cookie, and the
+verification of the browser's responses (by the ``webauthn`` package, py_webauthn).
+
+Wire-compatible with Auth.js (@auth/core with @simplewebauthn/server 9): the options
+are the JSON @simplewebauthn emits; the challenge cookie ``authjs.challenge`` is a check
+cookie (see :mod:`sansio_auth.oauth.checks`) whose value is itself a JWE (salt
+``encodedWebauthnChallenge``, 15 minutes) of ``{"challenge", "registerData"?}``;
+authenticators are stored with standard base64 ids and keys, transports comma-joined.
+
+py_webauthn reads no clock for the attestation formats accepted here (``none``,
+``packed`` and ``fido-u2f``: no root certificates are configured, so no certificate
+chain is checked against the time); the others (``tpm``, ``apple``, ``android-key``,
+``android-safetynet``) are refused. Browsers send ``none`` for the ``attestation:
+"none"`` the options ask for.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit
+
+from . import jwt
+from .cookies import CHECK_MAX_AGE, CookieSpec
+from .errors import InvalidCheck, WebAuthnVerificationError
+from .http import Cookie
+from .oauth.checks import b64url, seal, unseal
+from .providers.webauthn import WebAuthnProvider, relying_party_value
+
+CHALLENGE_SALT = "encodedWebauthnChallenge"
+ACCEPTED_FORMATS = frozenset({"none", "packed", "fido-u2f"})
+DEVICE_TYPES = {"single_device": "singleDevice", "multi_device": "multiDevice"}
+"""py_webauthn's credential device types → @simplewebauthn's (what Auth.js stores)."""
+
+
+class RelyingParty(NamedTuple):
+    """Who the credentials are for: ``id`` (a domain), ``name``, and the expected ``origin``."""
+
+    id: str
+    name: str
+    origin: str
+
+
+def relying_party(provider: WebAuthnProvider, origin: str) -> RelyingParty:
+    """The provider's ``relying_party`` overrides, else the request origin's host name,
+    host and origin (Auth.js's defaults)."""
+    parts = urlsplit(origin)
+    given = provider.relying_party
+    return RelyingParty(
+        id=relying_party_value(given.get("id")) or parts.hostname or "",
+        name=relying_party_value(given.get("name")) or parts.netloc,
+        origin=relying_party_value(given.get("origin")) or origin,
+    )
+
+
+# -- ids ----------------------------------------------------------------------------------------
+
+
+def to_base64(data: bytes) -> str:
+    """Standard base64 with padding: how Auth.js stores credential ids and keys."""
+    return base64.b64encode(data).decode()
+
+
+def from_base64(text: str) -> bytes:
+    """Bytes of base64 or base64url ``text`` (padding optional), as Node's ``Buffer`` reads
+    ``"base64"``; :class:`ValueError` if it is neither."""
+    normal = text.replace("-", "+").replace("_", "/")
+    try:
+        return base64.b64decode(normal + "=" * (-len(normal) % 4), validate=True)
+    except (binascii.Error, ValueError) as err:
+        raise ValueError("not base64") from err
+
+
+def _descriptors(authenticators: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``allowCredentials`` / ``excludeCredentials`` entries for stored authenticators."""
+    out = []
+    for authenticator in authenticators:
+        entry: dict[str, Any] = {
+            "id": b64url(from_base64(str(authenticator["credential_id"]))),
+            "type": "public-key",
+        }
+        transports = authenticator.get("transports")
+        if transports:
+            entry["transports"] = str(transports).split(",")
+        out.append(entry)
+    return out
+
+
+# -- options ------------------------------------------------------------------------------------
+
+
+def registration_options(
+    provider: WebAuthnProvider,
+    rp: RelyingParty,
+    *,
+    challenge: str,
+    user_handle: str,
+    user: Mapping[str, Any],
+    exclude: Sequence[Mapping[str, Any]],
+) -> dict[str, Any]:
+    """PublicKeyCredentialCreationOptionsJSON, key for key as @simplewebauthn 9 emits it."""
+    selection: dict[str, Any] = {
+        "residentKey": provider.resident_key,
+        "userVerification": provider.user_verification,
+        "requireResidentKey": provider.resident_key == "required",
+    }
+    return {
+        "challenge": challenge,
+        "rp": {"name": rp.name, "id": rp.id},
+        "user": {
+            "id": user_handle,
+            "name": user["email"],
+            "displayName": user.get("name") or user["email"],
+        },
+        "pubKeyCredParams": [{"alg": alg, "type": "public-key"} for alg in provider.algorithms],
+        "timeout": provider.timeout,
+        "attestation": "none",
+        "excludeCredentials": _descriptors(exclude),
+        "authenticatorSelection": selection,
+        "extensions": {"credProps": True},
+    }
+
+
+def authentication_options(
+    provider: WebAuthnProvider,
+    rp: RelyingParty,
+    *,
+    challenge: str,
+    allow: Sequence[Mapping[str, Any]] | None,
+) -> dict[str, Any]:
+    """PublicKeyCredentialRequestOptionsJSON (no ``allowCredentials``: discoverable)."""
+    options: dict[str, Any] = {"challenge": challenge}
+    if allow is not None:
+        options["allowCredentials"] = _descriptors(allow)
+    options["timeout"] = provider.timeout
+    options["userVerification"] = provider.user_verification
+    options["rpId"] = rp.id
+    return options
+
+
+# -- the challenge cookie -----------------------------------------------------------------------
+
+
+def challenge_cookie(
+    spec: CookieSpec,
+    payload: Mapping[str, Any],
+    *,
+    provider_id: str,
+    secrets: Sequence[str],
+    now: float,
+    entropy: Callable[[int], bytes],
+) -> Cookie:
+    """The ``authjs.challenge`` cookie keeping ``{"challenge", "registerData"?}``."""
+    inner = jwt.encode(
+        payload, secrets, CHALLENGE_SALT, now=now, entropy=entropy, max_age=CHECK_MAX_AGE
+    )
+    return seal(spec, inner, provider_id=provider_id, secrets=secrets, now=now, entropy=entropy)
+
+
+def read_challenge(
+    cookies: Mapping[str, str],
+    spec: CookieSpec,
+    *,
+    provider_id: str,
+    secrets: Sequence[str],
+    now: float,
+) -> dict[str, Any]:
+    """The payload of the challenge cookie; :class:`InvalidCheck` if missing, bad or foreign."""
+    inner = unseal(
+        cookies, spec, what="webauthnChallenge", provider_id=provider_id, secrets=secrets, now=now
+    )
+    try:
+        payload = jwt.decode(inner, secrets, CHALLENGE_SALT, now=now)
+    except jwt.InvalidToken as err:
+        raise InvalidCheck("WebAuthn challenge could not be parsed", cause={"err": err}) from err
+    if not isinstance(payload.get("challenge"), str):
+        raise InvalidCheck("WebAuthn challenge was missing")
+    return payload
+
+
+# -- verification -------------------------------------------------------------------------------
+
+
+class NewCredential(NamedTuple):
+    """A verified registration: the authenticator to store (without ``user_id``)."""
+
+    credential_id: str
+    authenticator: dict[str, Any]
+
+
+def verify_registration(
+    provider: WebAuthnProvider, rp: RelyingParty, response: Mapping[str, Any], challenge: str
+) -> NewCredential:
+    """Verify a RegistrationResponseJSON; :class:`WebAuthnVerificationError` if it fails."""
+    from webauthn import verify_registration_response
+    from webauthn.helpers import parse_attestation_object
+    from webauthn.helpers.cose import COSEAlgorithmIdentifier
+
+    try:
+        fmt = parse_attestation_object(
+            from_base64(str(response["response"]["attestationObject"]))
+        ).fmt
+        if fmt not in ACCEPTED_FORMATS:
+            raise ValueError(f"attestation format {fmt!r} is not accepted")
+        verified = verify_registration_response(
+            credential=dict(response),
+            expected_challenge=from_base64(challenge),
+            expected_rp_id=rp.id,
+            expected_origin=rp.origin,
+            require_user_verification=provider.require_user_verification,
+            supported_pub_key_algs=[COSEAlgorithmIdentifier(a) for a in provider.algorithms],
+        )
+    except Exception as err:  # any fault in the browser's data is a failed verification
+        raise WebAuthnVerificationError(err) from err
+    credential_id = to_base64(verified.credential_id)
+    transports = response["response"].get("transports")
+    authenticator = {
+        "credential_id": credential_id,
+        "provider_account_id": credential_id,
+        "credential_public_key": to_base64(verified.credential_public_key),
+        "counter": verified.sign_count,
+        "credential_device_type": DEVICE_TYPES.get(
+            verified.credential_device_type.value, verified.credential_device_type.value
+        ),
+        "credential_backed_up": verified.credential_backed_up,
+        "transports": ",".join(map(str, transports)) if isinstance(transports, list) else None,
+    }
+    return NewCredential(credential_id, authenticator)
+
+
+def verify_authentication(
+    provider: WebAuthnProvider,
+    rp: RelyingParty,
+    response: Mapping[str, Any],
+    challenge: str,
+    authenticator: Mapping[str, Any],
+) -> int:
+    """Verify an AuthenticationResponseJSON signed by ``authenticator``; its new signature
+    counter. A counter that does not grow (when either is non-zero) is refused: the
+    credential was cloned, or the response replayed."""
+    from webauthn import verify_authentication_response
+
+    stored = int(authenticator.get("counter") or 0)
+    try:
+        verified = verify_authentication_response(
+            credential=dict(response),
+            expected_challenge=from_base64(challenge),
+            expected_rp_id=rp.id,
+            expected_origin=rp.origin,
+            credential_public_key=from_base64(str(authenticator["credential_public_key"])),
+            credential_current_sign_count=0,  # compared below, to tell a clone apart
+            require_user_verification=provider.require_user_verification,
+        )
+    except Exception as err:  # any fault in the browser's data is a failed verification
+        raise WebAuthnVerificationError(err) from err
+    counter = verified.new_sign_count
+    if (counter > 0 or stored > 0) and counter <= stored:
+        raise WebAuthnVerificationError(
+            f"the signature counter went backwards ({stored} -> {counter}): "
+            "the authenticator may have been cloned",
+            cause={"credential_id": authenticator.get("credential_id"), "cloned": True},
+        )
+    return counter
