@@ -66,8 +66,8 @@ typecheck: install
 	$(VENV)/bin/mypy --strict --explicit-package-bases examples/fastapi_app.py examples/starlette_app.py
 	MYPYPATH=tests/support $(VENV)/bin/mypy --strict bench
 
-BENCH_SECONDS ?= 2
-BENCH_ROUNDS ?= 5
+BENCH_SECONDS ?= 1
+BENCH_ROUNDS ?= 10
 # every figure with its ratio (Auth.js side by side: node, @auth/core, @auth/pg-adapter installed
 # into ~/.cache/sansio-auth/npm on first use), also written to bench/results.json
 bench: install bench-deps

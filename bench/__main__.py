@@ -36,8 +36,8 @@ RESULTS = Path("bench/results.json")
 
 def _plan(argv: list[str] | None) -> tuple[Plan, float, Path]:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
-    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds over HTTP")
+    parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
+    parser.add_argument("--rounds", type=int, default=10, help="alternating rounds over HTTP")
     parser.add_argument("--quick", action="store_true", help=QUICK)
     parser.add_argument("--json", type=Path, default=RESULTS, help=f"default: {RESULTS}")
     args = parser.parse_args(argv)

@@ -22,7 +22,7 @@ from io_bindings.db.sqlite import SQLiteAdapter
 from . import authjs
 from .app import USER
 from .database import SESSION_COOKIE_HEADER, seed
-from .load import alternating, first_visit, generator
+from .load import alternating, described, first_visit
 from .plan import Plan
 from .report import Figure
 from .servers import Server, authjs_peer, running, uvicorn
@@ -53,7 +53,7 @@ def section(plan: Plan) -> str:
     """The title of these figures' table."""
     return (
         f"Database sessions over HTTP, GET /auth/session per second: server on core 0, "
-        f"{generator()} -t1 -c16 on core 1, {plan.describe()} (× = ours ÷ Auth.js)"
+        f"{described()} on core 1, {plan.describe()} (× = ours ÷ Auth.js)"
     )
 
 

@@ -32,6 +32,13 @@ def generator() -> str:
     return "wrk" if shutil.which("wrk") else "asyncio client"
 
 
+def described() -> str:
+    """The load generator and its connections, for the tables' titles."""
+    if generator() == "wrk":
+        return f"wrk -t1 -c{CONNECTIONS}"
+    return f"the asyncio client ({CONNECTIONS} connections)"
+
+
 @dataclass(frozen=True)
 class Target:
     """``GET url`` with ``cookie``; ``pin``: the load generator on :data:`LOAD_CORE`."""
@@ -78,12 +85,14 @@ def _wrk(target: Target, seconds: float) -> float:
 
 def _asyncio_client(target: Target, seconds: float) -> float:
     command = [sys.executable, "-m", "bench.http_load", target.url, str(seconds)]
-    out = subprocess.run(
+    done = subprocess.run(
         pinned(LOAD_CORE if target.pin else None, command),
-        capture_output=True, text=True, check=True, timeout=seconds + 60,
+        capture_output=True, text=True, check=False, timeout=seconds + 60,
         env={**os.environ, "BENCH_COOKIE": target.cookie, "PYTHONPATH": str(ROOT)},
-    ).stdout  # fmt: skip
-    return float(out)
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError(f"the load client failed on {target.url}:\n{done.stderr}")
+    return float(done.stdout)
 
 
 def requests_per_second(target: Target, seconds: float) -> float:

@@ -16,7 +16,7 @@ from typing import Any
 
 from . import authjs
 from .app import USER, session_cookie
-from .load import Target, alternating, first_visit, generator
+from .load import Target, alternating, described, first_visit
 from .plan import Plan
 from .report import Figure
 from .servers import STACKS, Server, authjs_peer, running, uvicorn
@@ -92,7 +92,7 @@ def _targets(urls: dict[str, str]) -> dict[tuple[str, str], Target]:
 def section(plan: Plan) -> str:
     """The title of these figures' table."""
     return (
-        f"HTTP GET, requests per second: server on core 0, {generator()} -t1 -c16 on core 1, "
+        f"HTTP GET, requests per second: server on core 0, {described()} on core 1, "
         f"{plan.describe()} (× = ours ÷ Auth.js; update_age=0 against Auth.js's session "
         "read, which re-encrypts every time)"
     )

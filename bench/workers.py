@@ -5,7 +5,7 @@ cores), in alternating rounds; the ratio is 2 workers ÷ 1."""
 from __future__ import annotations
 
 from .app import session_cookie
-from .load import Target, alternating, first_visit, generator
+from .load import Target, alternating, described, first_visit
 from .plan import Plan
 from .report import Figure
 from .servers import running, uvicorn
@@ -16,10 +16,7 @@ ROW = "GET /auth/session, valid cookie, uvicorn httptools + uvloop, nothing pinn
 
 def section(plan: Plan) -> str:
     """The title of these figures' table."""
-    return (
-        f"Workers, requests per second: {generator()} -t1 -c16, {plan.describe()} "
-        "(× = 2 workers ÷ 1)"
-    )
+    return f"Workers, requests per second: {described()}, {plan.describe()} (× = 2 workers ÷ 1)"
 
 
 def worker_figures(plan: Plan) -> list[Figure]:

@@ -32,7 +32,7 @@ const databaseConfig = async (url) => {
 };
 const config = process.env.DATABASE_URL ? await databaseConfig(process.env.DATABASE_URL) : jwtConfig;
 
-const BARE = JSON.stringify({ ok: true });
+const BARE = Buffer.from(JSON.stringify({ ok: true }));
 
 async function handle(req, res) {
   if (req.method !== "GET") {
@@ -40,7 +40,9 @@ async function handle(req, res) {
     return;
   }
   if (req.url === "/bare") {
-    res.writeHead(200, { "content-type": "application/json" }).end(BARE);
+    res
+      .writeHead(200, { "content-type": "application/json", "content-length": BARE.length })
+      .end(BARE);
     return;
   }
   const request = new Request(`http://${req.headers.host}${req.url}`, { headers: req.headers });
