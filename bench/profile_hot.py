@@ -1,0 +1,148 @@
+"""The hot paths, timed and profiled in process: ``python -m bench.profile_hot``.
+
+``measure`` prints µs per call of each case next to the crypto floor; ``profile CASE``
+prints the cProfile of one case. The ASGI cases call :class:`~io_bindings.anyio.AuthApp`
+with a scope as uvicorn builds it (``receive`` and ``send`` do nothing): the time
+between an ASGI server and the engine, without the server's own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import pstats
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from io_bindings.anyio import Auth, AuthApp
+from sansio_auth import NotAnAuthRoute, Request
+
+from .app import DEFAULT_UPDATE_AGE, config, session_cookie
+from .crypto_floor import decrypt_encrypt_per_second
+
+Call = Callable[[], Awaitable[Any]]
+HOST = "127.0.0.1:8000"
+
+
+def engine_case(path: str, *, cookie: str, update_age: int = DEFAULT_UPDATE_AGE) -> Call:
+    """One ``GET path`` through the engine and the async driver (no ASGI)."""
+    auth = Auth(config(update_age), env={})
+    headers = {"host": HOST, "cookie": cookie} if cookie else {"host": HOST}
+    request = Request(method="GET", url=f"http://{HOST}{path}", headers=headers)
+
+    async def call() -> Any:
+        flow = auth.engine.handle(request)
+        assert not isinstance(flow, NotAnAuthRoute)
+        return await flow.run(auth.perform)
+
+    return call
+
+
+def asgi_case(path: str, *, cookie: str, update_age: int = DEFAULT_UPDATE_AGE) -> Call:
+    """One ``GET path`` through :class:`AuthApp`, as an ASGI server calls it."""
+    app = AuthApp(config(update_age), env={})
+    headers = [
+        (b"host", HOST.encode()),
+        (b"user-agent", b"wrk"),
+        (b"accept", b"*/*"),
+        (b"accept-encoding", b"gzip, deflate"),
+    ]
+    if cookie:
+        headers.append((b"cookie", cookie.encode()))
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "server": ("127.0.0.1", 8000),
+        "client": ("127.0.0.1", 50000),
+        "scheme": "http",
+        "method": "GET",
+        "root_path": "",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "headers": headers,
+    }
+    request_message = {"type": "http.request", "body": b"", "more_body": False}
+
+    async def receive() -> dict[str, Any]:
+        return request_message
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start" and message["status"] != 200:
+            raise RuntimeError(f"{path} answered {message['status']}")
+
+    async def call() -> Any:
+        await app(scope, receive, send)
+
+    return call
+
+
+def cases() -> dict[str, Call]:
+    """Every case by name."""
+    cookie = session_cookie()
+    return {
+        "session": engine_case("/auth/session", cookie=cookie),
+        "session-update-age-0": engine_case("/auth/session", cookie=cookie, update_age=0),
+        "csrf": engine_case("/auth/csrf", cookie=""),
+        "asgi-session": asgi_case("/auth/session", cookie=cookie),
+        "asgi-session-update-age-0": asgi_case("/auth/session", cookie=cookie, update_age=0),
+        "asgi-csrf": asgi_case("/auth/csrf", cookie=""),
+    }
+
+
+async def _per_call(call: Call, seconds: float, batch: int = 200) -> float:
+    await call()
+    count = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(batch):
+            await call()
+        count += batch
+    return (time.perf_counter() - start) / count
+
+
+def measure(seconds: float) -> None:
+    """Print µs per call of every case and its ratio to the crypto floor."""
+    floor = 1e6 / decrypt_encrypt_per_second(seconds)
+    print(f"{'crypto floor':<28} {floor:8.2f} µs")
+    for name, call in cases().items():
+        micros = asyncio.run(_per_call(call, seconds)) * 1e6
+        print(f"{name:<28} {micros:8.2f} µs  {micros / floor:5.2f} x floor")
+
+
+def profile(name: str, calls: int, top: int) -> None:
+    """Print the cProfile of ``calls`` calls of case ``name``, by own time."""
+    call = cases()[name]
+
+    async def run() -> None:
+        for _ in range(calls):
+            await call()
+
+    asyncio.run(call())
+    profiler = cProfile.Profile()
+    profiler.runcall(asyncio.run, run())
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(top)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``measure [--seconds S]`` or ``profile CASE [--calls N] [--top K]``."""
+    parser = argparse.ArgumentParser(prog="python -m bench.profile_hot", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    measure_parser = sub.add_parser("measure")
+    measure_parser.add_argument("--seconds", type=float, default=1.0)
+    profile_parser = sub.add_parser("profile")
+    profile_parser.add_argument("case", choices=sorted(cases()))
+    profile_parser.add_argument("--calls", type=int, default=20000)
+    profile_parser.add_argument("--top", type=int, default=40)
+    args = parser.parse_args(argv)
+    if args.command == "measure":
+        measure(args.seconds)
+    else:
+        profile(args.case, args.calls, args.top)
+
+
+if __name__ == "__main__":
+    main()
