@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -148,7 +147,7 @@ class Context:
 
     def random_uuid(self) -> str:
         """A random UUID v4 from the injected entropy."""
-        return str(uuid.UUID(bytes=self.entropy(16), version=4))
+        return jwt.uuid4(self.entropy(16))
 
     # -- CSRF (double-submit cookie: "<token>|sha256(token + secret)") -----------------------
 

@@ -5,6 +5,7 @@ All are frozen records; the engine reads them and makes new ones, it never does 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -68,7 +69,10 @@ class Cookie(msgspec.Struct, frozen=True, kw_only=True):
     def header_value(self) -> str:
         """Serialise as Auth.js does (same attribute order, ``encodeURIComponent`` value)."""
         o = self.options
-        parts = [f"{self.name}={quote(self.value, safe=_URI_COMPONENT_SAFE)}"]
+        value = self.value
+        if not _URI_COMPONENT_UNESCAPED.fullmatch(value):  # tokens are base64url: no quoting
+            value = quote(value, safe=_URI_COMPONENT_SAFE)
+        parts = [f"{self.name}={value}"]
         if o.max_age is not None:
             parts.append(f"Max-Age={o.max_age}")
         if o.domain:
@@ -88,17 +92,26 @@ class Cookie(msgspec.Struct, frozen=True, kw_only=True):
 
 
 _URI_COMPONENT_SAFE = "-_.!~*'()"
+_URI_COMPONENT_UNESCAPED = re.compile(r"[A-Za-z0-9\-_.!~*'()]*")
+"""What ``encodeURIComponent`` leaves as it is."""
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
 def http_date(timestamp: float) -> str:
-    """RFC 1123 date in GMT, e.g. ``Tue, 22 Dec 2026 12:50:10 GMT``."""
-    return datetime.fromtimestamp(int(timestamp), UTC).strftime("%a, %d %b %Y %H:%M:%S GMT")
+    """RFC 1123 date in GMT, e.g. ``Tue, 22 Dec 2026 12:50:10 GMT`` (in English, whatever
+    the locale)."""
+    d = datetime.fromtimestamp(int(timestamp), UTC)
+    return (
+        f"{_DAYS[d.weekday()]}, {d.day:02d} {_MONTHS[d.month - 1]} {d.year:04d} "
+        f"{d.hour:02d}:{d.minute:02d}:{d.second:02d} GMT"
+    )
 
 
 def iso_date(timestamp: float) -> str:
     """ISO 8601 with milliseconds and ``Z``, as JavaScript's ``Date.toISOString``."""
     moment = datetime.fromtimestamp(timestamp, UTC)
-    return moment.replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
+    return moment.isoformat(timespec="milliseconds").removesuffix("+00:00") + "Z"
 
 
 def parse_cookie_header(header: str | None) -> dict[str, str]:
@@ -159,7 +172,8 @@ def split_url(url: str) -> tuple[str, str, dict[str, str]]:
     """``(origin, path, query)`` of an absolute URL; duplicate query keys: last wins."""
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}".lower()
-    return origin, parts.path or "/", dict(parse_qsl(parts.query, keep_blank_values=True))
+    query = dict(parse_qsl(parts.query, keep_blank_values=True)) if parts.query else {}
+    return origin, parts.path or "/", query
 
 
 def same_origin(url: str, origin: str) -> bool:
