@@ -147,7 +147,7 @@ class Context:
 
     def random_uuid(self) -> str:
         """A random UUID v4 from the injected entropy."""
-        return jwt.uuid4(self.entropy(16))
+        return jwt.uuid_v4(self.entropy(16))
 
     # -- CSRF (double-submit cookie: "<token>|sha256(token + secret)") -----------------------
 

@@ -112,7 +112,7 @@ def encode(
     """Encrypt ``token`` adding ``iat``, ``exp`` and ``jti``; the first secret is used."""
     key = derive_key(_secrets(secret)[0], salt)
     issued = int(now)
-    claims = {**token, "iat": issued, "exp": issued + max_age, "jti": uuid4(entropy(16))}
+    claims = {**token, "iat": issued, "exp": issued + max_age, "jti": uuid_v4(entropy(16))}
     iv = entropy(16)
     payload = msgspec.json.encode(claims)
     pad = 16 - len(payload) % 16  # PKCS#7
@@ -124,7 +124,7 @@ def encode(
     return b".".join((key.header_b64, b"", _b64(iv), _b64(ciphertext), _b64(tag))).decode()
 
 
-def uuid4(random: bytes) -> str:
+def uuid_v4(random: bytes) -> str:
     """The version 4 UUID made of 16 ``random`` bytes, as ``str(uuid.UUID(bytes=random,
     version=4))`` spells it."""
     b = bytearray(random)
