@@ -57,6 +57,26 @@ def add_query(url: str, params: Mapping[str, str]) -> str:
 class Context:
     """One request: parsed inputs, resolved origin and cookies, and cookies to send."""
 
+    __slots__ = (
+        "_callback_url",
+        "_form",
+        "action",
+        "cache",
+        "cookie_specs",
+        "cookies",
+        "entropy",
+        "method",
+        "now",
+        "origin",
+        "out_cookies",
+        "provider_id",
+        "query",
+        "request",
+        "secure",
+        "settings",
+        "token_states",
+    )
+
     def __init__(
         self,
         settings: Settings,

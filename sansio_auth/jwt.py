@@ -13,7 +13,6 @@ the hot path stays short; tests check it against ``joserfc`` and ``@auth/core``.
 
 from __future__ import annotations
 
-import base64
 import binascii
 import hashlib
 import hmac
@@ -49,7 +48,7 @@ class _Key:
 
 
 def _b64(data: bytes) -> bytes:
-    return base64.urlsafe_b64encode(data).rstrip(b"=")
+    return binascii.b2a_base64(data, newline=False).translate(_TO_URLSAFE_B64).rstrip(b"=")
 
 
 def _unb64(data: bytes) -> bytes:
@@ -72,6 +71,7 @@ def _unb64(data: bytes) -> bytes:
 _UNUSED_BITS = (0, 0, 0x0F, 0x03)
 """Bits of the last character that carry no data, by the length of the text mod 4."""
 _TO_STANDARD_B64 = bytes.maketrans(b"-_+/", b"+/-_")  # '+' and '/' become invalid
+_TO_URLSAFE_B64 = bytes.maketrans(b"+/", b"-_")
 _B64_VALUE = {
     ord(c): i
     for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
@@ -252,7 +252,7 @@ def _decrypt_gcm(key: _Key, aad: bytes, iv: bytes, ciphertext: bytes, tag: bytes
 def _check_times(claims: Mapping[str, Any], now: float) -> None:
     for name in ("exp", "nbf", "iat"):
         value = claims.get(name)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise InvalidToken(f"{name} is not a number")
     exp, nbf = claims.get("exp"), claims.get("nbf")
     if exp is not None and now - CLOCK_TOLERANCE >= exp:
