@@ -37,7 +37,10 @@ class AsyncioBackend:
     """Connections and timeouts through asyncio."""
 
     async def connect_tcp(self, host: str, port: int) -> AsyncioStream:
-        reader, writer = await asyncio.open_connection(host, port, happy_eyeballs_delay=0.25)
+        # Happy Eyeballs on the standard loop; uvloop's refuses the option (and has none).
+        standard = isinstance(asyncio.get_running_loop(), asyncio.BaseEventLoop)
+        options = {"happy_eyeballs_delay": 0.25} if standard else {}
+        reader, writer = await asyncio.open_connection(host, port, **options)
         return AsyncioStream(reader, writer)
 
     def fail_after(self, seconds: float) -> AbstractAsyncContextManager[object]:
