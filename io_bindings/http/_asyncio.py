@@ -38,9 +38,10 @@ class AsyncioBackend:
 
     async def connect_tcp(self, host: str, port: int) -> AsyncioStream:
         # Happy Eyeballs on the standard loop; uvloop's refuses the option (and has none).
-        standard = isinstance(asyncio.get_running_loop(), asyncio.BaseEventLoop)
-        options = {"happy_eyeballs_delay": 0.25} if standard else {}
-        reader, writer = await asyncio.open_connection(host, port, **options)
+        if isinstance(asyncio.get_running_loop(), asyncio.BaseEventLoop):
+            reader, writer = await asyncio.open_connection(host, port, happy_eyeballs_delay=0.25)
+        else:
+            reader, writer = await asyncio.open_connection(host, port)
         return AsyncioStream(reader, writer)
 
     def fail_after(self, seconds: float) -> AbstractAsyncContextManager[object]:
