@@ -23,12 +23,13 @@ class DownAdapter(MemoryAdapter):
         raise DatabaseDown("the database is down")
 
 
-def jwt_auth(debug=False):
+def jwt_auth(debug=False, **options):
     config = AuthConfig(
         secret="s" * 32,
         trust_host=True,
         debug=debug,
         providers=[Credentials(authorize=lambda credentials: None)],
+        **options,
     )
     return Auth(config, env={})
 
@@ -79,6 +80,18 @@ def test_a_failing_adapter_still_logs_its_traceback(caplog):
     assert "SessionTokenError" in record.getMessage()
     assert "Traceback" in caplog.text
     assert "DatabaseDown: the database is down" in caplog.text
+
+
+def test_a_failing_jwt_callback_on_a_session_read_logs_its_traceback(caplog):
+    def failing_jwt(token):
+        raise KeyError("a bug in the callback")
+
+    auth = jwt_auth(callbacks={"jwt": failing_jwt})
+    cookie = f"authjs.session-token={auth_session_token(auth)}"
+    [record] = session_errors(auth, cookie, caplog)
+    assert "JWTSessionError" in record.getMessage()
+    assert "Traceback" in caplog.text
+    assert "a bug in the callback" in caplog.text
 
 
 def auth_session_token(auth):
