@@ -68,6 +68,33 @@ def test_a_tampered_session_cookie_is_one_line_without_traceback(caplog):
     assert "Traceback" not in caplog.text
 
 
+def test_an_expired_session_cookie_is_one_line_without_traceback(caplog):
+    auth = jwt_auth()
+    expired = auth_session_token(auth, now=1_000_000_000)
+    [record] = session_errors(auth, f"authjs.session-token={expired}", caplog)
+    assert "JWTSessionError" in record.getMessage()
+    assert "expired" in record.getMessage()
+    assert "Traceback" not in caplog.text
+
+
+def test_a_bad_csrf_token_is_one_line_without_traceback(caplog):
+    request = Request(
+        method="POST",
+        url=f"{ORIGIN}/auth/signout",
+        headers={
+            "cookie": "authjs.csrf-token=abc|def",
+            "content-type": "application/x-www-form-urlencoded",
+        },
+        body=b"csrfToken=abc",
+    )
+    with caplog.at_level(logging.ERROR, logger="sansio_auth"):
+        response = anyio.run(jwt_auth().respond, request)
+    assert response.status == 302
+    [record] = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert record.getMessage().startswith("[auth][error] MissingCSRF: ")
+    assert "Traceback" not in caplog.text
+
+
 def test_under_debug_a_refusal_keeps_its_traceback(caplog):
     [record] = session_errors(jwt_auth(debug=True), "authjs.session-token=garbage", caplog)
     assert record.exc_info is not None
@@ -94,11 +121,11 @@ def test_a_failing_jwt_callback_on_a_session_read_logs_its_traceback(caplog):
     assert "a bug in the callback" in caplog.text
 
 
-def auth_session_token(auth):
+def auth_session_token(auth, now=2e9):
     return jwt.encode(
         {"sub": "1"},
         auth.settings.secrets,
         "authjs.session-token",
-        now=2e9,
+        now=now,
         entropy=lambda n: b"\x01" * n,
     )
