@@ -20,7 +20,7 @@ from sansio_auth.drivers import async_performer
 from sansio_auth.events import Action, Event, SendHTTP
 from sansio_auth.oauth.cache import ProviderCache
 
-from ._driver_io import HTTPTransport, write_log
+from ._driver_io import HTTPTransport, log_writer
 from ._single_flight import SingleFlight
 from .http import AnyioBackend, AsyncioBackend, HTTPClient, NetworkBackend
 from .translate import (
@@ -114,7 +114,9 @@ class Auth:
         if transport is None:
             transport = self.http_client = HTTPClient(network_backend(backend), proxy_env=env)
         self.transport = transport
-        self._perform = async_performer(send_http=transport.send, log=write_log)
+        self._perform = async_performer(
+            send_http=transport.send, log=log_writer(self.settings.debug)
+        )
         self._single_flight = SingleFlight(clock)
         for code in self.settings.warnings:
             logger.warning("[auth][warn][%s] Read more: https://warnings.authjs.dev", code)

@@ -28,7 +28,7 @@ from sansio_auth.drivers import SyncSendHTTP, sync_performer
 from sansio_auth.events import Action, Event, HTTPResponse, OutboundRequest, SendHTTP
 from sansio_auth.oauth.cache import ProviderCache
 
-from ._driver_io import write_log
+from ._driver_io import log_writer
 from ._loop import wait
 from ._single_flight import ThreadSingleFlight
 from .anyio import (
@@ -99,7 +99,9 @@ class SyncAuth:
         if send_http is None:
             self.http = BlockingHTTP(env)
             send_http = self.http.send
-        self._perform = sync_performer(send_http=send_http, log=write_log, wait=wait)
+        self._perform = sync_performer(
+            send_http=send_http, log=log_writer(self.settings.debug), wait=wait
+        )
         self._single_flight = ThreadSingleFlight(clock)
 
     def perform(self, action: Action) -> Event:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -57,17 +58,35 @@ def make_request(
 
     Raises :class:`BadHost` when ``host`` does not make a valid URL.
     """
-    url = f"{scheme}://{host}{raw_path}"
+    origin = f"{scheme}://{host}"
+    error = _origin_error(origin, host)
+    if error is None and raw_path[:1] not in _NETLOC_ENDS:
+        error = f"invalid host {host!r}"  # the path would run on into the host
+    if error is not None:
+        raise BadHost(error)
+    url = origin + raw_path
     if query:
         url += "?" + query
+    return Request(method=method, url=url, headers=headers, body=body)
+
+
+_NETLOC_ENDS = ("", "/", "?", "#")
+
+
+@lru_cache(maxsize=256)
+def _origin_error(origin: str, host: str) -> str | None:
+    """Why ``origin`` (``scheme://host``) is not a valid URL origin, or ``None``.
+
+    Memoised: a server sees a handful of hosts; any other costs one parse, as before.
+    """
     try:
-        parts = urlsplit(url)
+        parts = urlsplit(origin)
         parts.port  # noqa: B018 - raises ValueError for a malformed port
     except ValueError as err:
-        raise BadHost(str(err)) from None
+        return str(err)
     if not parts.hostname or parts.netloc != host or "@" in host or any(c.isspace() for c in host):
-        raise BadHost(f"invalid host {host!r}")
-    return Request(method=method, url=url, headers=headers, body=body)
+        return f"invalid host {host!r}"
+    return None
 
 
 def request_from_scope(scope: Scope, body: bytes) -> Request:
@@ -105,7 +124,11 @@ def too_large(declared: str | bytes | None, limit: int) -> bool:
 
 async def read_asgi_body(scope: Scope, receive: Receive, limit: int) -> bytes | None:
     """The whole request body, or ``None`` when it is over ``limit`` bytes."""
-    if too_large(dict(scope.get("headers", ())).get(b"content-length"), limit):
+    declared = None
+    for name, value in scope.get("headers", ()):
+        if name == b"content-length":
+            declared = value
+    if too_large(declared, limit):
         return None
     chunks: list[bytes] = []
     size = 0
@@ -131,13 +154,16 @@ def server_error(where: str) -> Response:
 
 def asgi_headers(response: Response) -> list[tuple[bytes, bytes]]:
     """The response's headers (``Set-Cookie`` included) as ASGI byte pairs."""
-    return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.header_list()]
+    headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers]
+    for cookie in response.cookies:
+        headers.append((b"set-cookie", cookie.header_value().encode("latin-1")))
+    return headers
 
 
 async def send_asgi_response(send: Send, response: Response) -> None:
     """Send an engine :class:`Response` over ASGI."""
     headers = asgi_headers(response)
-    headers.append((b"content-length", str(len(response.body)).encode()))
+    headers.append((b"content-length", b"%d" % len(response.body)))
     await send({"type": "http.response.start", "status": response.status, "headers": headers})
     await send({"type": "http.response.body", "body": response.body})
 

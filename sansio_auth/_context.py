@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -57,6 +56,26 @@ def add_query(url: str, params: Mapping[str, str]) -> str:
 
 class Context:
     """One request: parsed inputs, resolved origin and cookies, and cookies to send."""
+
+    __slots__ = (
+        "_callback_url",
+        "_form",
+        "action",
+        "cache",
+        "cookie_specs",
+        "cookies",
+        "entropy",
+        "method",
+        "now",
+        "origin",
+        "out_cookies",
+        "provider_id",
+        "query",
+        "request",
+        "secure",
+        "settings",
+        "token_states",
+    )
 
     def __init__(
         self,
@@ -148,7 +167,7 @@ class Context:
 
     def random_uuid(self) -> str:
         """A random UUID v4 from the injected entropy."""
-        return str(uuid.UUID(bytes=self.entropy(16), version=4))
+        return jwt.uuid_v4(self.entropy(16))
 
     # -- CSRF (double-submit cookie: "<token>|sha256(token + secret)") -----------------------
 

@@ -94,7 +94,9 @@ def parse_action(path: str, base_path: str) -> tuple[str, str | None]:
     rest = path[len(base_path) :]
     if not rest.startswith("/"):
         raise BadRequest(f"not an auth route: {path}")
-    segments = [unquote(s) for s in rest.split("/") if s]
+    segments = [s for s in rest.split("/") if s]
+    if "%" in rest:
+        segments = [unquote(s) for s in segments]
     if len(segments) == 3 and segments[:2] == ["signout", "callback"]:
         return "signout/callback", segments[2]
     if not 1 <= len(segments) <= 2 or segments[0] not in ACTIONS:

@@ -110,12 +110,11 @@ def _merge(spec: CookieSpec, key: str, override: Mapping[str, Any]) -> CookieSpe
 def read_chunked(cookies: Mapping[str, str], name: str) -> tuple[str | None, list[str]]:
     """The session value from ``name`` or its chunks ``name.0``, ``name.1``…, and their names."""
     whole = cookies.get(name)
+    prefix = name + "."
     chunks = sorted(
         (int(suffix), key)
         for key in cookies
-        if key.startswith(name + ".")
-        and (suffix := key[len(name) + 1 :]).isascii()
-        and suffix.isdigit()
+        if key.startswith(prefix) and (suffix := key[len(prefix) :]).isascii() and suffix.isdigit()
     )
     present = ([name] if whole is not None else []) + [key for _, key in chunks]
     if chunks:

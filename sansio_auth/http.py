@@ -5,6 +5,7 @@ All are frozen records; the engine reads them and makes new ones, it never does 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -68,7 +69,7 @@ class Cookie(msgspec.Struct, frozen=True, kw_only=True):
     def header_value(self) -> str:
         """Serialise as Auth.js does (same attribute order, ``encodeURIComponent`` value)."""
         o = self.options
-        parts = [f"{self.name}={quote(self.value, safe=_URI_COMPONENT_SAFE)}"]
+        parts = [f"{self.name}={encode_uri_component(self.value)}"]
         if o.max_age is not None:
             parts.append(f"Max-Age={o.max_age}")
         if o.domain:
@@ -87,18 +88,37 @@ class Cookie(msgspec.Struct, frozen=True, kw_only=True):
         return "; ".join(parts)
 
 
-_URI_COMPONENT_SAFE = "-_.!~*'()"
+def encode_uri_component(value: str) -> str:
+    """JavaScript's ``encodeURIComponent``: every character but ``A-Z a-z 0-9 - _ . ! ~ * '
+    ( )`` as the percent-escapes of its UTF-8 bytes."""
+    # Escaping character by character keeps the common case (a base64url token, a hex
+    # CSRF token) a single scan, where ``quote`` maps every byte.
+    return _URI_COMPONENT_ESCAPED.sub(_percent_escape, value)
+
+
+def _percent_escape(match: re.Match[str]) -> str:
+    return quote(match.group(), safe="")
+
+
+_URI_COMPONENT_ESCAPED = re.compile(r"[^A-Za-z0-9\-_.!~*'()]")
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
 def http_date(timestamp: float) -> str:
-    """RFC 1123 date in GMT, e.g. ``Tue, 22 Dec 2026 12:50:10 GMT``."""
-    return datetime.fromtimestamp(int(timestamp), UTC).strftime("%a, %d %b %Y %H:%M:%S GMT")
+    """RFC 1123 date in GMT, e.g. ``Tue, 22 Dec 2026 12:50:10 GMT`` (in English, whatever
+    the locale)."""
+    d = datetime.fromtimestamp(int(timestamp), UTC)
+    return (
+        f"{_DAYS[d.weekday()]}, {d.day:02d} {_MONTHS[d.month - 1]} {d.year:04d} "
+        f"{d.hour:02d}:{d.minute:02d}:{d.second:02d} GMT"
+    )
 
 
 def iso_date(timestamp: float) -> str:
     """ISO 8601 with milliseconds and ``Z``, as JavaScript's ``Date.toISOString``."""
     moment = datetime.fromtimestamp(timestamp, UTC)
-    return moment.replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
+    return moment.isoformat(timespec="milliseconds").removesuffix("+00:00") + "Z"
 
 
 def parse_cookie_header(header: str | None) -> dict[str, str]:
@@ -159,7 +179,8 @@ def split_url(url: str) -> tuple[str, str, dict[str, str]]:
     """``(origin, path, query)`` of an absolute URL; duplicate query keys: last wins."""
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}".lower()
-    return origin, parts.path or "/", dict(parse_qsl(parts.query, keep_blank_values=True))
+    query = dict(parse_qsl(parts.query, keep_blank_values=True)) if parts.query else {}
+    return origin, parts.path or "/", query
 
 
 def same_origin(url: str, origin: str) -> bool:

@@ -13,18 +13,16 @@ the hot path stays short; tests check it against ``joserfc`` and ``@auth/core``.
 
 from __future__ import annotations
 
-import base64
 import binascii
 import hashlib
 import hmac
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
 import msgspec
-from cryptography.hazmat.primitives import hashes, padding
+from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
@@ -50,7 +48,7 @@ class _Key:
 
 
 def _b64(data: bytes) -> bytes:
-    return base64.urlsafe_b64encode(data).rstrip(b"=")
+    return binascii.b2a_base64(data, newline=False).translate(_TO_URLSAFE_B64).rstrip(b"=")
 
 
 def _unb64(data: bytes) -> bytes:
@@ -64,13 +62,16 @@ def _unb64(data: bytes) -> bytes:
         raise InvalidToken("bad base64url") from err
     # Non-canonical spellings (unused low bits set in the last character) would make
     # tokens malleable: the same bytes under another string.
-    unused_bits = {2: 0x0F, 3: 0x03}.get(len(data) % 4, 0)
+    unused_bits = _UNUSED_BITS[len(data) % 4]
     if unused_bits and _B64_VALUE[data[-1]] & unused_bits:
         raise InvalidToken("non-canonical base64url")
     return decoded
 
 
+_UNUSED_BITS = (0, 0, 0x0F, 0x03)
+"""Bits of the last character that carry no data, by the length of the text mod 4."""
 _TO_STANDARD_B64 = bytes.maketrans(b"-_+/", b"+/-_")  # '+' and '/' become invalid
+_TO_URLSAFE_B64 = bytes.maketrans(b"+/", b"-_")
 _B64_VALUE = {
     ord(c): i
     for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
@@ -111,20 +112,26 @@ def encode(
     """Encrypt ``token`` adding ``iat``, ``exp`` and ``jti``; the first secret is used."""
     key = derive_key(_secrets(secret)[0], salt)
     issued = int(now)
-    claims = {
-        **token,
-        "iat": issued,
-        "exp": issued + max_age,
-        "jti": str(uuid.UUID(bytes=entropy(16), version=4)),
-    }
+    claims = {**token, "iat": issued, "exp": issued + max_age, "jti": uuid_v4(entropy(16))}
     iv = entropy(16)
-    padder = padding.PKCS7(128).padder()
-    plaintext = padder.update(msgspec.json.encode(claims)) + padder.finalize()
+    payload = msgspec.json.encode(claims)
+    pad = 16 - len(payload) % 16  # PKCS#7
+    plaintext = payload + bytes((pad,)) * pad
     assert key.aes is not None
     encryptor = Cipher(key.aes, modes.CBC(iv)).encryptor()
     ciphertext = encryptor.update(plaintext) + encryptor.finalize()
     tag = _cbc_tag(key.material[:32], key.header_b64, iv, ciphertext)
     return b".".join((key.header_b64, b"", _b64(iv), _b64(ciphertext), _b64(tag))).decode()
+
+
+def uuid_v4(random: bytes) -> str:
+    """The version 4 UUID made of 16 ``random`` bytes, as ``str(uuid.UUID(bytes=random,
+    version=4))`` spells it."""
+    b = bytearray(random)
+    b[6] = b[6] & 0x0F | 0x40  # version 4
+    b[8] = b[8] & 0x3F | 0x80  # RFC 4122 variant
+    h = b.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def _cbc_tag(mac_key: bytes, aad: bytes, iv: bytes, ciphertext: bytes) -> bytes:
@@ -142,16 +149,11 @@ def decode(token: str, secret: str | Sequence[str], salt: str, *, now: float) ->
     if len(parts) != 5 or parts[1]:
         raise InvalidToken("not a compact JWE with direct encryption")
     header_b64, _, iv_b64, ct_b64, tag_b64 = parts
-    try:
-        header = msgspec.json.decode(_unb64(header_b64))
-    except (msgspec.DecodeError, UnicodeDecodeError) as err:
-        raise InvalidToken("bad header") from err
-    if not isinstance(header, dict) or header.get("alg") != "dir":
-        raise InvalidToken("unsupported alg")
-    enc = header.get("enc")
-    if enc not in ("A256CBC-HS512", "A256GCM"):
-        raise InvalidToken("unsupported enc")
-    key = _find_key(header.get("kid"), _secrets(secret), salt, enc)
+    secrets = _secrets(secret)
+    key = _own_key(header_b64, secrets, salt)
+    enc: Encryption = "A256CBC-HS512"
+    if key is None:
+        enc, key = _key_of_header(header_b64, secrets, salt)
     iv, ciphertext, tag = _unb64(iv_b64), _unb64(ct_b64), _unb64(tag_b64)
     plaintext = (
         _decrypt_cbc(key, header_b64, iv, ciphertext, tag)
@@ -186,6 +188,30 @@ def made_with(token: str, secret: str, salt: str) -> bool:
     if enc not in ("A256CBC-HS512", "A256GCM"):
         return False
     return bool(header["kid"] == derive_key(secret, salt, enc).kid)
+
+
+def _own_key(header_b64: bytes, secrets: Sequence[str], salt: str) -> _Key | None:
+    """The key of the secret whose own header (as :func:`encode` writes it) ``header_b64``
+    is, byte for byte: the header of every token this library made, read without parsing."""
+    for secret in secrets:
+        key = derive_key(secret, salt)
+        if key.header_b64 == header_b64:
+            return key
+    return None
+
+
+def _key_of_header(header_b64: bytes, secrets: Sequence[str], salt: str) -> tuple[Encryption, _Key]:
+    """The encryption and the key a header written by another library names."""
+    try:
+        header = msgspec.json.decode(_unb64(header_b64))
+    except (msgspec.DecodeError, UnicodeDecodeError) as err:
+        raise InvalidToken("bad header") from err
+    if not isinstance(header, dict) or header.get("alg") != "dir":
+        raise InvalidToken("unsupported alg")
+    enc = header.get("enc")
+    if enc not in ("A256CBC-HS512", "A256GCM"):
+        raise InvalidToken("unsupported enc")
+    return enc, _find_key(header.get("kid"), secrets, salt, enc)
 
 
 def _find_key(kid: object, secrets: Sequence[str], salt: str, enc: Encryption) -> _Key:
@@ -226,7 +252,7 @@ def _decrypt_gcm(key: _Key, aad: bytes, iv: bytes, ciphertext: bytes, tag: bytes
 def _check_times(claims: Mapping[str, Any], now: float) -> None:
     for name in ("exp", "nbf", "iat"):
         value = claims.get(name)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise InvalidToken(f"{name} is not a number")
     exp, nbf = claims.get("exp"), claims.get("nbf")
     if exp is not None and now - CLOCK_TOLERANCE >= exp:

@@ -38,7 +38,13 @@ from .errors import (
     UnsupportedStrategy,
     UntrustedHost,
 )
-from .providers import PROVIDER_KINDS, CredentialsProvider, Provider, WebAuthnProvider
+from .providers import (
+    PROVIDER_KINDS,
+    CredentialsProvider,
+    OAuthProvider,
+    Provider,
+    WebAuthnProvider,
+)
 
 DATABASE_METHODS = (
     "create_user",
@@ -110,6 +116,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     theme: Theme
     providers: tuple[Provider, ...]
     providers_by_id: Mapping[str, Provider]
+    oauth_providers: Mapping[str, OAuthProvider]
+    """The OAuth and OIDC providers by id."""
+    keeps_provider_tokens: bool
+    """Whether a session read looks at provider tokens (an OAuth provider refreshes them or
+    signs out at the provider)."""
     skip_csrf: bool
     debug: bool
     redirect_proxy_url: str | None
@@ -146,6 +157,7 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
         if provider.id in by_id:
             raise Configuration(f"two providers have the id {provider.id!r}")
         by_id[provider.id] = provider
+    oauth = {p.id: p for p in providers if isinstance(p, OAuthProvider)}
     strategy = _strategy(session, config.adapter, providers)
     _check_adapter(config.adapter, strategy, providers)
     webauthn = _check_webauthn(config.experimental, config.adapter, providers)
@@ -191,6 +203,8 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
         theme=as_record(Theme, config.theme, "theme"),
         providers=providers,
         providers_by_id=by_id,
+        oauth_providers=oauth,
+        keeps_provider_tokens=any(p.refreshes or p.end_session for p in oauth.values()),
         skip_csrf=config.skip_csrf_check is not None,
         debug=config.debug,
         redirect_proxy_url=config.redirect_proxy_url or env.get("AUTH_REDIRECT_PROXY_URL") or None,

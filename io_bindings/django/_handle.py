@@ -16,7 +16,7 @@ from sansio_auth import Cookie, NotAnAuthRoute, Request
 from sansio_auth.drivers import sync_performer
 
 from .. import anyio as _anyio
-from .._driver_io import write_log
+from .._driver_io import log_writer
 from ..translate import BAD_HOST, BODY_TOO_LARGE, DEFAULT_MAX_BODY_SIZE, BadHost, server_error
 from ..translate import too_large as _too_large
 from . import _bridge
@@ -114,7 +114,7 @@ class RequestAuth:
                 engine_request(self.request, method="GET", path=path, query="")
             )
             assert not isinstance(flow, NotAnAuthRoute)
-            response = flow.run_sync(sync_performer(log=write_log))
+            response = flow.run_sync(sync_performer(log=log_writer(self.runtime.settings.debug)))
             self._csrf_token = str(response.json()["csrfToken"])
             self.cookies.extend(response.cookies)
         return self._csrf_token

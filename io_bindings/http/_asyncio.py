@@ -37,7 +37,11 @@ class AsyncioBackend:
     """Connections and timeouts through asyncio."""
 
     async def connect_tcp(self, host: str, port: int) -> AsyncioStream:
-        reader, writer = await asyncio.open_connection(host, port, happy_eyeballs_delay=0.25)
+        # Happy Eyeballs on the standard loop; uvloop's refuses the option (and has none).
+        if isinstance(asyncio.get_running_loop(), asyncio.BaseEventLoop):
+            reader, writer = await asyncio.open_connection(host, port, happy_eyeballs_delay=0.25)
+        else:
+            reader, writer = await asyncio.open_connection(host, port)
         return AsyncioStream(reader, writer)
 
     def fail_after(self, seconds: float) -> AbstractAsyncContextManager[object]:

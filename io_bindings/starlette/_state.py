@@ -7,13 +7,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from contextvars import ContextVar
 from typing import Any
-from urllib.parse import quote
 
 from starlette.exceptions import HTTPException
 from starlette.requests import HTTPConnection
 
 from sansio_auth import Cookie, Request
-from sansio_auth.http import parse_cookie_header
+from sansio_auth.http import encode_uri_component, parse_cookie_header
 
 from .. import anyio as _anyio
 from ..translate import BadHost, Scope, request_from_scope
@@ -22,7 +21,6 @@ SCOPE_KEY = "sansio_auth.state"
 """Where a request's :class:`RequestState` is kept in its ASGI scope."""
 _PASSED = frozenset({"host", "x-forwarded-host", "x-forwarded-proto", "referer"})
 _UNREAD: Any = object()
-_SAFE = "-_.!~*'()"
 
 
 class RequestState:
@@ -110,7 +108,7 @@ class RequestState:
                 jar[cookie.name] = cookie.value
             else:
                 jar.pop(cookie.name, None)
-        return "; ".join(f"{name}={quote(value, safe=_SAFE)}" for name, value in jar.items())
+        return "; ".join(f"{name}={encode_uri_component(value)}" for name, value in jar.items())
 
 
 def set_cookie_headers(cookies: Iterable[Cookie]) -> list[tuple[bytes, bytes]]:

@@ -43,10 +43,9 @@ Outcome = Literal["refreshed", "refused", "failed"]
 
 def oauth_provider(ctx: Context, provider_id: Any) -> OAuthProvider | None:
     """The configured OAuth/OIDC provider with this id, or ``None``."""
-    for provider in ctx.settings.providers:
-        if provider.id == provider_id and isinstance(provider, OAuthProvider):
-            return provider
-    return None
+    if not isinstance(provider_id, str):
+        return None
+    return ctx.settings.oauth_providers.get(provider_id)
 
 
 def sign_in_state(
@@ -141,8 +140,7 @@ def jwt_token_state(ctx: Context, token: Mapping[str, Any]) -> Step[dict[str, An
 def database_token_states(ctx: Context, user_id: str) -> Step[None]:
     """Refresh the due accounts of ``user_id`` (compare-and-swap on the old refresh token;
     the loser of a race re-reads the row); records them in ``ctx.token_states``."""
-    providers = [p for p in ctx.settings.providers if isinstance(p, OAuthProvider)]
-    if not any(p.refreshes or p.end_session for p in providers):
+    if not ctx.settings.keeps_provider_tokens:
         return
     adapter = ctx.settings.adapter
     accounts = yield from call_adapter(adapter, "list_accounts_by_user_id", user_id)

@@ -7,8 +7,9 @@ from typing import Any
 from .._context import NO_CACHE, Context, Reply, json_reply
 from .._flow import Step, log_error
 from ..cookies import read_chunked
-from ..errors import Configuration, MissingCSRF
-from .strategies import session_strategy
+from ..errors import AuthError, Configuration, MissingCSRF, fault_of
+from ..jwt import InvalidToken
+from .strategies import SessionStrategy, session_strategy
 
 
 def get_session(ctx: Context) -> Step[Reply]:
@@ -37,9 +38,16 @@ def _session(
     try:
         session = yield from strategy.read(ctx, value, present, update=update, data=data)
     except Exception as err:
-        yield from log_error(err if isinstance(err, Configuration) else strategy.read_error(err))
+        yield from log_error(err if isinstance(err, Configuration) else _read_error(strategy, err))
         ctx.out_cookies.drop(spec.name)
         if strategy.forgets_unreadable:
             ctx.out_cookies.delete_chunks(spec, present)
         session = None
     return json_reply(session, headers=headers)
+
+
+def _read_error(strategy: SessionStrategy, error: Exception) -> AuthError:
+    """What a failed read is logged as: the browser's fault when its cookie is not a valid
+    token, else the fault of what failed (a callback, the adapter)."""
+    fault = "browser" if isinstance(error, InvalidToken) else fault_of(error)
+    return strategy.read_error(error, fault=fault)

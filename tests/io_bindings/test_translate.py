@@ -21,3 +21,16 @@ def test_a_good_host_makes_the_url(host: str) -> None:
         "GET", scheme="https", host=host, raw_path="/auth/%61", query="a=1", headers={}
     )
     assert request.url == f"https://{host}/auth/%61?a=1"
+
+
+@pytest.mark.parametrize("host", ["bad host", "app.test:x"])
+def test_a_bad_host_is_refused_every_time_it_comes(host: str) -> None:
+    for _ in range(3):
+        with pytest.raises(BadHost):
+            make_request("GET", scheme="http", host=host, raw_path="/", headers={})
+
+
+@pytest.mark.parametrize("raw_path", ["x/auth/csrf", "*", ":1/auth"])
+def test_a_path_that_would_run_on_into_the_host_is_refused(raw_path: str) -> None:
+    with pytest.raises(BadHost):
+        make_request("GET", scheme="http", host="app.test", raw_path=raw_path, headers={})

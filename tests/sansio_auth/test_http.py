@@ -1,9 +1,14 @@
 """HTTP values: requests, responses, URL helpers, dates."""
 
+import random
+import string
+from datetime import UTC, datetime
+from urllib.parse import quote
+
 import pytest
 
 from sansio_auth import Cookie, Request, Response, headers_from_pairs
-from sansio_auth.http import iso_date, same_origin, split_url
+from sansio_auth.http import http_date, iso_date, same_origin, split_url
 
 
 def test_headers_from_pairs_lowercases_and_folds():
@@ -81,3 +86,27 @@ def test_same_origin(url, origin, same):
 def test_iso_date_matches_javascript():
     assert iso_date(1797943810.25) == "2026-12-22T12:50:10.250Z"
     assert iso_date(0) == "1970-01-01T00:00:00.000Z"
+
+
+def test_cookie_values_are_encoded_as_encode_uri_component():
+    rng = random.Random(13)
+    alphabet = string.printable + "é€😀|%"
+    values = ["", "a-b_c.d!e~f*g'h(i)j", "a|b", "a b;c", *string.punctuation]
+    values += ["".join(rng.choices(alphabet, k=rng.randrange(1, 30))) for _ in range(300)]
+    for value in values:
+        header = Cookie(name="n", value=value).header_value()
+        assert header.partition(";")[0] == "n=" + quote(value, safe="-_.!~*'()")
+
+
+def test_http_date_is_rfc_1123_in_english():
+    rng = random.Random(13)
+    for timestamp in [0, 1_800_000_000.9, *(rng.uniform(0, 4e9) for _ in range(300))]:
+        expected = datetime.fromtimestamp(int(timestamp), UTC).strftime("%a, %d %b %Y %H:%M:%S")
+        assert http_date(timestamp) == expected + " GMT"
+
+
+def test_iso_date_keeps_milliseconds_as_datetime_rounds_them():
+    rng = random.Random(13)
+    for timestamp in [0, 1.9999996, 1_800_000_000.0005, *(rng.uniform(0, 4e9) for _ in range(300))]:
+        moment = datetime.fromtimestamp(timestamp, UTC).replace(tzinfo=None)
+        assert iso_date(timestamp) == moment.isoformat(timespec="milliseconds") + "Z"

@@ -2,6 +2,7 @@
 
 import base64
 import json
+import uuid
 
 import pytest
 from hypothesis import given
@@ -280,3 +281,8 @@ def test_made_with_tells_which_secret_encrypted_a_token():
     )
     assert jwt.made_with(no_kid, "anything", SALT)  # no kid: read with the first secret
     assert not jwt.made_with("garbage", "new", SALT)
+
+
+@given(st.binary(min_size=16, max_size=16))
+def test_uuid_v4_spells_what_the_uuid_module_does(random):
+    assert jwt.uuid_v4(random) == str(uuid.UUID(bytes=random, version=4))
