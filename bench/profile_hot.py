@@ -17,7 +17,7 @@ import math
 import os
 import pstats
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, MutableMapping
 from functools import partial
 from typing import Any
 
@@ -81,7 +81,7 @@ def asgi_case(path: str, *, cookie: str, update_age: int = DEFAULT_UPDATE_AGE) -
     async def receive() -> dict[str, Any]:
         return request_message
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         if message["type"] == "http.response.start" and message["status"] != 200:
             raise RuntimeError(f"{path} answered {message['status']}")
 
@@ -205,13 +205,13 @@ def profile(name: str, calls: int, top: int) -> None:
     """Print the cProfile of ``calls`` calls of case ``name``, by own time."""
     call = cases()[name]
 
-    async def run() -> None:
-        for _ in range(calls):
+    async def run(times: int) -> None:
+        for _ in range(times):
             await call()
 
-    asyncio.run(call())
+    asyncio.run(run(1))
     profiler = cProfile.Profile()
-    profiler.runcall(asyncio.run, run())
+    profiler.runcall(asyncio.run, run(calls))
     pstats.Stats(profiler).sort_stats("tottime").print_stats(top)
 
 
