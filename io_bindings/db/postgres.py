@@ -6,7 +6,11 @@
 Needs the ``postgres`` extra (``psycopg[binary]``, ``psycopg-pool``). psycopg's
 async API runs only on asyncio, so this adapter uses the synchronous
 :class:`psycopg_pool.ConnectionPool` in anyio worker threads: the same adapter
-works on asyncio and trio. Each method is one transaction.
+works on asyncio and trio. Each method is one transaction: connections are in
+autocommit mode, so a method that is one statement costs one round trip (no
+``BEGIN``/``COMMIT``), and methods of several statements open an explicit
+transaction. Statements are prepared on first use (``prepare_threshold=0``), and a
+session check is one prepared ``JOIN`` of ``sessions`` and ``users``.
 
 The tables are those of ``@auth/pg-adapter`` (``users``, ``accounts``,
 ``sessions``, ``verification_token`` with their quoted camelCase columns and
@@ -21,6 +25,7 @@ tables as Auth.js documents) and dropped otherwise, as upstream does.
 from __future__ import annotations
 
 import contextlib
+import select
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -28,7 +33,7 @@ from typing import Any
 
 import psycopg
 from psycopg import errors, sql
-from psycopg.rows import dict_row
+from psycopg.rows import dict_row, tuple_row
 from psycopg_pool import ConnectionPool
 
 from sansio_auth.adapters import AdapterConflict
@@ -120,6 +125,11 @@ AUTHENTICATOR_COLUMNS = {
     "transports": "transports",
 }
 _INTEGER_TYPES = {"smallint", "integer", "bigint"}
+# The session's columns first, then the user's (whatever columns the table has).
+_SESSION_AND_USER = (
+    'SELECT s."sessionToken", s."userId", s.expires, u.* '
+    'FROM sessions s JOIN users u ON u.id = s."userId" WHERE s."sessionToken" = %s'
+)
 
 
 def _from_row(row: dict[str, Any], columns: dict[str, str], drop: tuple[str, ...]) -> Record:
@@ -134,12 +144,14 @@ def _from_row(row: dict[str, Any], columns: dict[str, str], drop: tuple[str, ...
     return record
 
 
-def _user(row: dict[str, Any] | None) -> Record | None:
-    if row is None:
-        return None
+def _user_record(row: dict[str, Any]) -> Record:
     user = _from_row(row, USER_COLUMNS, ())
     user["id"] = str(user["id"])
     return user
+
+
+def _user(row: dict[str, Any] | None) -> Record | None:
+    return None if row is None else _user_record(row)
 
 
 def _account(row: dict[str, Any] | None) -> Record | None:
@@ -168,6 +180,22 @@ def _token(row: dict[str, Any] | None) -> Record | None:
 
 def _authenticator(row: dict[str, Any] | None) -> Record | None:
     return None if row is None else _from_row(row, AUTHENTICATOR_COLUMNS, ())
+
+
+def _is_sound(conn: Connection) -> None:
+    """The pool's check of a connection it hands out, without a round trip when possible.
+
+    An idle connection has nothing to read; if its socket is readable the server has
+    closed it or is telling us something (a restart's termination notice): then the
+    full check runs, which raises (and the pool replaces the connection) if it is broken.
+    """
+    poll = getattr(select, "poll", None)
+    if poll is not None:
+        poller = poll()
+        poller.register(conn.fileno(), select.POLLIN)
+        if not poller.poll(0):
+            return
+    ConnectionPool.check_connection(conn)
 
 
 def _insert(table: str, values: dict[str, Any]) -> sql.Composed:
@@ -203,8 +231,8 @@ class PostgresStore:
             min_size=self.min_size,
             max_size=self.max_size,
             timeout=self.timeout,
-            kwargs={"row_factory": dict_row},
-            check=ConnectionPool.check_connection,  # drop connections a restart cut
+            kwargs={"row_factory": dict_row, "autocommit": True, "prepare_threshold": 0},
+            check=_is_sound,  # drop connections a restart cut
             open=False,
         )
         self._pool.open(wait=True, timeout=self.timeout)
@@ -220,7 +248,7 @@ class PostgresStore:
                 )
             for statements in MIGRATIONS[version:]:
                 for statement in statements:
-                    conn.execute(statement.encode())
+                    conn.execute(statement.encode(), prepare=False)
             if row is None:
                 conn.execute("INSERT INTO sansio_auth_schema VALUES (%s)", (SCHEMA_VERSION,))
             else:
@@ -243,8 +271,9 @@ class PostgresStore:
             self._pool = None
 
     @contextlib.contextmanager
-    def _transaction(self) -> Iterator[Connection]:
-        """One transaction, committed on success; failures named as in the contract."""
+    def _connection(self) -> Iterator[Connection]:
+        """A connection of the pool (autocommit: each statement is its own transaction);
+        failures named as in the contract."""
         try:
             with self.pool.connection() as conn:
                 yield conn
@@ -252,6 +281,12 @@ class PostgresStore:
             raise AdapterConflict(str(err)) from err
         except errors.ForeignKeyViolation as err:
             raise LookupError("no such user") from err
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Connection]:
+        """One transaction of several statements, committed on success."""
+        with self._connection() as conn, conn.transaction():
+            yield conn
 
     def _key(self, user_id: str) -> Any:
         """``user_id`` as the ``users.id`` column takes it, or ``None`` if no row can have it."""
@@ -282,11 +317,11 @@ class PostgresStore:
         return values
 
     def _one(self, query: Any, params: Any = ()) -> dict[str, Any] | None:
-        with self._transaction() as conn:
+        with self._connection() as conn:
             return conn.execute(query, params).fetchone()
 
     def create_user(self, user: Record) -> Record:
-        with self._transaction() as conn:
+        with self._connection() as conn:
             return self._insert_user(conn, user)
 
     def _insert_user(self, conn: Connection, user: Record) -> Record:
@@ -320,7 +355,7 @@ class PostgresStore:
         key = self._owner(update["id"])
         values = self._columns("users", update, USER_COLUMNS)
         del values["id"]
-        with self._transaction() as conn:
+        with self._connection() as conn:
             if values:
                 query = sql.SQL("UPDATE users SET {} WHERE id = %s RETURNING *").format(
                     sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(c)) for c in values)
@@ -347,7 +382,7 @@ class PostgresStore:
             )
 
     def link_account(self, account: Record) -> Record:
-        with self._transaction() as conn:
+        with self._connection() as conn:
             return self._insert_account(conn, account)
 
     def _insert_account(self, conn: Connection, account: Record) -> Record:
@@ -381,19 +416,19 @@ class PostgresStore:
         return created
 
     def get_session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
-        with self._transaction() as conn:
-            session = _session(
-                conn.execute(
-                    'SELECT * FROM sessions WHERE "sessionToken" = %s', (session_token,)
-                ).fetchone()
-            )
-            if session is None:
+        with self._connection() as conn, conn.cursor(row_factory=tuple_row) as cursor:
+            row = cursor.execute(_SESSION_AND_USER, (session_token,)).fetchone()
+            if row is None:
                 return None
-            row = conn.execute(
-                "SELECT * FROM users WHERE id = %s", (self._key(session["user_id"]),)
-            )
-            user = _user(row.fetchone())
-        return None if user is None else (session, user)
+            assert cursor.description is not None
+            names = [column.name for column in cursor.description[3:]]
+        token, user_id, expires, *user = row
+        session = {
+            "session_token": token,
+            "user_id": str(user_id),
+            "expires": expires.astimezone(UTC),
+        }
+        return session, _user_record(dict(zip(names, user, strict=True)))
 
     def update_session(self, update: Record) -> Record | None:
         values: dict[str, Any] = {}
@@ -459,7 +494,7 @@ class PostgresStore:
         key = self._key(user_id)
         if key is None:
             return []
-        with self._transaction() as conn:
+        with self._connection() as conn:
             rows = conn.execute(
                 'SELECT * FROM authenticators WHERE "userId" = %s', (key,)
             ).fetchall()
@@ -479,7 +514,7 @@ class PostgresStore:
         key = self._key(user_id)
         if key is None:
             return []
-        with self._transaction() as conn:
+        with self._connection() as conn:
             rows = conn.execute(
                 'SELECT * FROM accounts WHERE "userId" = %s ORDER BY id', (key,)
             ).fetchall()
@@ -503,11 +538,11 @@ class PostgresStore:
         key = self._key(user_id)
         if key is None:
             return 0
-        with self._transaction() as conn:
+        with self._connection() as conn:
             return conn.execute('DELETE FROM sessions WHERE "userId" = %s', (key,)).rowcount
 
     def set_sessions_not_before(self, key: str, not_before: datetime) -> None:
-        with self._transaction() as conn:
+        with self._connection() as conn:
             conn.execute(
                 'INSERT INTO session_revocations (key, "notBefore") VALUES (%s, %s) '
                 'ON CONFLICT (key) DO UPDATE SET "notBefore" = '
