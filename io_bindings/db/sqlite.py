@@ -6,8 +6,9 @@
 Works on asyncio and trio (the blocking calls run in anyio worker threads).
 The file is put in WAL mode; the schema is created, or migrated forward, on
 first use (the version is kept in the ``sansio_auth_schema`` table). Each
-adapter method is one transaction; writes take the write lock up front
-(``BEGIN IMMEDIATE``) so concurrent requests serialise instead of failing.
+adapter method is one transaction; writes take the write lock up front (a
+single statement does so by itself, several run in ``BEGIN IMMEDIATE``) so
+concurrent requests serialise instead of failing.
 Custom keys of users and accounts are kept as JSON in an ``extra`` column.
 """
 
@@ -265,6 +266,12 @@ class SQLiteStore:
         with self._connection() as conn:
             return _one(conn, sql, params)
 
+    def _statement(self, sql: str, *params: Any) -> sqlite3.Row | None:
+        """One write statement as its own transaction (a write statement takes the write
+        lock when it starts, waiting as ``BEGIN IMMEDIATE`` would, with no extra round)."""
+        with self._connection() as conn, _integrity():
+            return _one(conn, sql, params)
+
     def create_user(self, user: Record) -> Record:
         with self._write() as conn:
             return self._insert_user(conn, user)
@@ -347,11 +354,12 @@ class SQLiteStore:
             return self._insert_user(conn, user), self._insert_account(conn, account)
 
     def create_session(self, session: Record) -> Record:
-        with self._write() as conn:
-            conn.execute(
-                "INSERT INTO sessions (session_token, user_id, expires) VALUES (?, ?, ?)",
-                (session["session_token"], session["user_id"], format_time(session["expires"])),
-            )
+        self._statement(
+            "INSERT INTO sessions (session_token, user_id, expires) VALUES (?, ?, ?)",
+            session["session_token"],
+            session["user_id"],
+            format_time(session["expires"]),
+        )
         return session
 
     def get_session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
@@ -365,31 +373,23 @@ class SQLiteStore:
         return None if session is None or user is None else (session, user)
 
     def update_session(self, update: Record) -> Record | None:
-        with self._write() as conn:
-            row = _one(
-                conn,
-                "SELECT session_token, user_id, expires FROM sessions WHERE session_token = ?",
-                (update["session_token"],),
-            )
-            session = _session(row)
-            if session is None:
-                return None
-            session.update(update)
-            conn.execute(
-                "UPDATE sessions SET user_id = ?, expires = ? WHERE session_token = ?",
-                (session["user_id"], format_time(session["expires"]), session["session_token"]),
-            )
-            return session
+        expires = update.get("expires")
+        row = self._statement(
+            "UPDATE sessions SET user_id = coalesce(?, user_id), expires = coalesce(?, expires) "
+            "WHERE session_token = ? RETURNING session_token, user_id, expires",
+            update.get("user_id"),
+            None if expires is None else format_time(expires),
+            update["session_token"],
+        )
+        return _session(row)
 
     def delete_session(self, session_token: str) -> Record | None:
-        with self._write() as conn:
-            row = _one(
-                conn,
-                "DELETE FROM sessions WHERE session_token = ? "
-                "RETURNING session_token, user_id, expires",
-                (session_token,),
-            )
-            return _session(row)
+        row = self._statement(
+            "DELETE FROM sessions WHERE session_token = ? "
+            "RETURNING session_token, user_id, expires",
+            session_token,
+        )
+        return _session(row)
 
     def create_verification_token(self, token: Record) -> Record:
         with self._write() as conn:
