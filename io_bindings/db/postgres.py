@@ -125,11 +125,6 @@ AUTHENTICATOR_COLUMNS = {
     "transports": "transports",
 }
 _INTEGER_TYPES = {"smallint", "integer", "bigint"}
-# The session's columns first, then the user's (whatever columns the table has).
-_SESSION_AND_USER = (
-    'SELECT s."sessionToken", s."userId", s.expires, u.* '
-    'FROM sessions s JOIN users u ON u.id = s."userId" WHERE s."sessionToken" = %s'
-)
 
 
 def _from_row(row: dict[str, Any], columns: dict[str, str], drop: tuple[str, ...]) -> Record:
@@ -198,6 +193,14 @@ def _is_sound(conn: Connection) -> None:
     ConnectionPool.check_connection(conn)
 
 
+def _session_and_user(user_columns: list[str]) -> sql.Composed:
+    """The session check: the session's columns, then ``user_columns`` of its user."""
+    return sql.SQL(
+        'SELECT s."sessionToken", s."userId", s.expires, {} FROM sessions s '
+        'JOIN users u ON u.id = s."userId" WHERE s."sessionToken" = %s'
+    ).format(sql.SQL(", ").join(sql.Identifier("u", c) for c in user_columns))
+
+
 def _insert(table: str, values: dict[str, Any]) -> sql.Composed:
     """``INSERT INTO table (columns) VALUES (...) RETURNING *`` for ``values``."""
     return sql.SQL("INSERT INTO {} ({}) VALUES ({}) RETURNING *").format(
@@ -216,6 +219,8 @@ class PostgresStore:
         self.columns: dict[str, set[str]] = {}
         self.serial_ids = True
         self.id_type = "integer"
+        self.user_columns: list[str] = []  # the order of the session check's user columns
+        self.session_and_user = b""  # that query, composed once
 
     @property
     def pool(self) -> ConnectionPool[Connection]:
@@ -263,6 +268,9 @@ class PostgresStore:
             if row["table_name"] == "users" and row["column_name"] == "id":
                 self.serial_ids = row["column_default"] is not None
                 self.id_type = row["data_type"]
+        self.user_columns = sorted(self.columns["users"])
+        with self.pool.connection() as conn:
+            self.session_and_user = _session_and_user(self.user_columns).as_bytes(conn)
 
     def close(self) -> None:
         """Close the pool."""
@@ -417,18 +425,16 @@ class PostgresStore:
 
     def get_session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
         with self._connection() as conn, conn.cursor(row_factory=tuple_row) as cursor:
-            row = cursor.execute(_SESSION_AND_USER, (session_token,)).fetchone()
-            if row is None:
-                return None
-            assert cursor.description is not None
-            names = [column.name for column in cursor.description[3:]]
+            row = cursor.execute(self.session_and_user, (session_token,)).fetchone()
+        if row is None:
+            return None
         token, user_id, expires, *user = row
         session = {
             "session_token": token,
             "user_id": str(user_id),
             "expires": expires.astimezone(UTC),
         }
-        return session, _user_record(dict(zip(names, user, strict=True)))
+        return session, _user_record(dict(zip(self.user_columns, user, strict=True)))
 
     def update_session(self, update: Record) -> Record | None:
         values: dict[str, Any] = {}
