@@ -6,6 +6,7 @@ import json
 import secrets
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from tests.support.live_server import free_port, serve, uvicorn_command
 
 from .logs import classify
 from .memory import Sample, rss_kib, slope_kib_per_minute
-from .workload import Tally, browse
+from .workload import Tally, browse, sign_up
 
 SECRET_BYTES = 32
 
@@ -76,6 +77,10 @@ class Report:
             )
         return problems
 
+    def _unexpected_kinds(self) -> Counter[str]:
+        """The unexpected log entries by their first line."""
+        return Counter(entry.partition("\n")[0] for entry in self.unexpected_log)
+
     def text(self) -> str:
         """The report, for people."""
         tally, first, last = self.tally, self.samples[0], self.samples[-1]
@@ -91,7 +96,7 @@ class Report:
             *(f"  e.g. {example}" for example in tally.examples),
             f"expected refusals logged: {self.refusals}",
             f"unexpected log entries: {len(self.unexpected_log)}",
-            *(f"  {entry[:300]}" for entry in self.unexpected_log[:5]),
+            *(f"  {n} x {first[:300]}" for first, n in self._unexpected_kinds().most_common(5)),
             f"RSS after warm-up {first.kib / 1024:.1f} MiB, at the end {last.kib / 1024:.1f} MiB, "
             f"slope {self.slope:+.1f} KiB/min over {len(self.samples)} samples "
             f"(trend {self.growth_kib:+.0f} KiB over the window)",
@@ -105,6 +110,7 @@ async def _drive(
     url: str, op: OpenIDProvider, pid: int, options: Options
 ) -> tuple[Tally, list[Sample]]:
     tally = Tally()
+    await sign_up(url, op, tally)
     start = time.monotonic() + options.warm_up
     until = start + options.seconds
     samples: list[Sample] = []

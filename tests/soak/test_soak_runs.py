@@ -27,7 +27,9 @@ def test_a_short_soak_passes_and_reports_everything() -> None:
     report = done.stdout
     assert done.returncode == 0, report + done.stderr
     assert report.rstrip().endswith("passed"), report
-    scenarios = dict(re.findall(r"([a-z -]+?) (\d+)(?:, |$)", report.split("scenarios: ")[1]))
+    scenarios = dict(
+        re.findall(r"([a-z -]+?) (\d+)(?:, |$)", report.split("scenarios: ")[1].splitlines()[0])
+    )
     for name in SCENARIOS:
         assert int(scenarios[name]) > 0, name  # every scenario ran
     assert "5xx: 0" in report
