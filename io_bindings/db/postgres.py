@@ -24,8 +24,8 @@ tables as Auth.js documents) and dropped otherwise, as upstream does.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-import select
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -36,9 +36,11 @@ from psycopg import errors, sql
 from psycopg.rows import dict_row, tuple_row
 from psycopg_pool import ConnectionPool
 
-from sansio_auth.adapters import AdapterConflict
+from sansio_auth.adapters import AdapterConflict, SessionAndUser
 
-from ._base import Record, StoreAdapter
+from ._base import Record, StoreAdapter, session_and_user
+from ._postgres_asyncio import AsyncioSessionReader
+from ._sockets import quiet
 
 Connection = psycopg.Connection[dict[str, Any]]
 
@@ -178,19 +180,10 @@ def _authenticator(row: dict[str, Any] | None) -> Record | None:
 
 
 def _is_sound(conn: Connection) -> None:
-    """The pool's check of a connection it hands out, without a round trip when possible.
-
-    An idle connection has nothing to read; if its socket is readable the server has
-    closed it or is telling us something (a restart's termination notice): then the
-    full check runs, which raises (and the pool replaces the connection) if it is broken.
-    """
-    poll = getattr(select, "poll", None)
-    if poll is not None:
-        poller = poll()
-        poller.register(conn.fileno(), select.POLLIN)
-        if not poller.poll(0):
-            return
-    ConnectionPool.check_connection(conn)
+    """The pool's check of a connection it hands out: raises (and the pool replaces the
+    connection) if it is broken; a round trip only when the socket is not :func:`quiet`."""
+    if not quiet(conn.fileno()):
+        ConnectionPool.check_connection(conn)
 
 
 def _session_and_user(user_columns: list[str]) -> sql.Composed:
@@ -426,8 +419,10 @@ class PostgresStore:
     def get_session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
         with self._connection() as conn, conn.cursor(row_factory=tuple_row) as cursor:
             row = cursor.execute(self.session_and_user, (session_token,)).fetchone()
-        if row is None:
-            return None
+        return None if row is None else self.session_and_user_records(row)
+
+    def session_and_user_records(self, row: tuple[Any, ...]) -> tuple[Record, Record]:
+        """A row of :attr:`session_and_user` as the session and the user."""
         token, user_id, expires, *user = row
         session = {
             "session_token": token,
@@ -578,3 +573,32 @@ class PostgresAdapter(StoreAdapter):
     ) -> None:
         self.store = PostgresStore(dsn, min_size=min_size, max_size=max_size, timeout=timeout)
         super().__init__(self.store, threaded=True)
+        self._reader: AsyncioSessionReader | None = None
+
+    def _asyncio_reader(self) -> AsyncioSessionReader | None:
+        """The session reader of the running asyncio loop; ``None`` on trio, before the
+        store is open (the first call opens it), or on a loop other than the first one."""
+        if not self.is_open:
+            return None
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # trio
+            return None
+        if self._reader is None:
+            self._reader = AsyncioSessionReader(self.store, loop)
+        return self._reader if self._reader.loop is loop else None
+
+    async def get_session_and_user(self, session_token: str) -> SessionAndUser | None:
+        """See :meth:`sansio_auth.adapters.Adapter.get_session_and_user` (on asyncio, one
+        query on an async connection: no worker thread)."""
+        reader = self._asyncio_reader()
+        if reader is None:
+            return await super().get_session_and_user(session_token)
+        return session_and_user(await reader.session_and_user(session_token))
+
+    async def aclose(self) -> None:
+        """Release connections (those of the asyncio session reader too)."""
+        reader, self._reader = self._reader, None
+        if reader is not None and reader.loop is asyncio.get_running_loop():
+            await reader.close()
+        await super().aclose()
