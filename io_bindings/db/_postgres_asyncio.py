@@ -1,9 +1,10 @@
-"""The PostgreSQL session check on asyncio, without a worker thread.
+"""The PostgreSQL session check (and session extension) on asyncio, without a worker thread.
 
-The session check is the one adapter call of every request, and on asyncio handing it to
-a worker thread and back costs several times the query itself. So on asyncio it runs on
-psycopg's async pool (bound to the event loop it was made on); every other call, and
-every call on trio, goes through the synchronous store in worker threads.
+The session check is the one adapter call of every request (with the extension of the
+session's expiry, every ``update_age``), and on asyncio handing it to a worker thread and
+back costs several times the query itself. So on asyncio they run on psycopg's async pool
+(bound to the event loop it was made on); every other call, and every call on trio, goes
+through the synchronous store in worker threads.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 from psycopg import AsyncConnection
+from psycopg.rows import dict_row, tuple_row
 from psycopg_pool import AsyncConnectionPool
 
 from ._sockets import quiet
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
     from ._base import Record
     from .postgres import PostgresStore
 
-AsyncConnectionType = AsyncConnection[tuple[Any, ...]]
+AsyncConnectionType = AsyncConnection[dict[str, Any]]
 
 
 async def _is_sound(conn: AsyncConnectionType) -> None:
@@ -30,8 +32,9 @@ async def _is_sound(conn: AsyncConnectionType) -> None:
         await AsyncConnectionPool.check_connection(conn)
 
 
-class AsyncioSessionReader:
-    """``get_session_and_user`` of ``store`` on a pool of async connections on ``loop``."""
+class AsyncioSessions:
+    """``get_session_and_user`` and ``update_session`` of ``store`` on a pool of async
+    connections on ``loop`` (the same statements as the store's)."""
 
     def __init__(self, store: PostgresStore, loop: asyncio.AbstractEventLoop) -> None:
         self.store, self.loop = store, loop
@@ -40,7 +43,7 @@ class AsyncioSessionReader:
             min_size=1,
             max_size=store.max_size,
             timeout=store.timeout,
-            kwargs={"autocommit": True, "prepare_threshold": 0},
+            kwargs={"row_factory": dict_row, "autocommit": True, "prepare_threshold": 0},
             check=_is_sound,
             open=False,
         )
@@ -50,10 +53,19 @@ class AsyncioSessionReader:
         so the connection goes back to the pool clean)."""
         with anyio.CancelScope(shield=True):
             await self.pool.open()  # at once when open already
-            async with self.pool.connection() as conn:
-                cursor = await conn.execute(self.store.session_and_user, (session_token,))
-                row = await cursor.fetchone()
+            async with self.pool.connection() as conn, conn.cursor(row_factory=tuple_row) as cur:
+                await cur.execute(self.store.session_and_user, (session_token,))
+                row = await cur.fetchone()
         return None if row is None else self.store.session_and_user_records(row)
+
+    async def update_session(self, update: Record) -> Record | None:
+        """The session ``update`` changed (normalised), ``None`` if there is none."""
+        query, params = self.store.session_update(update)
+        with anyio.CancelScope(shield=True), self.store.contract_errors():
+            await self.pool.open()
+            async with self.pool.connection() as conn:
+                row = await (await conn.execute(query, params)).fetchone()
+        return self.store.session_record(row)
 
     async def close(self) -> None:
         """Close the pool's connections."""

@@ -29,17 +29,17 @@ import contextlib
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import psycopg
 from psycopg import errors, sql
 from psycopg.rows import dict_row, tuple_row
 from psycopg_pool import ConnectionPool
 
-from sansio_auth.adapters import AdapterConflict, SessionAndUser
+from sansio_auth.adapters import AdapterConflict, AdapterSession, SessionAndUser, SessionUpdate
 
-from ._base import Record, StoreAdapter, session_and_user
-from ._postgres_asyncio import AsyncioSessionReader
+from ._base import Record, StoreAdapter, normal_session_update, session_and_user
+from ._postgres_asyncio import AsyncioSessions
 from ._sockets import quiet
 
 Connection = psycopg.Connection[dict[str, Any]]
@@ -127,6 +127,7 @@ AUTHENTICATOR_COLUMNS = {
     "transports": "transports",
 }
 _INTEGER_TYPES = {"smallint", "integer", "bigint"}
+_EXTEND_SESSION = 'UPDATE sessions SET expires = %s WHERE "sessionToken" = %s RETURNING *'
 
 
 def _from_row(row: dict[str, Any], columns: dict[str, str], drop: tuple[str, ...]) -> Record:
@@ -275,9 +276,15 @@ class PostgresStore:
     def _connection(self) -> Iterator[Connection]:
         """A connection of the pool (autocommit: each statement is its own transaction);
         failures named as in the contract."""
+        with self.contract_errors(), self.pool.connection() as conn:
+            yield conn
+
+    @staticmethod
+    @contextlib.contextmanager
+    def contract_errors() -> Iterator[None]:
+        """Constraint failures named as in the adapter contract."""
         try:
-            with self.pool.connection() as conn:
-                yield conn
+            yield
         except errors.UniqueViolation as err:
             raise AdapterConflict(str(err)) from err
         except errors.ForeignKeyViolation as err:
@@ -432,21 +439,27 @@ class PostgresStore:
         return session, _user_record(dict(zip(self.user_columns, user, strict=True)))
 
     def update_session(self, update: Record) -> Record | None:
-        values: dict[str, Any] = {}
+        return _session(self._one(*self.session_update(update)))
+
+    def session_update(self, update: Record) -> tuple[Any, list[Any]]:
+        """The statement of :meth:`update_session` and its parameters (it returns the row)."""
+        token = update["session_token"]
+        if "user_id" not in update:
+            if "expires" not in update:
+                return 'SELECT * FROM sessions WHERE "sessionToken" = %s', [token]
+            return _EXTEND_SESSION, [update["expires"], token]
+        values = {"userId": self._owner(update["user_id"])}
         if "expires" in update:
             values["expires"] = update["expires"]
-        if "user_id" in update:
-            values["userId"] = self._owner(update["user_id"])
-        if not values:
-            return _session(
-                self._one(
-                    'SELECT * FROM sessions WHERE "sessionToken" = %s', (update["session_token"],)
-                )
-            )
         query = sql.SQL('UPDATE sessions SET {} WHERE "sessionToken" = %s RETURNING *').format(
             sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(c)) for c in values)
         )
-        return _session(self._one(query, [*values.values(), update["session_token"]]))
+        return query, [*values.values(), token]
+
+    @staticmethod
+    def session_record(row: dict[str, Any] | None) -> Record | None:
+        """A row of ``sessions`` as a session record."""
+        return _session(row)
 
     def delete_session(self, session_token: str) -> Record | None:
         row = self._one(
@@ -573,10 +586,10 @@ class PostgresAdapter(StoreAdapter):
     ) -> None:
         self.store = PostgresStore(dsn, min_size=min_size, max_size=max_size, timeout=timeout)
         super().__init__(self.store, threaded=True)
-        self._reader: AsyncioSessionReader | None = None
+        self._sessions: AsyncioSessions | None = None
 
-    def _asyncio_reader(self) -> AsyncioSessionReader | None:
-        """The session reader of the running asyncio loop; ``None`` on trio, before the
+    def _asyncio_sessions(self) -> AsyncioSessions | None:
+        """The session calls of the running asyncio loop; ``None`` on trio, before the
         store is open (the first call opens it), or on a loop other than the first one."""
         if not self.is_open:
             return None
@@ -584,21 +597,30 @@ class PostgresAdapter(StoreAdapter):
             loop = asyncio.get_running_loop()
         except RuntimeError:  # trio
             return None
-        if self._reader is None:
-            self._reader = AsyncioSessionReader(self.store, loop)
-        return self._reader if self._reader.loop is loop else None
+        if self._sessions is None:
+            self._sessions = AsyncioSessions(self.store, loop)
+        return self._sessions if self._sessions.loop is loop else None
 
     async def get_session_and_user(self, session_token: str) -> SessionAndUser | None:
         """See :meth:`sansio_auth.adapters.Adapter.get_session_and_user` (on asyncio, one
         query on an async connection: no worker thread)."""
-        reader = self._asyncio_reader()
-        if reader is None:
+        sessions = self._asyncio_sessions()
+        if sessions is None:
             return await super().get_session_and_user(session_token)
-        return session_and_user(await reader.session_and_user(session_token))
+        return session_and_user(await sessions.session_and_user(session_token))
+
+    async def update_session(self, session: SessionUpdate) -> AdapterSession | None:
+        """See :meth:`sansio_auth.adapters.Adapter.update_session` (on asyncio, one
+        statement on an async connection: no worker thread)."""
+        sessions = self._asyncio_sessions()
+        if sessions is None:
+            return await super().update_session(session)
+        updated = await sessions.update_session(normal_session_update(session))
+        return cast(AdapterSession | None, updated)
 
     async def aclose(self) -> None:
-        """Release connections (those of the asyncio session reader too)."""
-        reader, self._reader = self._reader, None
-        if reader is not None and reader.loop is asyncio.get_running_loop():
-            await reader.close()
+        """Release connections (those of the asyncio session calls too)."""
+        sessions, self._sessions = self._sessions, None
+        if sessions is not None and sessions.loop is asyncio.get_running_loop():
+            await sessions.close()
         await super().aclose()

@@ -331,24 +331,35 @@ async def signed_in(adapter: PostgresAdapter) -> str:
     return "t"
 
 
-async def test_on_asyncio_the_session_check_needs_no_worker_thread(
+async def test_on_asyncio_session_checks_need_no_worker_thread(
     postgres_dsn: str, anyio_backend: str
 ) -> None:
+    """The session check and the session's extension; other calls use the threads."""
     async with PostgresAdapter(postgres_dsn) as adapter:
         token = await signed_in(adapter)
 
-        def threaded(session_token: str) -> Any:
-            raise AssertionError("the session check went through the synchronous store")
+        def threaded(*args: Any) -> Any:
+            raise AssertionError("the call went through the synchronous store")
 
         adapter.store.get_session_and_user = threaded  # type: ignore[method-assign]
+        adapter.store.update_session = threaded  # type: ignore[method-assign]
+        later = NOW + timedelta(days=2)
         if anyio_backend == "asyncio":
             found = await adapter.get_session_and_user(token)
             assert found is not None
             assert found["user"]["email"] == "s@b.c"
             assert await adapter.get_session_and_user("other") is None
+            extended = await adapter.update_session({"session_token": token, "expires": later})
+            assert extended == {**found["session"], "expires": later}
+            assert await adapter.update_session({"session_token": "other"}) is None
+            with pytest.raises(LookupError):
+                await adapter.update_session({"session_token": token, "user_id": "999"})
+            assert await adapter.get_user(found["user"]["id"]) == found["user"]
         else:
             with pytest.raises(AssertionError, match="synchronous store"):
                 await adapter.get_session_and_user(token)
+            with pytest.raises(AssertionError, match="synchronous store"):
+                await adapter.update_session({"session_token": token, "expires": later})
 
 
 async def test_connections_the_server_closed_are_replaced_unnoticed(postgres_dsn: str) -> None:
