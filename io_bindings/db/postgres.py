@@ -573,12 +573,22 @@ class PostgresStore:
         return None if latest is None else latest.astimezone(UTC)
 
 
+def _asyncio_loop() -> asyncio.AbstractEventLoop | None:
+    """The running asyncio event loop, ``None`` on trio."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 class PostgresAdapter(StoreAdapter):
     """The PostgreSQL adapter (``AuthConfig(adapter=PostgresAdapter(dsn))``).
 
     ``dsn`` is a libpq connection string or URL; the pool keeps ``min_size`` to
     ``max_size`` connections and waits ``timeout`` seconds for one (and for
-    the server at start).
+    the server at start). On asyncio, session checks and extensions run on a
+    second pool, of up to ``max_size`` async connections on the first event loop
+    that makes one.
     """
 
     def __init__(
@@ -591,11 +601,8 @@ class PostgresAdapter(StoreAdapter):
     def _asyncio_sessions(self) -> AsyncioSessions | None:
         """The session calls of the running asyncio loop; ``None`` on trio, before the
         store is open (the first call opens it), or on a loop other than the first one."""
-        if not self.is_open:
-            return None
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # trio
+        loop = _asyncio_loop()
+        if not self.is_open or loop is None:
             return None
         if self._sessions is None:
             self._sessions = AsyncioSessions(self.store, loop)
@@ -621,6 +628,6 @@ class PostgresAdapter(StoreAdapter):
     async def aclose(self) -> None:
         """Release connections (those of the asyncio session calls too)."""
         sessions, self._sessions = self._sessions, None
-        if sessions is not None and sessions.loop is asyncio.get_running_loop():
+        if sessions is not None and sessions.loop is _asyncio_loop():
             await sessions.close()
         await super().aclose()
