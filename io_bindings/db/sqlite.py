@@ -4,7 +4,7 @@
 >>> config = AuthConfig(adapter=SQLiteAdapter("auth.db"), providers=[...])
 
 Works on asyncio and trio (the blocking calls run in anyio worker threads; the
-session check, a point read that WAL never blocks, is read at once on the
+session check, a point read that WAL mode seldom blocks, is read at once on the
 calling thread when the database is not busy, and in a worker thread when it is).
 The file is put in WAL mode; the schema is created, or migrated forward, on
 first use (the version is kept in the ``sansio_auth_schema`` table). Each
