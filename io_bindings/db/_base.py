@@ -186,6 +186,13 @@ def normal_authenticator(authenticator: Mapping[str, Any]) -> Record:
     return out
 
 
+def session_and_user(found: tuple[Record, Record] | None) -> SessionAndUser | None:
+    """A store's ``(session, user)`` as :meth:`Adapter.get_session_and_user` returns it."""
+    if found is None:
+        return None
+    return cast(SessionAndUser, {"session": found[0], "user": found[1]})
+
+
 class Store(Protocol):
     """The synchronous side of an adapter: the same methods, each one transaction.
 
@@ -238,6 +245,11 @@ class StoreAdapter:
         self._threaded = threaded
         self._lock = threading.Lock()
         self._state: str = "new"
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the store is open (and not closed since)."""
+        return self._state == "open"
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
         if self._threaded:
@@ -340,10 +352,7 @@ class StoreAdapter:
 
     async def get_session_and_user(self, session_token: str) -> SessionAndUser | None:
         """See :meth:`sansio_auth.adapters.Adapter.get_session_and_user`."""
-        found = await self._run(self._store.get_session_and_user, session_token)
-        if found is None:
-            return None
-        return cast(SessionAndUser, {"session": found[0], "user": found[1]})
+        return session_and_user(await self._run(self._store.get_session_and_user, session_token))
 
     async def update_session(self, session: SessionUpdate) -> AdapterSession | None:
         """See :meth:`sansio_auth.adapters.Adapter.update_session`."""

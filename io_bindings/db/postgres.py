@@ -6,7 +6,11 @@
 Needs the ``postgres`` extra (``psycopg[binary]``, ``psycopg-pool``). psycopg's
 async API runs only on asyncio, so this adapter uses the synchronous
 :class:`psycopg_pool.ConnectionPool` in anyio worker threads: the same adapter
-works on asyncio and trio. Each method is one transaction.
+works on asyncio and trio. Each method is one transaction: connections are in
+autocommit mode, so a method that is one statement costs one round trip (no
+``BEGIN``/``COMMIT``), and methods of several statements open an explicit
+transaction. Statements are prepared on first use (``prepare_threshold=0``), and a
+session check is one prepared ``JOIN`` of ``sessions`` and ``users``.
 
 The tables are those of ``@auth/pg-adapter`` (``users``, ``accounts``,
 ``sessions``, ``verification_token`` with their quoted camelCase columns and
@@ -20,20 +24,23 @@ tables as Auth.js documents) and dropped otherwise, as upstream does.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import psycopg
 from psycopg import errors, sql
-from psycopg.rows import dict_row
+from psycopg.rows import dict_row, tuple_row
 from psycopg_pool import ConnectionPool
 
-from sansio_auth.adapters import AdapterConflict
+from sansio_auth.adapters import AdapterConflict, AdapterSession, SessionAndUser, SessionUpdate
 
-from ._base import Record, StoreAdapter
+from ._base import Record, StoreAdapter, normal_session_update, session_and_user
+from ._postgres_asyncio import AsyncioSessions
+from ._sockets import quiet
 
 Connection = psycopg.Connection[dict[str, Any]]
 
@@ -120,6 +127,7 @@ AUTHENTICATOR_COLUMNS = {
     "transports": "transports",
 }
 _INTEGER_TYPES = {"smallint", "integer", "bigint"}
+_EXTEND_SESSION = 'UPDATE sessions SET expires = %s WHERE "sessionToken" = %s RETURNING *'
 
 
 def _from_row(row: dict[str, Any], columns: dict[str, str], drop: tuple[str, ...]) -> Record:
@@ -134,12 +142,14 @@ def _from_row(row: dict[str, Any], columns: dict[str, str], drop: tuple[str, ...
     return record
 
 
-def _user(row: dict[str, Any] | None) -> Record | None:
-    if row is None:
-        return None
+def _user_record(row: dict[str, Any]) -> Record:
     user = _from_row(row, USER_COLUMNS, ())
     user["id"] = str(user["id"])
     return user
+
+
+def _user(row: dict[str, Any] | None) -> Record | None:
+    return None if row is None else _user_record(row)
 
 
 def _account(row: dict[str, Any] | None) -> Record | None:
@@ -170,6 +180,21 @@ def _authenticator(row: dict[str, Any] | None) -> Record | None:
     return None if row is None else _from_row(row, AUTHENTICATOR_COLUMNS, ())
 
 
+def _is_sound(conn: Connection) -> None:
+    """The pool's check of a connection it hands out: raises (and the pool replaces the
+    connection) if it is broken; a round trip only when the socket is not :func:`quiet`."""
+    if not quiet(conn.fileno()):
+        ConnectionPool.check_connection(conn)
+
+
+def _session_and_user(user_columns: list[str]) -> sql.Composed:
+    """The session check: the session's columns, then ``user_columns`` of its user."""
+    return sql.SQL(
+        'SELECT s."sessionToken", s."userId", s.expires, {} FROM sessions s '
+        'JOIN users u ON u.id = s."userId" WHERE s."sessionToken" = %s'
+    ).format(sql.SQL(", ").join(sql.Identifier("u", c) for c in user_columns))
+
+
 def _insert(table: str, values: dict[str, Any]) -> sql.Composed:
     """``INSERT INTO table (columns) VALUES (...) RETURNING *`` for ``values``."""
     return sql.SQL("INSERT INTO {} ({}) VALUES ({}) RETURNING *").format(
@@ -188,6 +213,8 @@ class PostgresStore:
         self.columns: dict[str, set[str]] = {}
         self.serial_ids = True
         self.id_type = "integer"
+        self.user_columns: list[str] = []  # the order of the session check's user columns
+        self.session_and_user = b""  # that query, composed once
 
     @property
     def pool(self) -> ConnectionPool[Connection]:
@@ -203,8 +230,8 @@ class PostgresStore:
             min_size=self.min_size,
             max_size=self.max_size,
             timeout=self.timeout,
-            kwargs={"row_factory": dict_row},
-            check=ConnectionPool.check_connection,  # drop connections a restart cut
+            kwargs={"row_factory": dict_row, "autocommit": True, "prepare_threshold": 0},
+            check=_is_sound,  # drop connections a restart cut
             open=False,
         )
         self._pool.open(wait=True, timeout=self.timeout)
@@ -220,7 +247,7 @@ class PostgresStore:
                 )
             for statements in MIGRATIONS[version:]:
                 for statement in statements:
-                    conn.execute(statement.encode())
+                    conn.execute(statement.encode(), prepare=False)
             if row is None:
                 conn.execute("INSERT INTO sansio_auth_schema VALUES (%s)", (SCHEMA_VERSION,))
             else:
@@ -235,6 +262,9 @@ class PostgresStore:
             if row["table_name"] == "users" and row["column_name"] == "id":
                 self.serial_ids = row["column_default"] is not None
                 self.id_type = row["data_type"]
+        self.user_columns = sorted(self.columns["users"])
+        with self.pool.connection() as conn:
+            self.session_and_user = _session_and_user(self.user_columns).as_bytes(conn)
 
     def close(self) -> None:
         """Close the pool."""
@@ -243,15 +273,28 @@ class PostgresStore:
             self._pool = None
 
     @contextlib.contextmanager
-    def _transaction(self) -> Iterator[Connection]:
-        """One transaction, committed on success; failures named as in the contract."""
+    def _connection(self) -> Iterator[Connection]:
+        """A connection of the pool (autocommit: each statement is its own transaction);
+        failures named as in the contract."""
+        with self.contract_errors(), self.pool.connection() as conn:
+            yield conn
+
+    @staticmethod
+    @contextlib.contextmanager
+    def contract_errors() -> Iterator[None]:
+        """Constraint failures named as in the adapter contract."""
         try:
-            with self.pool.connection() as conn:
-                yield conn
+            yield
         except errors.UniqueViolation as err:
             raise AdapterConflict(str(err)) from err
         except errors.ForeignKeyViolation as err:
             raise LookupError("no such user") from err
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Connection]:
+        """One transaction of several statements, committed on success."""
+        with self._connection() as conn, conn.transaction():
+            yield conn
 
     def _key(self, user_id: str) -> Any:
         """``user_id`` as the ``users.id`` column takes it, or ``None`` if no row can have it."""
@@ -282,11 +325,11 @@ class PostgresStore:
         return values
 
     def _one(self, query: Any, params: Any = ()) -> dict[str, Any] | None:
-        with self._transaction() as conn:
+        with self._connection() as conn:
             return conn.execute(query, params).fetchone()
 
     def create_user(self, user: Record) -> Record:
-        with self._transaction() as conn:
+        with self._connection() as conn:
             return self._insert_user(conn, user)
 
     def _insert_user(self, conn: Connection, user: Record) -> Record:
@@ -320,7 +363,7 @@ class PostgresStore:
         key = self._owner(update["id"])
         values = self._columns("users", update, USER_COLUMNS)
         del values["id"]
-        with self._transaction() as conn:
+        with self._connection() as conn:
             if values:
                 query = sql.SQL("UPDATE users SET {} WHERE id = %s RETURNING *").format(
                     sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(c)) for c in values)
@@ -347,7 +390,7 @@ class PostgresStore:
             )
 
     def link_account(self, account: Record) -> Record:
-        with self._transaction() as conn:
+        with self._connection() as conn:
             return self._insert_account(conn, account)
 
     def _insert_account(self, conn: Connection, account: Record) -> Record:
@@ -381,36 +424,42 @@ class PostgresStore:
         return created
 
     def get_session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
-        with self._transaction() as conn:
-            session = _session(
-                conn.execute(
-                    'SELECT * FROM sessions WHERE "sessionToken" = %s', (session_token,)
-                ).fetchone()
-            )
-            if session is None:
-                return None
-            row = conn.execute(
-                "SELECT * FROM users WHERE id = %s", (self._key(session["user_id"]),)
-            )
-            user = _user(row.fetchone())
-        return None if user is None else (session, user)
+        with self._connection() as conn, conn.cursor(row_factory=tuple_row) as cursor:
+            row = cursor.execute(self.session_and_user, (session_token,)).fetchone()
+        return None if row is None else self.session_and_user_records(row)
+
+    def session_and_user_records(self, row: tuple[Any, ...]) -> tuple[Record, Record]:
+        """A row of :attr:`session_and_user` as the session and the user."""
+        token, user_id, expires, *user = row
+        session = {
+            "session_token": token,
+            "user_id": str(user_id),
+            "expires": expires.astimezone(UTC),
+        }
+        return session, _user_record(dict(zip(self.user_columns, user, strict=True)))
 
     def update_session(self, update: Record) -> Record | None:
-        values: dict[str, Any] = {}
+        return _session(self._one(*self.session_update(update)))
+
+    def session_update(self, update: Record) -> tuple[Any, list[Any]]:
+        """The statement of :meth:`update_session` and its parameters (it returns the row)."""
+        token = update["session_token"]
+        if "user_id" not in update:
+            if "expires" not in update:
+                return 'SELECT * FROM sessions WHERE "sessionToken" = %s', [token]
+            return _EXTEND_SESSION, [update["expires"], token]
+        values = {"userId": self._owner(update["user_id"])}
         if "expires" in update:
             values["expires"] = update["expires"]
-        if "user_id" in update:
-            values["userId"] = self._owner(update["user_id"])
-        if not values:
-            return _session(
-                self._one(
-                    'SELECT * FROM sessions WHERE "sessionToken" = %s', (update["session_token"],)
-                )
-            )
         query = sql.SQL('UPDATE sessions SET {} WHERE "sessionToken" = %s RETURNING *').format(
             sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(c)) for c in values)
         )
-        return _session(self._one(query, [*values.values(), update["session_token"]]))
+        return query, [*values.values(), token]
+
+    @staticmethod
+    def session_record(row: dict[str, Any] | None) -> Record | None:
+        """A row of ``sessions`` as a session record."""
+        return _session(row)
 
     def delete_session(self, session_token: str) -> Record | None:
         row = self._one(
@@ -459,7 +508,7 @@ class PostgresStore:
         key = self._key(user_id)
         if key is None:
             return []
-        with self._transaction() as conn:
+        with self._connection() as conn:
             rows = conn.execute(
                 'SELECT * FROM authenticators WHERE "userId" = %s', (key,)
             ).fetchall()
@@ -479,7 +528,7 @@ class PostgresStore:
         key = self._key(user_id)
         if key is None:
             return []
-        with self._transaction() as conn:
+        with self._connection() as conn:
             rows = conn.execute(
                 'SELECT * FROM accounts WHERE "userId" = %s ORDER BY id', (key,)
             ).fetchall()
@@ -503,11 +552,11 @@ class PostgresStore:
         key = self._key(user_id)
         if key is None:
             return 0
-        with self._transaction() as conn:
+        with self._connection() as conn:
             return conn.execute('DELETE FROM sessions WHERE "userId" = %s', (key,)).rowcount
 
     def set_sessions_not_before(self, key: str, not_before: datetime) -> None:
-        with self._transaction() as conn:
+        with self._connection() as conn:
             conn.execute(
                 'INSERT INTO session_revocations (key, "notBefore") VALUES (%s, %s) '
                 'ON CONFLICT (key) DO UPDATE SET "notBefore" = '
@@ -524,12 +573,22 @@ class PostgresStore:
         return None if latest is None else latest.astimezone(UTC)
 
 
+def _asyncio_loop() -> asyncio.AbstractEventLoop | None:
+    """The running asyncio event loop, ``None`` on trio."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 class PostgresAdapter(StoreAdapter):
     """The PostgreSQL adapter (``AuthConfig(adapter=PostgresAdapter(dsn))``).
 
     ``dsn`` is a libpq connection string or URL; the pool keeps ``min_size`` to
     ``max_size`` connections and waits ``timeout`` seconds for one (and for
-    the server at start).
+    the server at start). On asyncio, session checks and extensions run on a
+    second pool, of up to ``max_size`` async connections on the first event loop
+    that makes one.
     """
 
     def __init__(
@@ -537,3 +596,38 @@ class PostgresAdapter(StoreAdapter):
     ) -> None:
         self.store = PostgresStore(dsn, min_size=min_size, max_size=max_size, timeout=timeout)
         super().__init__(self.store, threaded=True)
+        self._sessions: AsyncioSessions | None = None
+
+    def _asyncio_sessions(self) -> AsyncioSessions | None:
+        """The session calls of the running asyncio loop; ``None`` on trio, before the
+        store is open (the first call opens it), or on a loop other than the first one."""
+        loop = _asyncio_loop()
+        if not self.is_open or loop is None:
+            return None
+        if self._sessions is None:
+            self._sessions = AsyncioSessions(self.store, loop)
+        return self._sessions if self._sessions.loop is loop else None
+
+    async def get_session_and_user(self, session_token: str) -> SessionAndUser | None:
+        """See :meth:`sansio_auth.adapters.Adapter.get_session_and_user` (on asyncio, one
+        query on an async connection: no worker thread)."""
+        sessions = self._asyncio_sessions()
+        if sessions is None:
+            return await super().get_session_and_user(session_token)
+        return session_and_user(await sessions.session_and_user(session_token))
+
+    async def update_session(self, session: SessionUpdate) -> AdapterSession | None:
+        """See :meth:`sansio_auth.adapters.Adapter.update_session` (on asyncio, one
+        statement on an async connection: no worker thread)."""
+        sessions = self._asyncio_sessions()
+        if sessions is None:
+            return await super().update_session(session)
+        updated = await sessions.update_session(normal_session_update(session))
+        return cast(AdapterSession | None, updated)
+
+    async def aclose(self) -> None:
+        """Release connections (those of the asyncio session calls too)."""
+        sessions, self._sessions = self._sessions, None
+        if sessions is not None and sessions.loop is _asyncio_loop():
+            await sessions.close()
+        await super().aclose()

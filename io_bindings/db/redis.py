@@ -25,6 +25,7 @@ provider ids and tokens with ``:`` are refused). Unlike upstream, the
 per-user sets hold *every* account and session, and tokens are keyed by
 identifier *and* token.
 
+The session check is one round trip (a Lua script reads the session, then its user).
 Writes that touch several keys run in ``MULTI``/``EXEC`` transactions guarded
 by ``WATCH`` (retried when another client changed a watched key), so each
 method is atomic; a verification token is taken with ``GETDEL``. Sessions and
@@ -48,6 +49,17 @@ from ._base import Record, StoreAdapter, format_time, new_id, parse_time
 MINIMUM_VERSION = (6, 2)  # GETDEL, SET PXAT
 
 _TIMES = ("email_verified", "expires")
+# The session check in one round trip: the session (KEYS[1]), then its user (ARGV[1] is the
+# prefix of user keys). A user id with ":" never names a user (see the module docstring).
+_SESSION_AND_USER = """
+local session = redis.call('GET', KEYS[1])
+if not session then return {} end
+local user_id = cjson.decode(session)['user_id']
+if type(user_id) ~= 'string' or string.find(user_id, ':', 1, true) then return {session} end
+local user = redis.call('GET', ARGV[1] .. user_id)
+if not user then return {session} end
+return {session, user}
+"""
 
 
 def _dump(record: Record) -> bytes:
@@ -57,8 +69,10 @@ def _dump(record: Record) -> bytes:
 
 
 def _load(value: Any) -> Record | None:
-    if value is None:
-        return None
+    return None if value is None else _decoded(value)
+
+
+def _decoded(value: bytes) -> Record:
     record: Record = msgspec.json.decode(value)
     for key in _TIMES:
         if record.get(key) is not None:
@@ -76,6 +90,7 @@ class RedisStore:
     def __init__(self, url: str, *, key_prefix: str, **options: Any) -> None:
         self.client: redis.Redis = redis.Redis.from_url(url, **options)
         self.prefix = key_prefix
+        self._session_and_user = self.client.register_script(_SESSION_AND_USER)
 
     def open(self) -> None:
         """Check that the server answers and is recent enough."""
@@ -279,11 +294,11 @@ class RedisStore:
         return self._transaction(body, key, user_key)  # type: ignore[no-any-return]
 
     def get_session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
-        session = self._get(self._session_key(session_token))
-        if session is None:
+        keys = [self._session_key(session_token)]
+        found = self._session_and_user(keys=keys, args=[self._user_key("")])
+        if len(found) < 2:
             return None
-        user = self.get_user(session["user_id"])
-        return None if user is None else (session, user)
+        return _decoded(found[0]), _decoded(found[1])
 
     def update_session(self, update: Record) -> Record | None:
         key = self._session_key(update["session_token"])

@@ -3,11 +3,14 @@
 >>> from io_bindings.db.sqlite import SQLiteAdapter
 >>> config = AuthConfig(adapter=SQLiteAdapter("auth.db"), providers=[...])
 
-Works on asyncio and trio (the blocking calls run in anyio worker threads).
+Works on asyncio and trio (the blocking calls run in anyio worker threads; the
+session check, a point read that WAL mode seldom blocks, is read at once on the
+calling thread when the database is not busy, and in a worker thread when it is).
 The file is put in WAL mode; the schema is created, or migrated forward, on
 first use (the version is kept in the ``sansio_auth_schema`` table). Each
-adapter method is one transaction; writes take the write lock up front
-(``BEGIN IMMEDIATE``) so concurrent requests serialise instead of failing.
+adapter method is one transaction; writes take the write lock up front (a
+single statement does so by itself, several run in ``BEGIN IMMEDIATE``) so
+concurrent requests serialise instead of failing.
 Custom keys of users and accounts are kept as JSON in an ``extra`` column.
 """
 
@@ -24,7 +27,7 @@ from typing import Any
 
 import msgspec
 
-from sansio_auth.adapters import AdapterConflict
+from sansio_auth.adapters import AdapterConflict, SessionAndUser
 
 from ._base import (
     ACCOUNT_FIELDS,
@@ -34,6 +37,7 @@ from ._base import (
     StoreAdapter,
     format_time,
     parse_time,
+    session_and_user,
 )
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -101,10 +105,20 @@ _SELECT_ACCOUNT = (
     "SELECT user_id, type, provider, provider_account_id, access_token, token_type, id_token, "
     "refresh_token, scope, expires_at, session_state, extra FROM accounts "
 )
+_SESSION_AND_USER = (
+    "SELECT s.session_token, s.user_id, s.expires, "
+    "u.id, u.email, u.email_verified, u.name, u.image, u.extra "
+    "FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.session_token = ?"
+)
 _SELECT_AUTHENTICATOR = (
     "SELECT credential_id, user_id, provider_account_id, credential_public_key, counter, "
     "credential_device_type, credential_backed_up, transports FROM authenticators "
 )
+
+
+def _session_and_user(row: sqlite3.Row | None) -> tuple[Record, Record] | None:
+    session, user = _session(row), _user(row)
+    return None if session is None or user is None else (session, user)
 
 
 def _one(conn: sqlite3.Connection, sql: str, params: Any = ()) -> sqlite3.Row | None:
@@ -190,10 +204,15 @@ class SQLiteStore:
         self._idle: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue()
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        self._reader: sqlite3.Connection | None = None  # for reads at once, one at a time
+        self._reader_lock = threading.Lock()
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, timeout: float | None = None) -> sqlite3.Connection:
         conn = sqlite3.connect(
-            self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
+            self.path,
+            timeout=self.timeout if timeout is None else timeout,
+            isolation_level=None,
+            check_same_thread=False,
         )
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA foreign_keys = ON")
@@ -256,13 +275,22 @@ class SQLiteStore:
 
     def close(self) -> None:
         """Close every connection of the pool."""
-        with self._lock:
+        with self._lock, self._reader_lock:
             for conn in self._all:
                 conn.close()
             self._all.clear()
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
 
     def _query(self, sql: str, *params: Any) -> sqlite3.Row | None:
         with self._connection() as conn:
+            return _one(conn, sql, params)
+
+    def _statement(self, sql: str, *params: Any) -> sqlite3.Row | None:
+        """One write statement as its own transaction (a write statement takes the write
+        lock when it starts, waiting as ``BEGIN IMMEDIATE`` would, with no extra round)."""
+        with self._connection() as conn, _integrity():
             return _one(conn, sql, params)
 
     def create_user(self, user: Record) -> Record:
@@ -347,49 +375,48 @@ class SQLiteStore:
             return self._insert_user(conn, user), self._insert_account(conn, account)
 
     def create_session(self, session: Record) -> Record:
-        with self._write() as conn:
-            conn.execute(
-                "INSERT INTO sessions (session_token, user_id, expires) VALUES (?, ?, ?)",
-                (session["session_token"], session["user_id"], format_time(session["expires"])),
-            )
+        self._statement(
+            "INSERT INTO sessions (session_token, user_id, expires) VALUES (?, ?, ?)",
+            session["session_token"],
+            session["user_id"],
+            format_time(session["expires"]),
+        )
         return session
 
     def get_session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
-        row = self._query(
-            "SELECT s.session_token, s.user_id, s.expires, "
-            "u.id, u.email, u.email_verified, u.name, u.image, u.extra "
-            "FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.session_token = ?",
-            session_token,
-        )
-        session, user = _session(row), _user(row)
-        return None if session is None or user is None else (session, user)
+        return _session_and_user(self._query(_SESSION_AND_USER, session_token))
+
+    def get_session_and_user_at_once(self, session_token: str) -> tuple[Record, Record] | None:
+        """:meth:`get_session_and_user` on a connection of its own, never waiting: raises
+        :class:`sqlite3.OperationalError` if the database is busy, if another thread is
+        using that connection, or for an in-memory database (it has one connection)."""
+        if self.path == ":memory:" or not self._reader_lock.acquire(blocking=False):
+            raise sqlite3.OperationalError("no connection free at once")
+        try:
+            if self._reader is None:
+                self._reader = self._connect(timeout=0)
+            return _session_and_user(_one(self._reader, _SESSION_AND_USER, (session_token,)))
+        finally:
+            self._reader_lock.release()
 
     def update_session(self, update: Record) -> Record | None:
-        with self._write() as conn:
-            row = _one(
-                conn,
-                "SELECT session_token, user_id, expires FROM sessions WHERE session_token = ?",
-                (update["session_token"],),
-            )
-            session = _session(row)
-            if session is None:
-                return None
-            session.update(update)
-            conn.execute(
-                "UPDATE sessions SET user_id = ?, expires = ? WHERE session_token = ?",
-                (session["user_id"], format_time(session["expires"]), session["session_token"]),
-            )
-            return session
+        expires = update.get("expires")
+        row = self._statement(
+            "UPDATE sessions SET user_id = coalesce(?, user_id), expires = coalesce(?, expires) "
+            "WHERE session_token = ? RETURNING session_token, user_id, expires",
+            update.get("user_id"),
+            None if expires is None else format_time(expires),
+            update["session_token"],
+        )
+        return _session(row)
 
     def delete_session(self, session_token: str) -> Record | None:
-        with self._write() as conn:
-            row = _one(
-                conn,
-                "DELETE FROM sessions WHERE session_token = ? "
-                "RETURNING session_token, user_id, expires",
-                (session_token,),
-            )
-            return _session(row)
+        row = self._statement(
+            "DELETE FROM sessions WHERE session_token = ? "
+            "RETURNING session_token, user_id, expires",
+            session_token,
+        )
+        return _session(row)
 
     def create_verification_token(self, token: Record) -> Record:
         with self._write() as conn:
@@ -523,3 +550,14 @@ class SQLiteAdapter(StoreAdapter):
     ) -> None:
         self.store = SQLiteStore(path, pool_size=pool_size, timeout=timeout)
         super().__init__(self.store, threaded=True)
+
+    async def get_session_and_user(self, session_token: str) -> SessionAndUser | None:
+        """See :meth:`sansio_auth.adapters.Adapter.get_session_and_user`: read at once on
+        the event loop's thread (a point read in WAL mode takes microseconds, less than
+        handing it to a worker thread), in a worker thread when the database is busy."""
+        if self.is_open:
+            try:
+                return session_and_user(self.store.get_session_and_user_at_once(session_token))
+            except sqlite3.OperationalError:
+                pass  # busy (or in memory): wait for it in a worker thread
+        return await super().get_session_and_user(session_token)

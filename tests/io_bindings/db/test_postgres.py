@@ -321,3 +321,61 @@ async def test_an_unreachable_server_fails_to_open() -> None:
     with pytest.raises(psycopg_pool.PoolTimeout):
         await adapter.open()
     await adapter.aclose()
+
+
+async def signed_in(adapter: PostgresAdapter) -> str:
+    """A user with a session; its token."""
+    user = await adapter.create_user({"id": "", "email": "s@b.c", "email_verified": None})
+    expires = NOW + timedelta(days=1)
+    await adapter.create_session({"session_token": "t", "user_id": user["id"], "expires": expires})
+    return "t"
+
+
+async def test_on_asyncio_session_checks_need_no_worker_thread(
+    postgres_dsn: str, anyio_backend: str
+) -> None:
+    """The session check and the session's extension; other calls use the threads."""
+    async with PostgresAdapter(postgres_dsn) as adapter:
+        token = await signed_in(adapter)
+
+        def threaded(*args: Any) -> Any:
+            raise AssertionError("the call went through the synchronous store")
+
+        adapter.store.get_session_and_user = threaded  # type: ignore[method-assign]
+        adapter.store.update_session = threaded  # type: ignore[method-assign]
+        later = NOW + timedelta(days=2)
+        if anyio_backend == "asyncio":
+            found = await adapter.get_session_and_user(token)
+            assert found is not None
+            assert found["user"]["email"] == "s@b.c"
+            assert await adapter.get_session_and_user("other") is None
+            extended = await adapter.update_session({"session_token": token, "expires": later})
+            assert extended == {**found["session"], "expires": later}
+            assert await adapter.update_session({"session_token": "other"}) is None
+            with pytest.raises(LookupError):
+                await adapter.update_session({"session_token": token, "user_id": "999"})
+            assert await adapter.get_user(found["user"]["id"]) == found["user"]
+        else:
+            with pytest.raises(AssertionError, match="synchronous store"):
+                await adapter.get_session_and_user(token)
+            with pytest.raises(AssertionError, match="synchronous store"):
+                await adapter.update_session({"session_token": token, "expires": later})
+
+
+async def test_connections_the_server_closed_are_replaced_unnoticed(postgres_dsn: str) -> None:
+    """The pools check a connection with a round trip only when its socket has something
+    to read: a server that ended the session has sent a notice and closed it."""
+    async with PostgresAdapter(postgres_dsn) as adapter:
+        token = await signed_in(adapter)
+        assert await adapter.get_session_and_user(token) is not None
+        execute(
+            postgres_dsn,
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        )
+        await anyio.sleep(0.2)  # the notices arrive
+        for _ in range(3):
+            found = await adapter.get_session_and_user(token)
+            assert found is not None
+            assert found["session"]["session_token"] == token
+            assert await adapter.get_user(found["user"]["id"]) == found["user"]

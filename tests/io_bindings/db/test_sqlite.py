@@ -112,3 +112,46 @@ async def test_a_cancelled_call_still_finishes_its_transaction(tmp_path: Path) -
         assert waited >= 0.4  # not abandoned at the deadline: it waited for the write
         assert scope.cancel_called  # the deadline passed while the write waited for the lock
         assert await adapter.get_user("u1") is not None
+
+
+async def signed_in(adapter: SQLiteAdapter) -> str:
+    """A user with a session; its token."""
+    await adapter.create_user(USER)  # type: ignore[arg-type]
+    expires = datetime.now(UTC) + timedelta(days=1)
+    await adapter.create_session({"session_token": "t", "user_id": "u1", "expires": expires})
+    return "t"
+
+
+async def test_the_session_check_reads_at_once_without_a_worker_thread(tmp_path: Path) -> None:
+    async with SQLiteAdapter(tmp_path / "auth.db") as adapter:
+        token = await signed_in(adapter)
+
+        def threaded(session_token: str) -> object:
+            raise AssertionError("the session check went to a worker thread")
+
+        adapter.store.get_session_and_user = threaded  # type: ignore[method-assign]
+        found = await adapter.get_session_and_user(token)
+        assert found is not None
+        assert found["user"]["email"] == USER["email"]
+        assert await adapter.get_session_and_user("other") is None
+
+
+async def test_a_busy_database_is_waited_for_in_a_worker_thread(tmp_path: Path) -> None:
+    async with SQLiteAdapter(tmp_path / "auth.db") as adapter:
+        token = await signed_in(adapter)
+
+        def busy(session_token: str) -> object:
+            raise sqlite3.OperationalError("database is locked")
+
+        adapter.store.get_session_and_user_at_once = busy  # type: ignore[method-assign]
+        found = await adapter.get_session_and_user(token)
+        assert found is not None
+        assert found["user"]["email"] == USER["email"]
+
+
+async def test_an_in_memory_database_is_read_on_its_one_connection() -> None:
+    async with SQLiteAdapter(":memory:") as adapter:
+        token = await signed_in(adapter)
+        found = await adapter.get_session_and_user(token)
+        assert found is not None
+        assert found["session"]["session_token"] == token
