@@ -8,19 +8,13 @@ call runs one operation in Node: JSON in on stdin, JSON out on stdout's last lin
 
 from __future__ import annotations
 
-import fcntl
-import json
-import os
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+from npm_cache import node_json, require_npm
 
 VERSION = "0.41.3"
-CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sansio-auth" / "npm"
-PACKAGE_DIR = CACHE / "authjs-core"
 
 SCRIPT = r"""
 import { readFileSync } from "node:fs";
@@ -94,56 +88,22 @@ process.stdout.write("\n" + JSON.stringify(await ops[input.op](input)) + "\n");
 """
 
 
-def _installed() -> bool:
-    manifest = PACKAGE_DIR / "node_modules" / "@auth" / "core" / "package.json"
-    return manifest.exists() and json.loads(manifest.read_text()).get("version") == VERSION
-
-
-def _install() -> None:
-    PACKAGE_DIR.mkdir(parents=True, exist_ok=True)
-    with (CACHE / "authjs-core.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one installer at a time across test sessions
-        if _installed():
-            return
-        subprocess.run(
-            ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(PACKAGE_DIR),
-             f"@auth/core@{VERSION}"],
-            check=True, capture_output=True, timeout=300,
-        )  # fmt: skip
-    assert _installed()
-
-
 class AuthJS:
     """Runs :data:`SCRIPT` operations in Node against the installed ``@auth/core``."""
 
-    def __init__(self, script: Path) -> None:
+    def __init__(self, script: Path, prefix: Path) -> None:
         self.script = script
+        self.prefix = prefix
 
     def __call__(self, op: str, **payload: Any) -> Any:
         """The JSON result of operation ``op`` (``encode``, ``decode``, ``signIn``, ``session``)."""
-        done = subprocess.run(
-            ["node", str(self.script)],
-            input=json.dumps({"op": op, **payload}).encode(),
-            capture_output=True,
-            timeout=60,
-            env={**os.environ, "AUTHJS_CORE": str(PACKAGE_DIR)},
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"node {op} failed:\n{done.stderr.decode(errors='replace')}")
-        return json.loads(done.stdout.decode().strip().splitlines()[-1])
+        return node_json(self.script, {"op": op, **payload}, {"AUTHJS_CORE": str(self.prefix)})
 
 
 @pytest.fixture(scope="session")
 def authjs(tmp_path_factory: pytest.TempPathFactory) -> AuthJS:
     """``@auth/core`` in Node; skips only when Node or npm is not installed."""
-    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
-    if missing:
-        pytest.skip(f"{' and '.join(missing)} not installed (run `make system-deps`)")
-    if not _installed():
-        try:
-            _install()
-        except subprocess.CalledProcessError as err:
-            pytest.fail(f"npm could not install @auth/core@{VERSION}:\n{err.stderr.decode()}")
+    prefix = require_npm("authjs-core", {"@auth/core": VERSION})
     script = tmp_path_factory.mktemp("authjs") / "authjs.mjs"
     script.write_text(SCRIPT)
-    return AuthJS(script)
+    return AuthJS(script, prefix)

@@ -7,21 +7,16 @@ one request through Auth.js on an adapter over plain JSON tables, passed in and 
 
 from __future__ import annotations
 
-import fcntl
-import json
-import os
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+from npm_cache import node_json, require_npm
 
 from sansio_auth.testing import SECRET
-from tests.interop.conftest import CACHE, VERSION
+from tests.interop.conftest import VERSION
 
-PACKAGES = (f"@auth/core@{VERSION}", "@simplewebauthn/server@9.0.3")
-PACKAGE_DIR = CACHE / "authjs-webauthn"
+PACKAGES = {"@auth/core": VERSION, "@simplewebauthn/server": "9.0.3"}
 
 SCRIPT = r"""import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -95,25 +90,6 @@ process.stdout.write("\n" + JSON.stringify(await run(input)) + "\n");
 """
 
 
-def _installed() -> bool:
-    manifest = PACKAGE_DIR / "node_modules" / "@simplewebauthn" / "server" / "package.json"
-    return manifest.exists() and json.loads(manifest.read_text()).get("version") == "9.0.3"
-
-
-def _install() -> None:
-    PACKAGE_DIR.mkdir(parents=True, exist_ok=True)
-    with (CACHE / "authjs-webauthn.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one installer at a time across test sessions
-        if _installed():
-            return
-        subprocess.run(
-            ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(PACKAGE_DIR),
-             *PACKAGES],
-            check=True, capture_output=True, timeout=300,
-        )  # fmt: skip
-    assert _installed()
-
-
 def empty_db() -> dict[str, list[dict[str, Any]]]:
     return {"users": [], "accounts": [], "sessions": [], "authenticators": []}
 
@@ -122,35 +98,21 @@ class AuthJSPasskeys:
     """One request through Auth.js with ``Passkey``: ``(url, secret, db, method, body, cookie)``
     in, ``{"status", "location", "body", "cookies", "db"}`` out."""
 
-    def __init__(self, script: Path) -> None:
+    def __init__(self, script: Path, prefix: Path) -> None:
         self.script = script
+        self.prefix = prefix
 
     def __call__(self, url: str, **payload: Any) -> Any:
         payload.setdefault("db", empty_db())
         payload.setdefault("secret", SECRET)
-        done = subprocess.run(
-            ["node", str(self.script)],
-            input=json.dumps({"url": url, **payload}).encode(),
-            capture_output=True,
-            timeout=60,
-            env={**os.environ, "AUTHJS_WEBAUTHN": str(PACKAGE_DIR)},
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"node failed:\n{done.stderr.decode(errors='replace')}")
-        return json.loads(done.stdout.decode().strip().splitlines()[-1])
+        env = {"AUTHJS_WEBAUTHN": str(self.prefix)}
+        return node_json(self.script, {"url": url, **payload}, env)
 
 
 @pytest.fixture(scope="session")
 def authjs_passkeys(tmp_path_factory: pytest.TempPathFactory) -> AuthJSPasskeys:
     """Auth.js's passkeys in Node; skips only when Node or npm is not installed."""
-    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
-    if missing:
-        pytest.skip(f"{' and '.join(missing)} not installed (run `make system-deps`)")
-    if not _installed():
-        try:
-            _install()
-        except subprocess.CalledProcessError as err:
-            pytest.fail(f"npm could not install {PACKAGES}:\n{err.stderr.decode()}")
+    prefix = require_npm("authjs-webauthn", PACKAGES)
     script = tmp_path_factory.mktemp("authjs-webauthn") / "webauthn.mjs"
     script.write_text(SCRIPT)
-    return AuthJSPasskeys(script)
+    return AuthJSPasskeys(script, prefix)

@@ -7,10 +7,8 @@ test gets its own PostgreSQL database and its own Redis key prefix.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-import subprocess
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -18,6 +16,7 @@ from typing import Any
 
 import anyio
 import pytest
+from npm_cache import require_npm
 
 from io_bindings.db._base import StoreAdapter
 
@@ -69,9 +68,7 @@ async def adapter(make_adapter: Callable[[], StoreAdapter]) -> AsyncIterator[Sto
         yield opened
 
 
-PG_ADAPTER_PACKAGES = ("@auth/pg-adapter@1.11.3", "pg@8.23.1")
-NPM_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sansio-auth" / "npm"
-PG_ADAPTER_DIR = NPM_CACHE / "authjs-pg-adapter"
+PG_ADAPTER_PACKAGES = {"@auth/pg-adapter": "1.11.3", "pg": "8.23.1"}
 
 AUTHJS_PG_SCRIPT = r"""
 import { readFileSync } from "node:fs";
@@ -128,27 +125,13 @@ try {
 """
 
 
-def _pg_adapter_installed() -> bool:
-    manifest = PG_ADAPTER_DIR / "node_modules" / "@auth" / "pg-adapter" / "package.json"
-    return manifest.exists() and '"version": "1.11.3"' in manifest.read_text()
-
-
 @pytest.fixture(scope="session")
 def authjs_pg(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Awaitable[Any]]:
     """Runs an operation of Auth.js's own ``@auth/pg-adapter`` in Node (installed once).
 
     ``await authjs_pg(op, url=<postgresql URL>, **payload)`` is the operation's JSON result.
     """
-    if not _pg_adapter_installed():
-        PG_ADAPTER_DIR.mkdir(parents=True, exist_ok=True)
-        with (NPM_CACHE / "authjs-pg-adapter.lock").open("w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # one installer at a time across test sessions
-            if not _pg_adapter_installed():
-                subprocess.run(
-                    ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(PG_ADAPTER_DIR),
-                     *PG_ADAPTER_PACKAGES],
-                    check=True, capture_output=True, timeout=300,
-                )  # fmt: skip
+    prefix = require_npm("authjs-pg-adapter", PG_ADAPTER_PACKAGES)
     script = tmp_path_factory.mktemp("authjs-pg") / "authjs-pg.mjs"
     script.write_text(AUTHJS_PG_SCRIPT)
 
@@ -156,7 +139,7 @@ def authjs_pg(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Awaitab
         done = await anyio.run_process(
             ["node", str(script)],
             input=json.dumps({"op": op, **payload}).encode(),
-            env={**os.environ, "AUTHJS_PG": str(PG_ADAPTER_DIR)},
+            env={**os.environ, "AUTHJS_PG": str(prefix)},
         )
         return json.loads(done.stdout.decode().strip().splitlines()[-1])
 
