@@ -20,3 +20,10 @@ Over HTTP the server is pinned to core 0 and the load generator (:mod:`bench.loa
 else the asyncio client of :mod:`bench.http_load`) to core 1; servers are measured in
 alternating rounds (:mod:`bench.plan`) and :mod:`bench.report` prints and writes the figures.
 """
+
+import sys
+from pathlib import Path
+
+# the test helpers the bench reuses (servers, the PostgreSQL starter, the npm cache) are
+# top-level modules in tests/support, as pytest imports them
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))

@@ -8,7 +8,6 @@ With the default ``update_age`` a check is one ``get_session_and_user``; with
 from __future__ import annotations
 
 import itertools
-import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -30,7 +29,6 @@ if TYPE_CHECKING:
 
 SESSION_TOKEN = "bench-database-session"
 SESSION_COOKIE_HEADER = f"{SESSION_COOKIE}={SESSION_TOKEN}"
-TEST_SUPPORT = Path(__file__).resolve().parents[1] / "tests" / "support"
 
 
 async def seed(adapter: StoreAdapter) -> datetime:
@@ -80,7 +78,6 @@ def sqlite_adapters() -> Iterator[Callable[[], StoreAdapter]]:
 @contextmanager
 def postgres() -> Iterator[PostgresServer]:
     """A throw-away local PostgreSQL cluster (the tests' starter, as pytest loads it)."""
-    sys.path.insert(0, str(TEST_SUPPORT))
     from db_servers import postgres_cluster
 
     with postgres_cluster() as server:

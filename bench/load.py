@@ -19,7 +19,9 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from .servers import LOAD_CORE, ROOT, pinned
+from live_server import ROOT
+
+from .servers import LOAD_CORE, pinned
 
 K = TypeVar("K", bound=Hashable)
 

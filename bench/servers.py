@@ -7,21 +7,17 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
+
+from live_server import free_port, serve
 
 from . import authjs
 from .app import SECRET
 
-ROOT = Path(__file__).resolve().parents[1]
 SERVER_CORE, LOAD_CORE = 0, 1
-START_TIMEOUT = 60
 STACKS = {"h11 + asyncio": ("asyncio", "h11"), "httptools + uvloop": ("uvloop", "httptools")}
 """uvicorn as installed without the ``server`` extra, and with it: (event loop, parser)."""
 
@@ -69,50 +65,15 @@ def authjs_peer(**env: str) -> Server:
     return Server(["node", str(authjs.SERVER)], {"AUTHJS_ROOT": root, "AUTH_SECRET": SECRET, **env})
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@contextmanager
-def _started(server: Server, port: int) -> Iterator[subprocess.Popen[bytes]]:
-    command = [part.replace(PORT, str(port)) for part in server.command]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PORT": str(port), **server.env}
-    process = subprocess.Popen(pinned(SERVER_CORE if server.pin else None, command), env=env)
-    try:
-        yield process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-def _wait_for(process: subprocess.Popen[bytes], port: int) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{process.args!r} did not start") from None
-            time.sleep(0.05)
-
-
 @contextmanager
 def running(servers: Mapping[str, Server]) -> Iterator[dict[str, str]]:
-    """Start every server (all at once), wait until each listens; yield name → base URL."""
-    ports = {name: _free_port() for name in servers}
+    """Start every server and wait until it listens; yield name → base URL."""
+    urls = {}
     with ExitStack() as stack:
-        processes = {
-            name: stack.enter_context(_started(server, ports[name]))
-            for name, server in servers.items()
-        }
-        for name, process in processes.items():
-            _wait_for(process, ports[name])
-        yield {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
+        for name, server in servers.items():
+            port = free_port()
+            command = [part.replace(PORT, str(port)) for part in server.command]
+            env = {"PORT": str(port), **server.env}
+            core = SERVER_CORE if server.pin else None
+            urls[name] = stack.enter_context(serve(pinned(core, command), port, env=env)).url
+        yield urls

@@ -10,7 +10,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.support.npm_cache import node_missing, npm_install
+from npm_cache import node_missing, npm_install
 
 __all__ = ["PACKAGES", "SERVER", "install", "node_missing", "node_version"]
 
