@@ -321,8 +321,8 @@ def test_the_readme_lists_every_demo_setting() -> None:
 
 def test_the_readme_says_what_make_test_fetches() -> None:
     readme = " ".join((ROOT / "README.md").read_text().split())
-    interop = (ROOT / "tests" / "interop" / "conftest.py").read_text()
-    assert '"sansio-auth" / "npm"' in interop  # the cache the README names
+    npm_cache = (ROOT / "tests" / "support" / "npm_cache.py").read_text()
+    assert '"sansio-auth" / "npm"' in npm_cache  # the cache the README names
     assert "fetches `@auth/core`" in readme
     assert "from the **npm registry** into `~/.cache/sansio-auth/npm`" in readme
     assert "with `apt-get`, the Debian packages" in readme
