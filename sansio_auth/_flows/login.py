@@ -187,6 +187,14 @@ def _account_login(
             ),
         )
         match decision:
+            case Link.REFUSE_EMAIL_TAKEN if retry:
+                # A concurrent sign-up may have created the address's user with this very
+                # account after we looked for its owner: look once more before refusing.
+                return (
+                    yield from _account_login(
+                        ctx, provider, user, account, link, profile, retry=False
+                    )
+                )
             case Link.REFUSE_LINKED_ELSEWHERE | Link.REFUSE_EMAIL_TAKEN:
                 cause = {"provider": account["provider"]}
                 refusal = (

@@ -435,6 +435,35 @@ def test_losing_a_sign_up_race_signs_in_as_the_winner(atomic):
     assert_consistent(site.db.store)
 
 
+def test_a_sign_up_landing_between_the_two_lookups_signs_in_as_the_winner():
+    """The winner's atomic sign-up commits after this request found no owner for the
+    account but before it looked the address up: the address is taken by the account's
+    own user, which is no reason to refuse (found by `make soak`)."""
+    site = Site("database", db=FaultyAdapter())
+    winner = {"id": "winner", "email": "alice@example.com", "email_verified": None}
+    account = {"user_id": "winner", "type": "oidc", "provider": "op",
+               "provider_account_id": "alice-sub"}  # fmt: skip
+
+    def concurrent_sign_up(*args):
+        site.db.store.create_user_and_account(dict(winner), dict(account))
+
+    site.db.before("get_user_by_email", concurrent_sign_up)
+    browser = site.browser()
+    response = site.sign_in(browser)
+    assert response.location == ORIGIN
+    assert site.user_id_of(browser) == "winner"
+    assert site.emitted("sign_in")[0]["is_new_user"] is False
+    assert_consistent(site.db.store)
+
+
+def test_an_address_taken_by_another_user_is_still_refused_after_a_second_look():
+    site = Site("database")
+    site.db.store.create_user({"id": "other", "email": "alice@example.com"})
+    response = site.sign_in(site.browser())
+    assert_failed(site.pair, response, "OAuthAccountNotLinked", page="signin", browser=None)
+    assert rows(site.db.store)[0] == 1
+
+
 def test_a_conflict_that_persists_is_an_error():
     site = Site("database")
 
