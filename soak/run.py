@@ -17,7 +17,7 @@ from tests.support.live_server import free_port, serve, uvicorn_command
 
 from .logs import classify
 from .memory import Sample, rss_kib, slope_kib_per_minute
-from .workload import Tally, browse, sign_up
+from .workload import Tally, browse
 
 SECRET_BYTES = 32
 
@@ -110,7 +110,6 @@ async def _drive(
     url: str, op: OpenIDProvider, pid: int, options: Options
 ) -> tuple[Tally, list[Sample]]:
     tally = Tally()
-    await sign_up(url, op, tally)
     start = time.monotonic() + options.warm_up
     until = start + options.seconds
     samples: list[Sample] = []

@@ -189,17 +189,6 @@ SCENARIOS: dict[str, tuple[Scenario, int]] = {
 """Name → (scenario, weight)."""
 
 
-async def sign_up(url: str, op: OpenIDProvider, tally: Tally) -> None:
-    """The OP's user signs in once, alone, before the browsers start: concurrent *first*
-    sign-ins of one new user race to create it, and the losers are refused with
-    ``OAuthAccountNotLinked`` (as in Auth.js), which is not what the soak is about."""
-    browser = Browser(url, op, tally)
-    try:
-        await oidc_sign_in(browser)
-    finally:
-        await browser.http.aclose()
-
-
 async def browse(url: str, op: OpenIDProvider, tally: Tally, seed: int, until: float) -> None:
     """One browser running weighted random scenarios until the ``time.monotonic()`` ``until``."""
     choose = random.Random(seed)  # noqa: S311 (a reproducible mix, not a secret)
