@@ -24,18 +24,15 @@ from ._driver_io import HTTPTransport, log_writer
 from ._single_flight import SingleFlight
 from .http import AnyioBackend, AsyncioBackend, HTTPClient, NetworkBackend
 from .translate import (
-    BAD_HOST,
-    BODY_TOO_LARGE,
     DEFAULT_MAX_BODY_SIZE,
     NOT_FOUND,
     ASGIApp,
-    BadHost,
     Receive,
     Scope,
     Send,
     asgi_raw_path,
+    asgi_request,
     closing_on_shutdown,
-    read_asgi_body,
     request_from_scope,
     send_asgi_response,
     serve_lifespan,
@@ -253,13 +250,9 @@ class AuthApp:
 
     async def serve(self, scope: Scope, receive: Receive) -> Response:
         """The response to an auth route's ASGI request (never raises)."""
-        body = await read_asgi_body(scope, receive, self.max_body_size)
-        if body is None:
-            return BODY_TOO_LARGE
-        try:
-            request = request_from_scope(scope, body)
-        except BadHost:
-            return BAD_HOST
+        request = await asgi_request(scope, receive, self.max_body_size)
+        if isinstance(request, Response):
+            return request
         try:
             response = await self.auth.respond(request)
         except Exception:

@@ -146,6 +146,18 @@ async def read_asgi_body(scope: Scope, receive: Receive, limit: int) -> bytes | 
     return b"".join(chunks)
 
 
+async def asgi_request(scope: Scope, receive: Receive, limit: int) -> Request | Response:
+    """The engine's request for an ASGI HTTP request, or the response refusing it: 413 when
+    the body is over ``limit`` bytes, 400 for a bad ``Host``."""
+    body = await read_asgi_body(scope, receive, limit)
+    if body is None:
+        return BODY_TOO_LARGE
+    try:
+        return request_from_scope(scope, body)
+    except BadHost:
+        return BAD_HOST
+
+
 def server_error(where: str) -> Response:
     """Log the exception being handled (traceback in the server log only) and answer 500."""
     logger.exception("[auth][error] unexpected failure serving %s", where)

@@ -123,18 +123,7 @@ class Engine:
     def _run_internal(
         self, request: Request, origin: str, flow: Callable[[Context], Step[Reply]]
     ) -> Generator[Action, Event, None]:
-        settings = self.settings
-        ctx = Context(
-            settings,
-            request,
-            cache=self.cache,
-            now=self._clock(),
-            entropy=self._entropy,
-            origin=origin_of(settings, request, origin),
-            action="session",
-            provider_id=None,
-            query={},
-        )
+        ctx = self._context(request, origin, "session", None, {})
         try:
             response = _finish(ctx, (yield from flow(ctx)), failed=False)
         except Exception as err:
@@ -183,6 +172,28 @@ class Engine:
             )
             yield entry
 
+    def _context(
+        self,
+        request: Request,
+        origin: str,
+        action: str,
+        provider_id: str | None,
+        query: dict[str, str],
+    ) -> Context:
+        """The context one request's flow runs in (the clock read once, here)."""
+        settings = self.settings
+        return Context(
+            settings,
+            request,
+            cache=self.cache,
+            now=self._clock(),
+            entropy=self._entropy,
+            origin=origin_of(settings, request, origin),
+            action=action,
+            provider_id=provider_id,
+            query=query,
+        )
+
     def _serve(
         self, request: Request, origin: str, path: str, query: dict[str, str]
     ) -> Generator[Action, Event, None]:
@@ -194,17 +205,7 @@ class Engine:
             action, provider_id = parse_action(path, settings.base_path)
             if request.method.upper() not in ("GET", "POST"):
                 raise BadRequest(f"method {request.method} is not allowed")
-            ctx = Context(
-                settings,
-                request,
-                cache=self.cache,
-                now=self._clock(),
-                entropy=self._entropy,
-                origin=origin_of(settings, request, origin),
-                action=action,
-                provider_id=provider_id,
-                query=query,
-            )
+            ctx = self._context(request, origin, action, provider_id, query)
             route = ROUTES.get((ctx.method, action))
             if route is None:
                 raise UnknownAction(f"cannot {ctx.method} {action}")

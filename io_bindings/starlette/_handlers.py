@@ -12,18 +12,14 @@ from starlette.responses import Response as StarletteResponse
 from sansio_auth import Response
 
 from ..translate import (
-    BAD_HOST,
-    BODY_TOO_LARGE,
     NOT_FOUND,
-    BadHost,
     Receive,
     Scope,
     Send,
     asgi_headers,
     asgi_raw_path,
+    asgi_request,
     closing_on_shutdown,
-    read_asgi_body,
-    request_from_scope,
     send_asgi_response,
     serve_lifespan,
     server_error,
@@ -76,13 +72,9 @@ class Handlers:
                 runtime = await self.runtimes.resolve(StarletteRequest(scope, receive))
             if not runtime.serves(asgi_raw_path(scope)):
                 return NOT_FOUND
-            body = await read_asgi_body(scope, receive, self.max_body_size)
-            if body is None:
-                return BODY_TOO_LARGE
-            try:
-                request = request_from_scope(scope, body)
-            except BadHost:
-                return BAD_HOST
+            request = await asgi_request(scope, receive, self.max_body_size)
+            if isinstance(request, Response):
+                return request
             token = self.current.var.set(RequestState(scope, runtime))
             try:
                 response = await runtime.respond(request)

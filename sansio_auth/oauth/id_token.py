@@ -217,13 +217,21 @@ def validate_id_token(
         raise IDTokenError("no acceptable ID token algorithm (the issuer lists only none/HMAC)")
     if jwks_uri is None:
         raise IDTokenError("the issuer publishes no `jwks_uri`: ID tokens cannot be verified")
+    claims = yield from signed_claims(id_token, jwks_uri, algorithms, cache, now)
+    check_claims(claims, issuer=issuer, client_id=client_id, now=now, nonce=nonce)
+    return claims
+
+
+def signed_claims(
+    token: str, jwks_uri: str, algorithms: Sequence[str], cache: ProviderCache, now: float
+) -> Step[dict[str, Any]]:
+    """The claims of ``token`` once its signature is verified with the issuer's JWKS; an
+    unknown key refetches the JWKS once (rate-limited)."""
     keys = yield from get_jwks(jwks_uri, cache, now)
     try:
-        claims = verify_signature(id_token, keys, algorithms)
+        return verify_signature(token, keys, algorithms)
     except UnknownKey:
         if not cache.may_refetch_jwks(jwks_uri, now):
             raise
         keys = yield from get_jwks(jwks_uri, cache, now, refresh=True)
-        claims = verify_signature(id_token, keys, algorithms)
-    check_claims(claims, issuer=issuer, client_id=client_id, now=now, nonce=nonce)
-    return claims
+        return verify_signature(token, keys, algorithms)

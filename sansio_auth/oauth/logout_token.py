@@ -18,8 +18,7 @@ import msgspec
 from .._flow import Step
 from ..errors import ProviderError
 from .cache import ProviderCache
-from .discovery import get_jwks
-from .id_token import CLOCK_TOLERANCE, IDTokenError, UnknownKey, verify_signature
+from .id_token import CLOCK_TOLERANCE, IDTokenError, signed_claims
 
 EVENT = "http://schemas.openid.net/event/backchannel-logout"
 MAX_AGE = 120
@@ -93,14 +92,7 @@ def validate_logout_token(
     if jwks_uri is None or not algorithms:
         raise LogoutTokenError("the issuer's logout tokens cannot be verified (no JWKS)")
     try:
-        keys = yield from get_jwks(jwks_uri, cache, now)
-        try:
-            claims = verify_signature(token, keys, algorithms)
-        except UnknownKey:
-            if not cache.may_refetch_jwks(jwks_uri, now):
-                raise
-            keys = yield from get_jwks(jwks_uri, cache, now, refresh=True)
-            claims = verify_signature(token, keys, algorithms)
+        claims = yield from signed_claims(token, jwks_uri, algorithms, cache, now)
     except IDTokenError as err:
         raise LogoutTokenError(str(err).replace("ID token", "logout token")) from err
     return check_logout_claims(claims, issuer=issuer, client_id=client_id, now=now)
