@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -22,18 +21,15 @@ if not settings.configured:
     django.setup()
 
 from django.core.exceptions import ImproperlyConfigured
-from django.core.handlers.asgi import ASGIHandler
-from django.core.handlers.wsgi import WSGIHandler
 from django.http import HttpRequest, JsonResponse
-from django.test import override_settings
 from django.urls import path
 
 from io_bindings.anyio import Auth
 from io_bindings.db.memory import MemoryAdapter
-from io_bindings.django import AdapterCAuth, Handle
-from io_bindings.translate import ASGIApp, Receive, Scope, Send, serve_lifespan
+from io_bindings.django import AdapterCAuth
 from sansio_auth import AuthConfig
 from sansio_auth.testing import Clock, MemoryOP
+from tests.io_bindings.django.handle_client import handle_client, hook
 from tests.io_bindings.op_tokens import (
     OPTransport,
     check_access_token,
@@ -43,26 +39,7 @@ from tests.io_bindings.op_tokens import (
     sign_in,
 )
 
-with warnings.catch_warnings():  # "install httpx2": the sync client that drives the examples
-    warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient
-
 BASE = "/auth"
-
-
-class _Current:
-    """The ``MIDDLEWARE`` entry: the handle of the test being run."""
-
-    sync_capable = True
-    async_capable = True
-    handle: Handle | None = None
-
-    def __call__(self, get_response: Any) -> Any:
-        assert self.handle is not None
-        return self.handle(get_response)
-
-
-hook = _Current()
 
 
 def sync_token(request: HttpRequest) -> JsonResponse:
@@ -100,30 +77,10 @@ def serving(
     and ``/revoke``, behind the auth handle (its runtime on the OP's transport and ``clock``)."""
     handle = AdapterCAuth(config).handle
     handle.runtimes.fixed = Auth(config, clock=clock, transport=OPTransport(op), env={})
-    hook.handle = handle
     token, revoke = VIEWS[views]
     urlpatterns[:] = [path("token", token), path("revoke", revoke)]
-    middleware = [f"{__name__}.hook"]
-    with override_settings(ROOT_URLCONF=__name__, MIDDLEWARE=middleware, ALLOWED_HOSTS=["*"]):
-        if mode == "wsgi":
-            transport = httpx.WSGITransport(app=WSGIHandler())
-            with httpx.Client(transport=transport, base_url="http://testserver") as http:
-                yield http
-        else:
-            with TestClient(asgi_app(ASGIHandler()), follow_redirects=False) as client:
-                yield client  # one event loop for the whole test, as under uvicorn
-
-
-def asgi_app(django_app: ASGIHandler) -> ASGIApp:
-    """Django's ASGI handler with the lifespan a server's would answer (Django refuses it)."""
-
-    async def app(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            await serve_lifespan(receive, send)
-        else:
-            await django_app(scope, receive, send)
-
-    return app
+    with handle_client(handle, mode, __name__) as http:
+        yield http
 
 
 @pytest.mark.parametrize("views", VIEWS)

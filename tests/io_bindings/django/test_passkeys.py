@@ -2,77 +2,19 @@
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-import django
-import httpx
 import pytest
-from django.conf import settings
 
-if not settings.configured:
-    settings.configure()
-    django.setup()
-
-from django.core.handlers.asgi import ASGIHandler
-from django.core.handlers.wsgi import WSGIHandler
-from django.test import override_settings
-
-from io_bindings.django import AdapterCAuth, Handle
-from io_bindings.translate import ASGIApp, Receive, Scope, Send, serve_lifespan
+from io_bindings.django import AdapterCAuth
+from tests.io_bindings.django.handle_client import handle_client
 from tests.io_bindings.passkeys import check_passkey_round_trip, passkey_config
-
-with warnings.catch_warnings():  # "install httpx2": the sync client that drives the examples
-    warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient
 
 urlpatterns: list[Any] = []
 
 
-class _Current:
-    """The ``MIDDLEWARE`` entry: the handle of the test being run."""
-
-    sync_capable = True
-    async_capable = True
-    handle: Handle | None = None
-
-    def __call__(self, get_response: Any) -> Any:
-        assert self.handle is not None
-        return self.handle(get_response)
-
-
-hook = _Current()
-
-
-def asgi_app(django_app: ASGIHandler) -> ASGIApp:
-    """Django's ASGI handler with the lifespan a server's would answer (Django refuses it)."""
-
-    async def app(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            await serve_lifespan(receive, send)
-        else:
-            await django_app(scope, receive, send)
-
-    return app
-
-
-@contextmanager
-def serving(mode: str) -> Iterator[httpx.Client]:
-    hook.handle = AdapterCAuth(passkey_config()).handle
-    middleware = [f"{__name__}.hook"]
-    with override_settings(ROOT_URLCONF=__name__, MIDDLEWARE=middleware, ALLOWED_HOSTS=["*"]):
-        if mode == "wsgi":
-            transport = httpx.WSGITransport(app=WSGIHandler())
-            with httpx.Client(transport=transport, base_url="http://testserver") as http:
-                yield http
-        else:
-            with TestClient(asgi_app(ASGIHandler()), follow_redirects=False) as client:
-                yield client
-
-
 @pytest.mark.parametrize("mode", ["wsgi", "asgi"])
 def test_passkey_round_trip_through_handle(mode: str) -> None:
-    with serving(mode) as http:
+    handle = AdapterCAuth(passkey_config()).handle
+    with handle_client(handle, mode, __name__) as http:
         check_passkey_round_trip(http, "/auth")
