@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from live_server import ROOT, LiveServer, free_port, serve
+from live_server import ROOT, LiveServer, csrf_token, free_port, serve
 
 from tests.oidc_op.provider import OpenIDProvider, oidc_op, oidc_op_redirect_uris
 
@@ -40,20 +40,15 @@ def browser(server: LiveServer) -> Iterator[httpx.Client]:
         yield client
 
 
-def csrf(browser: httpx.Client) -> str:
-    token: str = browser.get("/auth/csrf").json()["csrfToken"]
-    return token
-
-
 def test_credentials_sign_in(browser: httpx.Client) -> None:
     assert "Signed in: nobody" in browser.get("/").text
-    form = {"csrfToken": csrf(browser), "username": "ann", "password": "pw"}
+    form = {"csrfToken": csrf_token(browser), "username": "ann", "password": "pw"}
     assert browser.post("/auth/callback/credentials", data=form).status_code == 302
     assert "Signed in: ann@example.com" in browser.get("/").text
 
 
 def test_oidc_sign_in(browser: httpx.Client, oidc_op: OpenIDProvider) -> None:
-    start = browser.post("/auth/signin/op", data={"csrfToken": csrf(browser)})
+    start = browser.post("/auth/signin/op", data={"csrfToken": csrf_token(browser)})
     assert start.status_code == 302
     with httpx.Client() as op_browser:
         answer = oidc_op.login(op_browser, start.headers["location"])

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from live_server import LiveServer, free_port, serve
+from live_server import LiveServer, csrf_token, free_port, serve
 from mail_server import MailServer, mail_server, sign_in_link
 from wsgi_server import command
 
@@ -44,26 +44,21 @@ def browser(server: LiveServer) -> Iterator[httpx.Client]:
         yield client
 
 
-def csrf(browser: httpx.Client) -> str:
-    token: str = browser.get("/auth/csrf").json()["csrfToken"]
-    return token
-
-
 def test_credentials_sign_in(browser: httpx.Client) -> None:
     assert browser.get("/").text == "anonymous"
     assert browser.get("/private").status_code == 401
-    form = {"csrfToken": csrf(browser), "username": "ann", "password": "pw"}
+    form = {"csrfToken": csrf_token(browser), "username": "ann", "password": "pw"}
     response = browser.post("/auth/callback/credentials", data=form)
     assert response.status_code == 302
     assert browser.get("/").text == "signed in as ann@example.com"
     assert browser.get("/private").text == "secret page"
-    signed_out = browser.post("/auth/signout", data={"csrfToken": csrf(browser)})
+    signed_out = browser.post("/auth/signout", data={"csrfToken": csrf_token(browser)})
     assert signed_out.status_code == 302
     assert browser.get("/").text == "anonymous"
 
 
 def test_wrong_password_is_refused(browser: httpx.Client) -> None:
-    form = {"csrfToken": csrf(browser), "username": "ann", "password": "nope"}
+    form = {"csrfToken": csrf_token(browser), "username": "ann", "password": "nope"}
     response = browser.post("/auth/callback/credentials", data=form)
     assert "error=CredentialsSignin" in response.headers["location"]
     assert browser.get("/").text == "anonymous"
@@ -71,7 +66,9 @@ def test_wrong_password_is_refused(browser: httpx.Client) -> None:
 
 def test_email_sign_in(browser: httpx.Client, mail: MailServer) -> None:
     address = "wsgi-reader@example.com"
-    start = browser.post("/auth/signin/email", data={"csrfToken": csrf(browser), "email": address})
+    start = browser.post(
+        "/auth/signin/email", data={"csrfToken": csrf_token(browser), "email": address}
+    )
     assert start.status_code == 302
     assert "/auth/verify-request" in start.headers["location"]
     link = sign_in_link(mail.inbox.next_for(address))
@@ -80,7 +77,7 @@ def test_email_sign_in(browser: httpx.Client, mail: MailServer) -> None:
 
 
 def test_oidc_sign_in(browser: httpx.Client, oidc_op: OpenIDProvider) -> None:
-    start = browser.post("/auth/signin/op", data={"csrfToken": csrf(browser)})
+    start = browser.post("/auth/signin/op", data={"csrfToken": csrf_token(browser)})
     assert start.status_code == 302
     with httpx.Client() as op_browser:
         answer = oidc_op.login(op_browser, start.headers["location"])

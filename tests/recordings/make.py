@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
-from live_server import LiveServer, free_port, serve
+from live_server import LiveServer, csrf_token, free_port, serve
 from mail_server import MailServer, mail_server, sign_in_link
 
 from tests.oidc_op.provider import OpenIDProvider, start_openid_provider
@@ -37,11 +37,6 @@ def recording_server(
         yield server
 
 
-def csrf(client: httpx.Client) -> str:
-    token: str = client.get("/auth/csrf").json()["csrfToken"]
-    return token
-
-
 def record_oidc(out: Path, op: OpenIDProvider) -> dict[str, str]:
     """Sign in with ``op`` (csrf, sign-in, OP login, callback, session); the settings used."""
     port = free_port()
@@ -52,7 +47,7 @@ def record_oidc(out: Path, op: OpenIDProvider) -> dict[str, str]:
         recording_server("oidc", out, env, port) as server,
         httpx.Client(base_url=server.url) as app,
     ):
-        start = app.post("/auth/signin/op", data={"csrfToken": csrf(app)})
+        start = app.post("/auth/signin/op", data={"csrfToken": csrf_token(app)})
         assert start.status_code == 302, start.text
         with httpx.Client() as op_browser:
             answer = op.login(op_browser, start.headers["location"])
@@ -69,7 +64,9 @@ def record_email(out: Path, mail: MailServer, *options: str) -> None:
         recording_server("email", out, env, None, *options) as server,
         httpx.Client(base_url=server.url) as app,
     ):
-        start = app.post("/auth/signin/email", data={"csrfToken": csrf(app), "email": ADDRESS})
+        start = app.post(
+            "/auth/signin/email", data={"csrfToken": csrf_token(app), "email": ADDRESS}
+        )
         assert start.status_code == 302, start.text
         link = sign_in_link(mail.inbox.next_for(ADDRESS))
         callback = app.get(link)

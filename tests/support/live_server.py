@@ -20,6 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = Path(__file__).resolve().parent
@@ -102,3 +103,10 @@ def serve(
             process.kill()
             process.wait()
         log_path.unlink(missing_ok=True)
+
+
+def csrf_token(client: Any, base: str = "/auth") -> str:
+    """The CSRF token the auth routes under ``base`` give ``client`` (an ``httpx.Client``;
+    it keeps the matching cookie)."""
+    token: str = client.get(f"{base}/csrf").json()["csrfToken"]
+    return token

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from live_server import ROOT, LiveServer, free_port, serve
+from live_server import ROOT, LiveServer, csrf_token, free_port, serve
 from mail_server import MailServer, mail_server, sign_in_link
 
 from tests.oidc_op.provider import OpenIDProvider, oidc_op, oidc_op_redirect_uris
@@ -59,11 +59,6 @@ def http(site: LiveServer) -> Iterator[httpx.Client]:
         yield http
 
 
-def csrf(http: httpx.Client) -> str:
-    token: str = http.get("/api/auth/csrf").json()["csrfToken"]
-    return token
-
-
 def me(http: httpx.Client) -> object:
     response = http.get("/me")
     assert response.status_code == 200, response.text
@@ -71,7 +66,7 @@ def me(http: httpx.Client) -> object:
 
 
 def sign_in_with_password(http: httpx.Client, password: str = "demo") -> httpx.Response:
-    form = {"csrfToken": csrf(http), "username": "demo", "password": password}
+    form = {"csrfToken": csrf_token(http, "/api/auth"), "username": "demo", "password": password}
     return http.post("/api/auth/callback/credentials", data=form)
 
 
@@ -112,7 +107,7 @@ def test_a_wrong_password_signs_nobody_in(http: httpx.Client, site: LiveServer) 
 def test_sign_out(http: httpx.Client, site: LiveServer) -> None:
     sign_in_with_password(http)
     assert http.get("/api/auth/signout").status_code == 200  # the confirmation page
-    response = http.post("/api/auth/signout", data={"csrfToken": csrf(http)})
+    response = http.post("/api/auth/signout", data={"csrfToken": csrf_token(http, "/api/auth")})
     assert response.status_code == 302
     assert SESSION_COOKIE not in http.cookies
     assert me(http) is None
@@ -120,7 +115,7 @@ def test_sign_out(http: httpx.Client, site: LiveServer) -> None:
 
 
 def test_oidc_sign_in(http: httpx.Client, oidc_op: OpenIDProvider, site: LiveServer) -> None:
-    start = http.post("/api/auth/signin/op", data={"csrfToken": csrf(http)})
+    start = http.post("/api/auth/signin/op", data={"csrfToken": csrf_token(http, "/api/auth")})
     assert start.status_code == 302, start.text
     assert start.headers["location"].startswith(oidc_op.authorization_endpoint)
     with httpx.Client(timeout=15) as op_browser:
@@ -135,7 +130,7 @@ def test_oidc_sign_in(http: httpx.Client, oidc_op: OpenIDProvider, site: LiveSer
 
 
 def test_email_sign_in(http: httpx.Client, smtp: MailServer, site: LiveServer) -> None:
-    form = {"csrfToken": csrf(http), "email": "Ann@Example.com"}
+    form = {"csrfToken": csrf_token(http, "/api/auth"), "email": "Ann@Example.com"}
     response = http.post("/api/auth/signin/email", data=form)
     assert response.status_code == 302
     assert response.headers["location"].startswith(f"{site.url}/api/auth/verify-request")
