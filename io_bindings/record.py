@@ -95,6 +95,17 @@ class Recorder:
 
         return reading
 
+    def runtime(
+        self,
+        *,
+        clock: Callable[[], float] = time.time,
+        entropy: Callable[[int], bytes] = secrets.token_bytes,
+        **options: Any,
+    ) -> dict[str, Any]:
+        """A runtime's options with its clock and entropy (the defaults unless given)
+        recording here."""
+        return {"clock": self.clock(clock), "entropy": self.entropy(entropy), **options}
+
     def entropy(self, entropy: Callable[[int], bytes]) -> Callable[[int], bytes]:
         """``entropy`` that records the bytes it returns in the current exchange."""
 
@@ -160,19 +171,9 @@ class Recorder:
 class RecordingAuth(Auth):
     """An :class:`~io_bindings.anyio.Auth` whose every response is recorded by ``recorder``."""
 
-    def __init__(
-        self,
-        config: AuthConfig,
-        *,
-        recorder: Recorder,
-        clock: Callable[[], float] = time.time,
-        entropy: Callable[[int], bytes] = secrets.token_bytes,
-        **runtime: Any,
-    ) -> None:
+    def __init__(self, config: AuthConfig, *, recorder: Recorder, **runtime: Any) -> None:
         self.recorder = recorder
-        super().__init__(
-            config, clock=recorder.clock(clock), entropy=recorder.entropy(entropy), **runtime
-        )
+        super().__init__(config, **recorder.runtime(**runtime))
 
     async def perform(self, action: Action) -> Event:
         event = await super().perform(action)
@@ -193,19 +194,9 @@ class RecordingSyncAuth(SyncAuth):
     """A :class:`~io_bindings.sync.SyncAuth` (the WSGI runtime) whose every response is
     recorded by ``recorder``."""
 
-    def __init__(
-        self,
-        config: AuthConfig,
-        *,
-        recorder: Recorder,
-        clock: Callable[[], float] = time.time,
-        entropy: Callable[[int], bytes] = secrets.token_bytes,
-        **runtime: Any,
-    ) -> None:
+    def __init__(self, config: AuthConfig, *, recorder: Recorder, **runtime: Any) -> None:
         self.recorder = recorder
-        super().__init__(
-            config, clock=recorder.clock(clock), entropy=recorder.entropy(entropy), **runtime
-        )
+        super().__init__(config, **recorder.runtime(**runtime))
 
     def perform(self, action: Action) -> Event:
         event = super().perform(action)
