@@ -38,6 +38,7 @@ from sansio_auth.events import (
     Log,
     SendHTTP,
 )
+from sansio_auth.oauth.checks import b64url, unb64url
 
 VERSION = 1
 
@@ -381,11 +382,11 @@ class Redactor:
         if not self.emails:
             return payload
         try:
-            claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+            claims = json.loads(unb64url(payload))
         except ValueError:
             return payload
         encoded = json.dumps(self.tree(claims), separators=(",", ":")).encode()
-        return base64.urlsafe_b64encode(encoded).rstrip(b"=").decode()
+        return b64url(encoded)
 
     def tree(self, value: Any) -> Any:
         """``value`` (plain data) with secret keys' values and URL parameters redacted."""

@@ -9,12 +9,13 @@ verified when recording, and the signature gets the recorded placeholder.
 
 from __future__ import annotations
 
-import base64
 import json
 from typing import Any, Protocol
 
 from joserfc.jwk import ECKey, OKPKey, RSAKey
 from joserfc.jws import JWSRegistry
+
+from sansio_auth.oauth.checks import b64url, unb64url
 
 from ._recording import PLACEHOLDER
 
@@ -31,7 +32,7 @@ class Binder(Protocol):
 
 
 def _b64json(part: str) -> Any:
-    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+    return json.loads(unb64url(part))
 
 
 class Resigner:
@@ -73,7 +74,7 @@ class Resigner:
             return token
         key = self._key(header.get("kid"), kty, _CURVE_OF_ALG.get(alg))
         raw = algorithm.sign(f"{header_part}.{payload_part}".encode(), key)
-        new_signature = base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+        new_signature = b64url(raw)
         binder.bind(new_signature, signature)
         return f"{header_part}.{payload_part}.{new_signature}"
 

@@ -32,6 +32,11 @@ def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
+def unb64url(text: str) -> bytes:
+    """The bytes of base64url ``text``, padded or not (:class:`ValueError` if it is not)."""
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
 def random_value(entropy: Entropy) -> str:
     """32 random bytes, base64url (43 characters): a PKCE verifier, a nonce."""
     return b64url(entropy(32))

@@ -31,6 +31,7 @@ from joserfc.jwk import ECKey, RSAKey
 
 from ..events import HTTPResponse, OutboundRequest
 from ..http import Response
+from ..oauth.checks import b64url
 from ._clock import START
 
 if TYPE_CHECKING:
@@ -84,11 +85,6 @@ def ec_key(kid: str) -> ECKey:
 def signing_key(kid: str) -> RSAKey | ECKey:
     """``ec-*`` kids are P-256 keys, others RSA."""
     return ec_key(kid) if kid.startswith("ec-") else rsa_key(kid)
-
-
-def b64url(data: bytes) -> str:
-    """Base64url without padding."""
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
 class AuthorizeRefused(ValueError):

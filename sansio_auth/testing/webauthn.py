@@ -16,7 +16,6 @@ ECDSA nonces (RFC 6979) come from the ``entropy`` you pass.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 from collections.abc import Callable, Mapping
@@ -27,6 +26,8 @@ import cbor2
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 
+from ..oauth.checks import b64url
+
 Algorithm = Literal["ES256", "EdDSA"]
 Attestation = Literal["none", "packed"]
 COSE_ALGORITHMS: Mapping[Algorithm, int] = {"ES256": -7, "EdDSA": -8}
@@ -36,16 +37,6 @@ UP, UV, BE, BS, AT = 0x01, 0x04, 0x08, 0x10, 0x40
 attested credential data."""
 
 _P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
-
-
-def b64url(data: bytes) -> str:
-    """Base64url without padding, as WebAuthn's JSON encodes bytes."""
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def unb64url(text: str) -> bytes:
-    """The bytes of base64url ``text`` (padding optional)."""
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 @dataclass

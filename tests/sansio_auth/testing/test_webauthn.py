@@ -7,8 +7,9 @@ import pytest
 from webauthn import verify_authentication_response, verify_registration_response
 from webauthn.helpers import parse_attestation_object, parse_authenticator_data
 
+from sansio_auth.oauth.checks import b64url, unb64url
 from sansio_auth.testing import seeded_entropy
-from sansio_auth.testing.webauthn import SoftAuthenticator, b64url, unb64url
+from sansio_auth.testing.webauthn import SoftAuthenticator
 
 ORIGIN = "https://app.example.com"
 RP = "app.example.com"
