@@ -148,14 +148,20 @@ async def read_asgi_body(scope: Scope, receive: Receive, limit: int) -> bytes | 
 
 async def asgi_request(scope: Scope, receive: Receive, limit: int) -> Request | Response:
     """The engine's request for an ASGI HTTP request, or the response refusing it: 413 when
-    the body is over ``limit`` bytes, 400 for a bad ``Host``."""
-    body = await read_asgi_body(scope, receive, limit)
-    if body is None:
-        return BODY_TOO_LARGE
+    the body is over ``limit`` bytes, 400 for a bad ``Host``. The body of a ``GET`` or
+    ``HEAD`` is not read: no auth route reads one."""
+    body: bytes | None = b""
+    if scope["method"] not in _BODILESS:
+        body = await read_asgi_body(scope, receive, limit)
+        if body is None:
+            return BODY_TOO_LARGE
     try:
         return request_from_scope(scope, body)
     except BadHost:
         return BAD_HOST
+
+
+_BODILESS = frozenset({"GET", "HEAD"})
 
 
 def server_error(where: str) -> Response:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
@@ -115,8 +116,11 @@ def http_date(timestamp: float) -> str:
     )
 
 
+@lru_cache(maxsize=256)
 def iso_date(timestamp: float) -> str:
-    """ISO 8601 with milliseconds and ``Z``, as JavaScript's ``Date.toISOString``."""
+    """ISO 8601 with milliseconds and ``Z``, as JavaScript's ``Date.toISOString``.
+
+    Memoised: a session's expiry is the same on every read until its cookie is re-issued."""
     moment = datetime.fromtimestamp(timestamp, UTC)
     return moment.isoformat(timespec="milliseconds").removesuffix("+00:00") + "Z"
 

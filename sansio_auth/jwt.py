@@ -45,6 +45,8 @@ class _Key:
     header_b64: bytes
     aes: algorithms.AES | None
     """The CBC half as a ready cipher algorithm (``None`` for A256GCM)."""
+    mac: hmac.HMAC | None
+    """The HMAC-SHA-512 half, keyed once: each tag is computed on a copy."""
 
 
 def _b64(data: bytes) -> bytes:
@@ -92,8 +94,11 @@ def derive_key(secret: str, salt: str, enc: Encryption = "A256CBC-HS512") -> _Ke
     digest = hashlib.sha512 if length == 64 else hashlib.sha256
     kid = _b64(digest(jwk).digest()).decode()
     header = msgspec.json.encode({"alg": "dir", "enc": enc, "kid": kid})
-    aes = algorithms.AES(material[32:]) if length == 64 else None
-    return _Key(material, kid, _b64(header), aes)
+    if length == 64:
+        aes, mac = algorithms.AES(material[32:]), hmac.new(material[:32], None, hashlib.sha512)
+    else:
+        aes, mac = None, None
+    return _Key(material, kid, _b64(header), aes, mac)
 
 
 def _secrets(secret: str | Sequence[str]) -> Sequence[str]:
@@ -120,7 +125,7 @@ def encode(
     assert key.aes is not None
     encryptor = Cipher(key.aes, modes.CBC(iv)).encryptor()
     ciphertext = encryptor.update(plaintext) + encryptor.finalize()
-    tag = _cbc_tag(key.material[:32], key.header_b64, iv, ciphertext)
+    tag = _cbc_tag(key, key.header_b64, iv, ciphertext)
     return b".".join((key.header_b64, b"", _b64(iv), _b64(ciphertext), _b64(tag))).decode()
 
 
@@ -134,9 +139,11 @@ def uuid_v4(random: bytes) -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
-def _cbc_tag(mac_key: bytes, aad: bytes, iv: bytes, ciphertext: bytes) -> bytes:
-    length = (len(aad) * 8).to_bytes(8, "big")
-    return hmac.digest(mac_key, aad + iv + ciphertext + length, "sha512")[:32]
+def _cbc_tag(key: _Key, aad: bytes, iv: bytes, ciphertext: bytes) -> bytes:
+    assert key.mac is not None
+    mac = key.mac.copy()
+    mac.update(aad + iv + ciphertext + (len(aad) * 8).to_bytes(8, "big"))
+    return mac.digest()[:32]
 
 
 def decode(token: str, secret: str | Sequence[str], salt: str, *, now: float) -> JWT:
@@ -229,7 +236,7 @@ def _find_key(kid: object, secrets: Sequence[str], salt: str, enc: Encryption) -
 def _decrypt_cbc(key: _Key, aad: bytes, iv: bytes, ciphertext: bytes, tag: bytes) -> bytes:
     if len(iv) != 16 or len(tag) != 32 or not ciphertext or len(ciphertext) % 16:
         raise InvalidToken("bad CBC parameters")
-    if not hmac.compare_digest(tag, _cbc_tag(key.material[:32], aad, iv, ciphertext)):
+    if not hmac.compare_digest(tag, _cbc_tag(key, aad, iv, ciphertext)):
         raise InvalidToken("authentication tag mismatch")
     assert key.aes is not None
     decryptor = Cipher(key.aes, modes.CBC(iv)).decryptor()

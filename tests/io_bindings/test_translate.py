@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from io_bindings.translate import BadHost, make_request
+from io_bindings.translate import BODY_TOO_LARGE, BadHost, asgi_request, make_request
+from sansio_auth import Request
 
 
 @pytest.mark.parametrize(
@@ -34,3 +35,33 @@ def test_a_bad_host_is_refused_every_time_it_comes(host: str) -> None:
 def test_a_path_that_would_run_on_into_the_host_is_refused(raw_path: str) -> None:
     with pytest.raises(BadHost):
         make_request("GET", scheme="http", host="app.test", raw_path=raw_path, headers={})
+
+
+def _scope(method: str) -> dict[str, object]:
+    return {
+        "type": "http",
+        "method": method,
+        "path": "/auth/session",
+        "raw_path": b"/auth/session",
+        "query_string": b"",
+        "headers": [(b"host", b"example.com"), (b"content-length", b"999999")],
+    }
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+async def test_the_body_of_a_get_or_head_is_not_read(method: str) -> None:
+    async def receive() -> dict[str, object]:
+        raise AssertionError("a GET body was read")
+
+    request = await asgi_request(_scope(method), receive, limit=10)
+    assert isinstance(request, Request)
+    assert request.body == b""
+
+
+@pytest.mark.anyio
+async def test_a_post_body_over_the_cap_is_refused_from_its_length() -> None:
+    async def receive() -> dict[str, object]:
+        raise AssertionError("the body was read despite its declared length")
+
+    assert await asgi_request(_scope("POST"), receive, limit=10) is BODY_TOO_LARGE
