@@ -150,11 +150,12 @@ async def asgi_request(scope: Scope, receive: Receive, limit: int) -> Request | 
     """The engine's request for an ASGI HTTP request, or the response refusing it: 413 when
     the body is over ``limit`` bytes, 400 for a bad ``Host``. The body of a ``GET`` or
     ``HEAD`` is not read: no auth route reads one."""
-    body: bytes | None = b""
+    body = b""
     if scope["method"] not in _BODILESS:
-        body = await read_asgi_body(scope, receive, limit)
-        if body is None:
+        read = await read_asgi_body(scope, receive, limit)
+        if read is None:
             return BODY_TOO_LARGE
+        body = read
     try:
         return request_from_scope(scope, body)
     except BadHost:
