@@ -109,7 +109,13 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 def http_date(timestamp: float) -> str:
     """RFC 1123 date in GMT, e.g. ``Tue, 22 Dec 2026 12:50:10 GMT`` (in English, whatever
     the locale)."""
-    d = datetime.fromtimestamp(int(timestamp), UTC)
+    return _http_date(int(timestamp))
+
+
+@lru_cache(maxsize=256)
+def _http_date(seconds: int) -> str:
+    """Memoised: the cookies issued within one second all expire at the same second."""
+    d = datetime.fromtimestamp(seconds, UTC)
     return (
         f"{_DAYS[d.weekday()]}, {d.day:02d} {_MONTHS[d.month - 1]} {d.year:04d} "
         f"{d.hour:02d}:{d.minute:02d}:{d.second:02d} GMT"
