@@ -9,7 +9,7 @@ from typing import Any
 
 from io_bindings.anyio import AuthApp
 from io_bindings.db._base import StoreAdapter
-from sansio_auth import AuthConfig, jwt
+from sansio_auth import AuthConfig, Response, jwt
 from sansio_auth.providers import Credentials, GitHub
 
 SECRET = "bench-secret-0123456789abcdef0123456789abcdef"
@@ -44,6 +44,29 @@ def session_cookie() -> str:
 def create_app() -> AuthApp:
     """``uvicorn --factory bench.app:create_app``; ``BENCH_UPDATE_AGE`` sets ``update_age``."""
     return AuthApp(config(int(os.environ.get("BENCH_UPDATE_AGE", DEFAULT_UPDATE_AGE))), env={})
+
+
+def create_repeat_app() -> Any:
+    """``uvicorn --factory bench.app:create_repeat_app``: :func:`create_app`, except that each
+    auth request is answered ``BENCH_REPEAT`` times (the last answer is sent). The extra
+    requests per second it costs is what one more engine pass costs while its code is hot;
+    against the first pass it shows what a request pays for starting cold."""
+    from io_bindings.translate import asgi_request, send_asgi_response
+
+    app, times = create_app(), int(os.environ.get("BENCH_REPEAT", "1"))
+
+    async def repeat(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        request = await asgi_request(scope, receive, app.max_body_size)
+        assert not isinstance(request, Response)
+        for _ in range(times):
+            response = await app.auth.respond(request)
+        assert response is not None
+        await send_asgi_response(send, response)
+
+    return repeat
 
 
 def database_config(adapter: StoreAdapter, update_age: int = DEFAULT_UPDATE_AGE) -> AuthConfig:

@@ -1,0 +1,39 @@
+"""The benchmark's ASGI apps answer what the figures assume they answer."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from bench.app import USER, create_repeat_app, session_cookie
+from bench.bare import create_decrypt_app
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def _get(app: object, path: str, cookie: str) -> httpx.Response:
+    transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client:
+        return await client.get(path, headers={"cookie": cookie})
+
+
+@pytest.mark.parametrize("times", ["1", "3"])
+async def test_the_repeat_app_answers_the_session(
+    times: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BENCH_REPEAT", times)
+    response = await _get(create_repeat_app(), "/auth/session", session_cookie())
+    assert response.status_code == 200
+    assert response.json()["user"]["name"] == USER["name"]
+
+
+async def test_the_decrypt_app_needs_a_valid_session_token() -> None:
+    response = await _get(create_decrypt_app(), "/bare", session_cookie())
+    assert response.json() == {"ok": True}
+    with pytest.raises(Exception, match="tag mismatch"):
+        await _get(create_decrypt_app(), "/bare", session_cookie()[:-8] + "AAAAAAAA")
