@@ -98,7 +98,12 @@ def encode_uri_component(value: str) -> str:
 
 
 def _percent_escape(match: re.Match[str]) -> str:
-    return quote(match.group(), safe="")
+    return _percent_escaped(match.group())
+
+
+@lru_cache(maxsize=1024)
+def _percent_escaped(char: str) -> str:
+    return quote(char, safe="")
 
 
 _URI_COMPONENT_ESCAPED = re.compile(r"[^A-Za-z0-9\-_.!~*'()]")
