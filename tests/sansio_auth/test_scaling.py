@@ -1,5 +1,7 @@
-"""No per-request work grows with the number of providers: a session read and a CSRF token
-run the same lines of the engine with 1 provider as with 50 (counted, not timed)."""
+"""No per-request work grows with the number of providers or of configured callbacks: a
+session read and a CSRF token run the same lines of the engine with 1 provider as with 50,
+and with every callback and event handler the route does not call as with none (counted,
+not timed)."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ PACKAGE = str(Path(__file__).parents[2] / "sansio_auth")
 SESSION = "authjs.session-token"
 
 
-def engine(providers: int) -> Engine:
+def engine(providers: int, **config: Any) -> Engine:
     oidc = [
         OIDCProvider(
             id=f"op{n}",
@@ -32,8 +34,8 @@ def engine(providers: int) -> Engine:
         )
         for n in range(providers)
     ]
-    config = AuthConfig(secret=SECRET, trust_host=True, providers=oidc)
-    return Engine(config, clock=lambda: START, entropy=seeded_entropy("scaling"), env={})
+    settings = AuthConfig(secret=SECRET, trust_host=True, providers=oidc, **config)
+    return Engine(settings, clock=lambda: START, entropy=seeded_entropy("scaling"), env={})
 
 
 def session_cookie(provider: str) -> str:
@@ -82,6 +84,33 @@ def test_a_request_runs_the_same_lines_with_1_or_50_providers(path: str) -> None
         auth = engine(providers)
         cookie = session_cookie(f"op{providers - 1}")  # the last one: a scan would reach it
         respond(auth, path, cookie)  # warm: memoised keys
+        count, response = lines_run(partial(respond, auth, path, cookie))
+        assert response.status == 200
+        counts.append(count)
+    assert counts[0] == counts[1] > 50
+
+
+def _never(**_: Any) -> Any:
+    pytest.fail("a callback this route does not use was called")
+
+
+UNUSED_EVENTS = ("sign_in", "sign_out", "create_user", "update_user", "link_account",
+                 "token_refreshed")  # fmt: skip
+UNUSED_BY_READS = {
+    "callbacks": {"sign_in": _never, "redirect": _never},
+    "events": dict.fromkeys(UNUSED_EVENTS, _never),
+}
+
+
+@pytest.mark.parametrize("path", ["/auth/session", "/auth/csrf"])
+def test_a_request_runs_the_same_lines_with_or_without_callbacks_it_does_not_call(
+    path: str,
+) -> None:
+    counts = []
+    for config in ({}, UNUSED_BY_READS):
+        auth = engine(1, **config)
+        cookie = session_cookie("op0")
+        respond(auth, path, cookie)
         count, response = lines_run(partial(respond, auth, path, cookie))
         assert response.status == 200
         counts.append(count)
