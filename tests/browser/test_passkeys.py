@@ -13,9 +13,10 @@ from urllib.parse import quote
 import pytest
 from live_server import LiveServer
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.virtual_authenticator import VirtualAuthenticatorOptions
-from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.wait import WebDriverWait
 
 pytestmark = pytest.mark.e2e
@@ -90,6 +91,21 @@ def shown_error(browser: webdriver.Chrome, form: str) -> str:
     return str(error.text)
 
 
+def wait_until_replaced(browser: webdriver.Chrome, element: WebElement) -> None:
+    """Wait until the page ``element`` is on has been navigated away from. Chromium reports a
+    node of the old document either as stale or as not belonging to the document, depending
+    on how far the navigation got: both mean it is gone."""
+
+    def gone(_: webdriver.Chrome) -> bool:
+        try:
+            element.is_enabled()
+        except WebDriverException:
+            return True
+        return False
+
+    WebDriverWait(browser, 20).until(gone)
+
+
 def sign_out(browser: webdriver.Chrome, site: str) -> None:
     browser.get(site + "/auth/signout")
     browser.find_element(By.XPATH, "//button[text()='Sign out']").click()
@@ -154,7 +170,7 @@ def test_register_a_passkey_sign_out_and_sign_in_with_it(
     browser.get(home)
     button = browser.find_element(By.XPATH, add_passkey)
     button.click()
-    WebDriverWait(browser, 20).until(expected_conditions.staleness_of(button))
+    wait_until_replaced(browser, button)
     wait_for_url(browser, home)  # back from the callback, not on the error page
     [second] = browser.get_credentials()
     assert second.id != passkey.id
