@@ -1,14 +1,20 @@
 """The floor of the HTTP figures: a bare ASGI handler that answers every request with the
 same small JSON, served by the same uvicorn as the auth app
-(``--factory bench.bare:create_app``); and the crypto ceiling: the same handler that first
-decrypts the session cookie, and does nothing else (``bench.bare:create_decrypt_app``)."""
+(``--factory bench.bare:create_app``); the crypto ceiling: the same handler that first
+decrypts the session cookie, and does nothing else (``bench.bare:create_decrypt_app``); and
+a session read written straight, without the engine (``bench.bare:create_straight_app``):
+what routing, the request context, the flow and the ASGI translation cost is the gap
+between it and the auth app."""
 
 from __future__ import annotations
 
 import time
 from typing import Any
 
+import msgspec
+
 from sansio_auth import jwt
+from sansio_auth.http import iso_date, parse_cookie_header
 
 from .app import SECRET, SESSION_COOKIE
 
@@ -34,17 +40,45 @@ def create_app() -> Any:
     return app
 
 
+def _session_token(scope: dict[str, Any]) -> str:
+    cookie = next(value for name, value in scope["headers"] if name == b"cookie")
+    return parse_cookie_header(cookie.decode("latin-1"))[SESSION_COOKIE]
+
+
 async def decrypt_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    """Decrypt the session token of the ``Cookie`` header (alone in it), then answer as
-    :func:`app`: no auth at all, the least any server that reads such a session can do."""
+    """Decrypt the session token of the ``Cookie`` header, then answer as :func:`app`: no
+    auth at all, the least any server that reads such a session can do."""
     if scope["type"] != "http":
         raise RuntimeError("the bare app serves HTTP only")
-    cookie = next(value for name, value in scope["headers"] if name == b"cookie")
-    name, _, token = cookie.decode("latin-1").partition("=")
-    assert name == SESSION_COOKIE
-    jwt.decode(token, SECRET, SESSION_COOKIE, now=time.time())
+    jwt.decode(_session_token(scope), SECRET, SESSION_COOKIE, now=time.time())
     await send(START)
     await send(END)
+
+
+SESSION_HEADERS = [(b"content-type", b"application/json"),
+                   (b"cache-control", b"private, no-cache, no-store"),
+                   (b"expires", b"0"), (b"pragma", b"no-cache")]  # fmt: skip
+SHOWN = (("name", "name"), ("email", "email"), ("image", "picture"))
+MAX_AGE = 30 * 24 * 60 * 60
+
+
+async def straight_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Answer ``GET /auth/session`` as the auth app does for a valid cookie with the default
+    ``update_age`` (the same body and headers), in straight-line code: no routes, no
+    context, no flow, no checks beyond the token's own."""
+    if scope["type"] != "http":
+        raise RuntimeError("the bare app serves HTTP only")
+    token = jwt.decode(_session_token(scope), SECRET, SESSION_COOKIE, now=time.time())
+    user = {key: token[claim] for key, claim in SHOWN if claim in token}
+    body = msgspec.json.encode({"user": user, "expires": iso_date(token["iat"] + MAX_AGE)})
+    headers = [*SESSION_HEADERS, (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def create_straight_app() -> Any:
+    """The factory uvicorn calls for the straight-line session read."""
+    return straight_app
 
 
 def create_decrypt_app() -> Any:

@@ -2,8 +2,9 @@
 
 Ours: :func:`bench.app.create_app` under uvicorn on the pure-Python stack (h11 + asyncio,
 uvicorn as installed without extras) and on uvloop + httptools (the ``server`` extra);
-the bare ASGI handler (:mod:`bench.bare`) on both is the floor, and the same handler
-decrypting the session cookie first is the ceiling of any session read. Auth.js: ``@auth/core``
+the bare ASGI handler (:mod:`bench.bare`) on both is the floor, the same handler
+decrypting the session cookie first is the ceiling of any session read, and a session read
+in straight-line code shows what the engine's machinery costs. Auth.js: ``@auth/core``
 under node (:mod:`bench.authjs`), same provider, same secret; node's own bare handler is
 its floor. Session reads send what a browser holds after its first visit; ``/auth/csrf`` is
 always a first visit (no cookie: a new token and its cookie each time).
@@ -50,6 +51,8 @@ ROUTES = (
           _is_session, session=True, env=(("BENCH_UPDATE_AGE", "0"),), authjs_row=SESSION),
     Route("GET /auth/csrf (new token + cookie)", "/auth/csrf",
           lambda body: bool(body.get("csrfToken")), authjs_path="/auth/csrf"),
+    Route("session read in straight-line code (no engine)", "/auth/session", _is_session,
+          session=True, ours="bench.bare:create_straight_app", authjs_row=SESSION),
     Route("session token decrypt alone (the ceiling)", "/bare", lambda body: body == {"ok": True},
           session=True, ours="bench.bare:create_decrypt_app", authjs_row=SESSION),
     Route("bare handler on the same server (the floor)", "/bare",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from bench.app import USER, create_repeat_app, session_cookie
-from bench.bare import create_decrypt_app
+from bench.app import USER, create_app, create_repeat_app, session_cookie
+from bench.bare import create_decrypt_app, create_straight_app
 
 pytestmark = pytest.mark.anyio
 
@@ -37,3 +37,11 @@ async def test_the_decrypt_app_needs_a_valid_session_token() -> None:
     assert response.json() == {"ok": True}
     with pytest.raises(Exception, match="tag mismatch"):
         await _get(create_decrypt_app(), "/bare", session_cookie()[:-8] + "AAAAAAAA")
+
+
+async def test_the_straight_line_read_answers_as_the_auth_app() -> None:
+    cookie = session_cookie()
+    ours = await _get(create_app(), "/auth/session", cookie)
+    straight = await _get(create_straight_app(), "/auth/session", cookie)
+    assert straight.content == ours.content
+    assert straight.headers.multi_items() == ours.headers.multi_items()
