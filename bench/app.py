@@ -9,6 +9,7 @@ from typing import Any
 
 from io_bindings.anyio import AuthApp
 from io_bindings.db._base import StoreAdapter
+from io_bindings.translate import asgi_request, send_asgi_response
 from sansio_auth import AuthConfig, Response, jwt
 from sansio_auth.providers import Credentials, GitHub
 
@@ -51,8 +52,6 @@ def create_repeat_app() -> Any:
     auth request is answered ``BENCH_REPEAT`` times (the last answer is sent). The extra
     requests per second it costs is what one more engine pass costs while its code is hot;
     against the first pass it shows what a request pays for starting cold."""
-    from io_bindings.translate import asgi_request, send_asgi_response
-
     app, times = create_app(), int(os.environ.get("BENCH_REPEAT", "1"))
 
     async def repeat(scope: dict[str, Any], receive: Any, send: Any) -> None:

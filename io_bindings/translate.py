@@ -146,6 +146,9 @@ async def read_asgi_body(scope: Scope, receive: Receive, limit: int) -> bytes | 
     return b"".join(chunks)
 
 
+_BODILESS = frozenset({"GET", "HEAD"})
+
+
 async def asgi_request(scope: Scope, receive: Receive, limit: int) -> Request | Response:
     """The engine's request for an ASGI HTTP request, or the response refusing it: 413 when
     the body is over ``limit`` bytes, 400 for a bad ``Host``. The body of a ``GET`` or
@@ -160,9 +163,6 @@ async def asgi_request(scope: Scope, receive: Receive, limit: int) -> Request | 
         return request_from_scope(scope, body)
     except BadHost:
         return BAD_HOST
-
-
-_BODILESS = frozenset({"GET", "HEAD"})
 
 
 def server_error(where: str) -> Response:

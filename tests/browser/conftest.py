@@ -12,6 +12,7 @@ from live_server import LiveServer, free_port, serve
 from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.support.ui import WebDriverWait
 
 CHROMIUM_FLAGS = (
     "--headless",
@@ -56,21 +57,28 @@ def start_chromium(profile: Path) -> webdriver.Chrome:
     return driver
 
 
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[webdriver.Chrome]:
-    """A fresh headless Chromium (own profile dir)."""
-    driver = start_chromium(tmp_path / "profile")
+def wait(browser: webdriver.Chrome, seconds: float = 10) -> WebDriverWait[webdriver.Chrome]:
+    """Waits through page loads: a condition that fails on a node of the page being replaced
+    (missing, stale, or "not in the document", as Chromium says mid-navigation) is asked again."""
+    return WebDriverWait(browser, seconds, ignored_exceptions=(WebDriverException,))
+
+
+def running_chromium(profile: Path) -> Iterator[webdriver.Chrome]:
+    """A fresh headless Chromium on ``profile``, quit afterwards."""
+    driver = start_chromium(profile)
     try:
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[webdriver.Chrome]:
+    """A fresh headless Chromium (own profile dir)."""
+    yield from running_chromium(tmp_path / "profile")
 
 
 @pytest.fixture
 def second_browser(tmp_path: Path) -> Iterator[webdriver.Chrome]:
     """Another fresh headless Chromium: another profile, nothing shared with ``browser``."""
-    driver = start_chromium(tmp_path / "second-profile")
-    try:
-        yield driver
-    finally:
-        driver.quit()
+    yield from running_chromium(tmp_path / "second-profile")

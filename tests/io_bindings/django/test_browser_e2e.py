@@ -7,11 +7,9 @@ from collections.abc import Iterator
 import pytest
 from live_server import LiveServer, free_port
 from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.browser.conftest import browser
+from tests.browser.conftest import browser, wait
 from tests.io_bindings.django.conftest import serve_example
 
 __all__ = ["browser"]
@@ -23,12 +21,6 @@ def example(request: pytest.FixtureRequest) -> Iterator[LiveServer]:
     port = free_port()
     with serve_example(request.param, port, {}) as live:
         yield live
-
-
-def wait(browser: webdriver.Chrome) -> WebDriverWait[webdriver.Chrome]:
-    """Waits through page loads: an element read while the page changes is read again."""
-    changing = (NoSuchElementException, StaleElementReferenceException)
-    return WebDriverWait(browser, 10, ignored_exceptions=changing)
 
 
 def greeting(browser: webdriver.Chrome) -> str:

@@ -9,11 +9,9 @@ from pathlib import Path
 import pytest
 from live_server import ROOT, LiveServer
 from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.browser.conftest import browser
+from tests.browser.conftest import browser, wait
 from tests.io_bindings.starlette.e2e import serve_example
 
 __all__ = ["browser"]
@@ -26,12 +24,6 @@ def example(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     db = tmp_path_factory.mktemp("fastapi-browser") / "auth.db"
     with serve_example("fastapi", db, {}) as live:
         yield live
-
-
-def wait(browser: webdriver.Chrome) -> WebDriverWait[webdriver.Chrome]:
-    """Waits through page loads: an element read while the page changes is read again."""
-    changing = (NoSuchElementException, StaleElementReferenceException)
-    return WebDriverWait(browser, 10, ignored_exceptions=changing)
 
 
 def text_of(browser: webdriver.Chrome, element_id: str) -> str:
