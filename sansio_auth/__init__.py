@@ -24,6 +24,9 @@ from .errors import AccessDenied, AuthError, CredentialsSignin, MissingSecretErr
 from .http import Cookie, CookieOptions, Request, Response, headers_from_pairs
 from .settings import Settings
 
+__version__ = "0.1.0"
+"""The version of this release (also the package's version on PyPI)."""
+
 __all__ = [
     "NOT_AN_AUTH_ROUTE",
     "AccessDenied",
@@ -46,6 +49,7 @@ __all__ = [
     "SessionOptions",
     "Settings",
     "Theme",
+    "__version__",
     "errors",
     "events",
     "headers_from_pairs",
