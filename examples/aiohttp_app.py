@@ -1,12 +1,13 @@
-"""An aiohttp.web site signing in with Adapter B: ``python examples/aiohttp_app.py``.
+"""An aiohttp.web site signing in with sansio-auth: ``python examples/aiohttp_app.py``.
 
 Providers: a password login (``demo`` / ``demo``), e-mail links (users and tokens in
 SQLite; links printed to the console, or sent to ``EXAMPLE_SMTP_PORT`` on 127.0.0.1),
 GitHub when ``AUTH_GITHUB_ID``/``AUTH_GITHUB_SECRET`` are set, and an OpenID Connect
 provider ``op`` when ``EXAMPLE_OIDC_ISSUER``, ``AUTH_OP_ID`` and ``AUTH_OP_SECRET`` are.
 
-``/protected`` and ``/account/...`` are protected by the ``protect`` middleware (rule 2);
-``/dashboard`` reads the session in its handler and redirects when signed out (rule 1).
+``/protected`` and ``/account/...`` are protected by the ``protect`` middleware;
+``/dashboard`` reads the session in its handler (``require_session``). Signed out, both
+redirect to the sign-in page, which brings the user back once signed in.
 
 Environment: ``PORT`` (8000), ``EXAMPLE_DB`` (``.aiohttp-example/auth.db``),
 ``EXAMPLE_UPDATE_AGE`` (seconds between session cookie re-issues, default a day),
@@ -123,7 +124,7 @@ async def account(request: web.Request) -> web.Response:
 
 
 async def dashboard(request: web.Request) -> web.Response:
-    session = await require_session(request, request.app[CONFIG])  # signed out: 302 to /
+    session = await require_session(request, request.app[CONFIG])  # signed out: 302 to sign in
     return page("Dashboard", describe(session))
 
 

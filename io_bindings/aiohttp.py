@@ -24,6 +24,7 @@ from aiohttp.typedefs import Handler, Middleware
 from multidict import CIMultiDict
 
 from sansio_auth import AuthConfig, Cookie, Request, Response
+from sansio_auth.authorized import sign_in_redirect
 from sansio_auth.http import headers_from_pairs
 
 from .anyio import Auth, SessionRead
@@ -118,9 +119,11 @@ class AdapterBAuth:
         path = self.prefix + "{tail:(/.*)?}"
         return [web.get(path, self._route, allow_head=False), web.post(path, self._route)]
 
-    def protect(self, paths: Iterable[str], redirect_to: str = "/") -> Middleware:
-        """A middleware redirecting (302) to ``redirect_to`` a request whose path equals or
-        starts with one of ``paths`` when there is no session or it has no ``user``.
+    def protect(self, paths: Iterable[str], redirect_to: str | None = None) -> Middleware:
+        """A middleware redirecting (302) a request whose path equals or starts with one of
+        ``paths`` when there is no session or it has no ``user``: to the sign-in page with
+        ``callbackUrl`` = the requested path (:func:`sign_in_location`), or to
+        ``redirect_to`` exactly when given.
 
         On those paths the session is read once and kept in ``request["auth"]``; the
         cookies the engine re-issued reach the handler's response. Auth routes are never
@@ -138,8 +141,10 @@ class AdapterBAuth:
             with warnings.catch_warnings():  # the issue's plain key, not a web.RequestKey
                 warnings.simplefilter("ignore", web.NotAppKeyWarning)
                 request[AUTH_KEY] = session
-            if not _signed_in(session):
-                await _redirect(request, redirect_to)
+            if not _signed_in(session) and (
+                location := sign_in_location(request, self.auth, redirect_to)
+            ):
+                await _redirect(request, location)
             return await _with_cookies(request, handler)
 
         return protect
@@ -199,14 +204,27 @@ async def access_token(request: web.Request, config: AuthConfig, *, provider: st
 
 
 async def require_session(
-    request: web.Request, config: AuthConfig, redirect_to: str = "/"
+    request: web.Request, config: AuthConfig, redirect_to: str | None = None
 ) -> dict[str, Any]:
-    """The signed-in session (one with a ``user``); otherwise raises a 302 to
-    ``redirect_to`` (route protection rule 1, for server-rendered handlers)."""
+    """The signed-in session (one with a ``user``), for server-rendered handlers; otherwise
+    raises a 302 to the sign-in page with ``callbackUrl`` = the requested path
+    (:func:`sign_in_location`), or to ``redirect_to`` exactly when given."""
     session = await get_session(request, config)
     if session is None or not _signed_in(session):
-        await _redirect(request, redirect_to)
+        location = sign_in_location(request, _runtimes.get(config), redirect_to)
+        if location is None:  # the sign-in page itself asks for a session: no way in
+            raise web.HTTPUnauthorized(text="sign-in page requires a session")
+        await _redirect(request, location)
     return session
+
+
+def sign_in_location(request: web.Request, auth: Auth, redirect_to: str | None) -> str | None:
+    """Where a signed-out ``request`` goes: ``redirect_to`` when given, else the sign-in page
+    (``pages.sign_in``, else ``<prefix>/signin``) with ``callbackUrl`` = the requested path
+    and query; ``None`` when the request is for that page already (no loop)."""
+    if redirect_to is not None:
+        return redirect_to
+    return sign_in_redirect(auth.settings, request.rel_url.raw_path_qs)
 
 
 async def send_session_cookies(request: web.Request, response: web.StreamResponse) -> None:

@@ -5,6 +5,7 @@ response, the body cap and a bad ``Host``."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -72,7 +73,10 @@ def make_config(**options: Any) -> AuthConfig:
 def make_app(auth: AdapterBAuth, config: AuthConfig) -> web.Application:
     """Auth routes through ``GET``/``POST`` called from a catch-all handler."""
     app = web.Application(
-        middlewares=[auth.protect(["/protected", "/account/", "/api/auth/signin"], "/home")]
+        middlewares=[
+            auth.protect(["/protected", "/account/", "/api/auth/signin"], "/home"),
+            auth.protect(["/members/"]),  # to the sign-in page
+        ]
     )
 
     async def catch_all(request: web.Request) -> web.StreamResponse:
@@ -96,6 +100,7 @@ def make_app(auth: AdapterBAuth, config: AuthConfig) -> web.Application:
     app.router.add_get("/protected", show)
     app.router.add_get("/account/raise", elsewhere)
     app.router.add_get("/account/{tail:.*}", show)
+    app.router.add_get("/members/{tail:.*}", show)
     app.router.add_get("/whoami", whoami)
     app.router.add_get("/dashboard", dashboard)
     app.router.add_route("*", "/{tail:.*}", catch_all)
@@ -134,6 +139,13 @@ def session_of(http: httpx.Client) -> Any:
     response = http.get("/whoami")
     assert response.status_code == 200, response.text
     return response.json()["session"]
+
+
+def assert_to_sign_in(response: httpx.Response, callback_url: str) -> None:
+    """``response`` redirects to the engine's sign-in page with ``callbackUrl``."""
+    location = httpx.URL(response.headers["location"])
+    assert location.path == "/api/auth/signin"
+    assert location.params["callbackUrl"] == callback_url
 
 
 def set_cookies(response: httpx.Response) -> list[str]:
@@ -230,7 +242,7 @@ def test_protect_wants_a_user_in_the_session(http: httpx.Client) -> None:
     sign_in(http, "nouser")
     assert session_of(http) is not None
     assert http.get("/protected").headers["location"] == "/home"
-    assert http.get("/dashboard").headers["location"] == "/"
+    assert_to_sign_in(http.get("/dashboard"), "/dashboard")
 
 
 def test_paths_outside_the_list_and_auth_routes_are_not_protected(http: httpx.Client) -> None:
@@ -240,11 +252,30 @@ def test_paths_outside_the_list_and_auth_routes_are_not_protected(http: httpx.Cl
 
 
 def test_require_session(http: httpx.Client) -> None:
-    response = http.get("/dashboard")
+    response = http.get("/dashboard?tab=2")
     assert response.status_code == 302
-    assert response.headers["location"] == "/"
+    assert_to_sign_in(response, "/dashboard?tab=2")
     sign_in(http)
     assert http.get("/dashboard").json()["session"]["user"]["name"] == "ann"
+
+
+def test_signed_out_browsers_land_on_the_sign_in_page_and_come_back(http: httpx.Client) -> None:
+    """Followed as a browser does: ``protect`` and ``require_session`` without a target end on
+    the engine's sign-in page (200); signing in with its form goes back where it started."""
+    for path in ("/members/x?tab=2", "/dashboard"):
+        page = http.get(path, follow_redirects=True)
+        assert page.status_code == 200, (path, page.text)
+        assert [r.status_code for r in page.history] == [302]
+        assert page.url.path == "/api/auth/signin"
+        assert page.url.params["callbackUrl"] == path
+    action = re.search(r'action="([^"]*/callback/credentials)"', page.text)
+    token = re.search(r'name="csrfToken" value="([^"]+)"', page.text)
+    assert action is not None, page.text
+    assert token is not None, page.text
+    form = {"csrfToken": token[1], "username": "ann", "password": "pw"}
+    back = http.post(action[1], data=form, follow_redirects=True)
+    assert back.url.path == "/dashboard"
+    assert back.json()["session"]["user"]["name"] == "ann"
 
 
 def test_bodies_over_the_cap_get_413(http: httpx.Client) -> None:

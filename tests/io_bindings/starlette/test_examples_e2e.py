@@ -5,6 +5,7 @@ outcomes and its cookie refresh; ``sign_out``; ``unstable_update``."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import httpx
@@ -87,6 +88,26 @@ def test_the_middleware_outcomes(http: httpx.Client, site: LiveServer) -> None:
     sign_in_with_password(http)
     assert http.get("/dashboard").status_code == 200
     assert http.get("/admin/stats").json() == {"user": "demo@example.com"}
+
+
+def test_signed_out_browsers_land_on_the_sign_in_page_and_come_back(
+    http: httpx.Client, site: LiveServer
+) -> None:
+    """Followed as a browser does: the middleware's refusal ends on the engine's sign-in page
+    (200); signing in with its form goes back to the page asked for."""
+    page = http.get("/dashboard?tab=2", follow_redirects=True)
+    assert page.status_code == 200, page.text
+    assert [r.status_code for r in page.history] == [302]
+    assert page.url.path == "/api/auth/signin"
+    assert page.url.params["callbackUrl"] == f"{site.url}/dashboard?tab=2"
+    action = re.search(r'action="([^"]*/callback/credentials)"', page.text)
+    token = re.search(r'name="csrfToken" value="([^"]+)"', page.text)
+    assert action is not None, page.text
+    assert token is not None, page.text
+    form = {"csrfToken": token[1], "username": "demo", "password": "demo"}
+    back = http.post(action[1], data=form, follow_redirects=True)
+    assert (back.url.path, back.url.params["tab"]) == ("/dashboard", "2")
+    assert "demo@example.com" in back.text
 
 
 def test_credentials_sign_in_with_sign_in(http: httpx.Client, site: LiveServer) -> None:
