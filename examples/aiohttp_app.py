@@ -28,7 +28,7 @@ from typing import Any
 
 from aiohttp import web
 
-from io_bindings.aiohttp import AdapterBAuth, get_session, require_session, send_session_cookies
+from io_bindings.aiohttp import AiohttpAuth, get_session, require_session, send_session_cookies
 from io_bindings.db.sqlite import SQLiteAdapter
 from io_bindings.email import ConsoleSender, SMTPSender
 from sansio_auth import AuthConfig
@@ -135,7 +135,7 @@ async def me(request: web.Request) -> web.Response:
 def make_app(config: AuthConfig | None = None) -> web.Application:
     """The site: the auth routes under ``/api/auth``, its pages and the protection."""
     config = config if config is not None else make_config()
-    auth = AdapterBAuth(config)
+    auth = AiohttpAuth(config)
     app = web.Application(middlewares=[auth.protect(["/protected", "/account/"])])
     app[CONFIG] = config
     app.add_routes(auth.routes())

@@ -356,7 +356,7 @@ def _chain(factory: Callable[[GetResponse], Any], get_response: GetResponse) -> 
 
 
 def sequence(*middlewares: Callable[[GetResponse], Any]) -> Sequence:
-    """Combine middleware factories (handles) in series, like the spec's ``sequence``:
+    """Combine middleware factories (handles) in series, like SvelteKit's ``sequence``:
     ``hooks = sequence(handle, protect_prefix("/account/"))``, then ``MIDDLEWARE`` names
     ``"myproject.auth.hooks"``."""
     return Sequence(middlewares)

@@ -1,7 +1,7 @@
-"""Adapter B on aiohttp's own server, with a real HTTP client: ``GET``/``POST`` (and ``None``
-outside the prefix), ``routes()``, custom prefixes, ``get_session`` on no, valid, tampered and
-expired cookies, ``protect`` and ``require_session``, re-issued cookies reaching the
-response, the body cap and a bad ``Host``."""
+"""The aiohttp adapter on aiohttp's own server, with a real HTTP client: ``GET``/``POST``
+(and ``None`` outside the prefix), ``routes()``, custom prefixes, ``get_session`` on no,
+valid, tampered and expired cookies, ``protect`` and ``require_session``, re-issued
+cookies reaching the response, the body cap and a bad ``Host``."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from aiohttp import web
 import io_bindings.aiohttp as adapter
 from io_bindings.aiohttp import (
     DEFAULT_MAX_BODY_SIZE,
-    AdapterBAuth,
-    AdapterBAuthConfig,
+    AiohttpAuth,
+    AiohttpAuthConfig,
     get_session,
     require_session,
     send_session_cookies,
@@ -70,7 +70,7 @@ def make_config(**options: Any) -> AuthConfig:
     )
 
 
-def make_app(auth: AdapterBAuth, config: AuthConfig) -> web.Application:
+def make_app(auth: AiohttpAuth, config: AuthConfig) -> web.Application:
     """Auth routes through ``GET``/``POST`` called from a catch-all handler."""
     app = web.Application(
         middlewares=[
@@ -116,7 +116,7 @@ def clock() -> Clock:
 @pytest.fixture(scope="module")
 def site(clock: Clock) -> Iterator[str]:
     config = make_config()
-    with running(make_app(AdapterBAuth(config, clock=clock), config)) as url:
+    with running(make_app(AiohttpAuth(config, clock=clock), config)) as url:
         yield url
 
 
@@ -308,7 +308,7 @@ def test_get_session_builds_the_engine_once_per_config(monkeypatch: pytest.Monke
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(adapter, "Auth", CountingAuth)
-    config = make_config()  # no AdapterBAuth: get_session makes the runtime
+    config = make_config()  # no AiohttpAuth: get_session makes the runtime
 
     async def twice(request: web.Request) -> web.Response:
         first, second = await get_session(request, config), await get_session(request, config)
@@ -327,9 +327,9 @@ def test_get_session_builds_the_engine_once_per_config(monkeypatch: pytest.Monke
 @pytest.mark.parametrize(
     ("make", "prefix"),
     [
-        (lambda: AdapterBAuth(make_config(), prefix="/custom/"), "/custom"),
-        (lambda: AdapterBAuth(AdapterBAuthConfig(**vars_of(make_config()), prefix="/b")), "/b"),
-        (lambda: AdapterBAuth(make_config(base_path="/via-base")), "/via-base"),
+        (lambda: AiohttpAuth(make_config(), prefix="/custom/"), "/custom"),
+        (lambda: AiohttpAuth(AiohttpAuthConfig(**vars_of(make_config()), prefix="/b")), "/b"),
+        (lambda: AiohttpAuth(make_config(base_path="/via-base")), "/via-base"),
     ],
 )
 def test_a_custom_prefix_is_the_engine_base_path(make: Any, prefix: str) -> None:
@@ -348,9 +348,9 @@ def test_a_custom_prefix_is_the_engine_base_path(make: Any, prefix: str) -> None
 
 def test_conflicting_prefixes_are_refused() -> None:
     with pytest.raises(ValueError, match="conflicting"):
-        AdapterBAuth(make_config(base_path="/a"), prefix="/b")
+        AiohttpAuth(make_config(base_path="/a"), prefix="/b")
     with pytest.raises(ValueError, match="conflicting"):
-        AdapterBAuth(AdapterBAuthConfig(prefix="/a", base_path="/b", secret=SECRET))
+        AiohttpAuth(AiohttpAuthConfig(prefix="/a", base_path="/b", secret=SECRET))
 
 
 def vars_of(config: AuthConfig) -> dict[str, Any]:
@@ -359,8 +359,13 @@ def vars_of(config: AuthConfig) -> dict[str, Any]:
 
 def test_an_adapters_runtime_outlives_the_get_session_cache() -> None:
     config = make_config()
-    auth = AdapterBAuth(config, prefix="/pinned")
+    auth = AiohttpAuth(config, prefix="/pinned")
     for _ in range(DEFAULT_SIZE + 1):
         adapter._runtimes.get(make_config())
     assert adapter._runtimes.get(config) is auth.auth
     assert auth.auth.settings.base_path == "/pinned"
+
+
+def test_the_former_names_are_aliases() -> None:
+    assert adapter.AdapterBAuth is adapter.AiohttpAuth
+    assert adapter.AdapterBAuthConfig is adapter.AiohttpAuthConfig

@@ -1,4 +1,4 @@
-"""A test client of Django's own WSGI or ASGI handler with one adapter C ``handle`` as the
+"""A test client of Django's own WSGI or ASGI handler with one Django ``handle`` as the
 only middleware (:func:`handle_client`)."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import pytest
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import path
 
-from io_bindings.django import AdapterCAuth, auth_required, protect_prefix
+from io_bindings.django import DjangoAuth, auth_required, protect_prefix
 from sansio_auth import AuthConfig
 from sansio_auth.providers import Credentials
 from tests.io_bindings.django.handle_client import handle_client
@@ -57,7 +57,7 @@ urlpatterns: list[Any] = [
 
 
 def serving(mode: str, protect: str = "protect_account", **settings: Any) -> Any:
-    handle = AdapterCAuth(CONFIG).handle
+    handle = DjangoAuth(CONFIG).handle
     return handle_client(handle, mode, __name__, after=[f"{__name__}.{protect}"], **settings)
 
 
@@ -112,6 +112,14 @@ def test_a_custom_sign_in_page_of_the_config() -> None:
         providers=CONFIG.providers,
         pages={"sign_in": "/login/"},
     )
-    handle = AdapterCAuth(custom).handle
+    handle = DjangoAuth(custom).handle
     with handle_client(handle, "wsgi", __name__) as http:
         assert http.get("/sync").headers["location"] == "/login/?callbackUrl=%2Fsync"
+
+
+def test_the_former_names_are_aliases() -> None:
+    import io_bindings.django as django_binding
+
+    assert django_binding.AdapterCAuth is django_binding.DjangoAuth
+    assert django_binding.AdapterCAuthConfig is django_binding.DjangoAuthConfig is AuthConfig
+    assert django_binding.AdapterCAuthResult is django_binding.DjangoAuthResult
