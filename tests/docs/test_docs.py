@@ -1,13 +1,13 @@
 """The docs stay true: the generated route table is current and every Python example runs.
 
-The examples' convention (for README.md, docs/*.md and docs/adapters/*.md):
+Every fenced block of README.md and docs/ is checked; the other kinds (``sh``, ``django``,
+``text``) in ``test_blocks.py``. The Python examples' convention:
 
 * Every fenced block whose info string starts with ``python`` is run, in the order of its
   file, in a temporary working directory, with no ``AUTH_*``, ``NEXTAUTH_*``, ``ENV`` or
   ``PYTHON_ENV`` variable but those the block asks for (see ``given=``), to the end: an
   exception fails the test.
-  Top-level ``await`` is allowed (the block then runs on an asyncio loop). Use ```` ```text ````
-  (or ```` ```sh ````) for anything that is not meant to run.
+  Top-level ``await`` is allowed (the block then runs on an asyncio loop).
 * Words after ``python`` in the info string (GitHub renders them as plain Python):
 
   - ``continued``: the block goes on from the previous Python block of the same file and
@@ -19,6 +19,8 @@ The examples' convention (for README.md, docs/*.md and docs/adapters/*.md):
     there when an example needs one; never give a name the example could define itself.
   - ``excerpt``: a piece of a file of the user's project (``settings.py``, ``urls.py``, a
     view) that cannot run outside it. It must still compile. Use it only for that.
+  - ``pytest``: a test module of the user's project: written to a fresh directory and run
+    by pytest in its own process, which must pass at least one test and fail none.
 
 * Output: a line ``print(...)  # text`` documents what it prints. A block's printed lines
   must be exactly its documented texts, in order (``...`` in a text matches anything). A
@@ -37,6 +39,8 @@ import inspect
 import os
 import re
 import secrets
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -106,8 +110,9 @@ class Example:
         self.path, self.number, self.code, self.line = path, number, code, line
         self.continued = "continued" in words
         self.excerpt = "excerpt" in words
+        self.pytest = "pytest" in words
         self.given = [n for w in words if w.startswith("given=") for n in w[6:].split(",") if n]
-        unknown = {w for w in words if w not in ("continued", "excerpt")} - {
+        unknown = {w for w in words if w not in ("continued", "excerpt", "pytest")} - {
             w for w in words if w.startswith("given=")
         }
         assert not unknown, f"{self.key}: unknown words in the info string: {sorted(unknown)}"
@@ -147,6 +152,19 @@ def run(example: Example, namespace: Namespace) -> None:
         asyncio.run(result)
 
 
+def run_pytest(example: Example, directory: Path) -> None:
+    """Run ``example`` as a test module of a project of its own, in another process."""
+    directory.mkdir()
+    (directory / "test_example.py").write_text("\n" * (example.line - 1) + example.code)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AUTH_", "NEXTAUTH_"))}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_example.py"],
+        cwd=directory, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, f"{example.key}:\n{done.stdout}{done.stderr}"
+    assert re.search(r"\b[1-9][0-9]* passed\b", done.stdout), done.stdout
+
+
 @pytest.mark.parametrize("path", doc_files(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_python_example_runs_to_the_end(
     path: Path,
@@ -162,6 +180,9 @@ def test_every_python_example_runs_to_the_end(
     for example in examples(path):
         if example.excerpt:
             compile(example.code, example.key, "exec")
+            continue
+        if example.pytest:
+            run_pytest(example, tmp_path / f"example_{example.number}")
             continue
         if not example.continued:  # afresh: a new namespace, no variable given before
             namespace = {"__name__": "__docs__"}
