@@ -80,6 +80,19 @@ async def _your_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": b"your app"})
 
 
+def _ec_private_key_pem() -> str:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    return pem.decode()
+
+
 GIVEN: dict[str, Callable[[], object]] = {
     "providers": lambda: [Credentials(authorize=_authorize)],
     "config": lambda: AuthConfig(
@@ -87,9 +100,11 @@ GIVEN: dict[str, Callable[[], object]] = {
     ),
     "request": lambda: Request(method="GET", url="http://localhost:8000/", headers={}),
     "your_app": lambda: _your_app,
+    "apple_private_key": lambda: _ec_private_key_pem(),
 }
 """Names an example may take as given (``given=``): password sign-in (password ``pw``) as a
-provider list and as a configuration, a browser's request without cookies, the user's ASGI app."""
+provider list and as a configuration, a browser's request without cookies, the user's ASGI app,
+the ``.p8`` key Apple gives a developer (an EC P-256 key in PEM)."""
 
 GIVEN_ENV = {
     "AUTH_SECRET": TEST_SECRET,
@@ -165,7 +180,20 @@ def run_pytest(example: Example, directory: Path) -> None:
     assert re.search(r"\b[1-9][0-9]* passed\b", done.stdout), done.stdout
 
 
-@pytest.mark.parametrize("path", doc_files(), ids=lambda p: str(p.relative_to(ROOT)))
+SERVING = {"docs/demo-provider.md", "docs/testing.md"}
+"""Docs whose examples start a server (the demo provider in a thread, or a pytest process):
+their runs are end-to-end tests."""
+
+
+def doc_params() -> list[Any]:
+    return [
+        pytest.param(path, marks=[pytest.mark.e2e] if key in SERVING else [], id=key)
+        for path in doc_files()
+        for key in [str(path.relative_to(ROOT))]
+    ]
+
+
+@pytest.mark.parametrize("path", doc_params())
 def test_every_python_example_runs_to_the_end(
     path: Path,
     tmp_path: Path,
@@ -307,6 +335,16 @@ def webauthn_setup(ns: Namespace) -> None:
     asyncio.run(opened())
 
 
+def demo_provider_mounted(ns: Namespace) -> None:
+    async def steps(client: httpx.AsyncClient) -> None:
+        discovery = (await client.get("/demo-op/.well-known/openid-configuration")).json()
+        assert discovery["issuer"] == "http://localhost:8000/demo-op"
+        assert "demo-op" in (await client.get("/auth/providers")).json()
+        assert (await client.get("/elsewhere")).text == "your app"
+
+    on_asgi_app(ns["app"], steps)
+
+
 def engine_by_hand(ns: Namespace) -> None:
     assert "authjs.session-token" in ns["jar"]
 
@@ -317,6 +355,7 @@ OUTCOMES: dict[str, Callable[[Namespace], None]] = {
     "docs/bindings.md#1": bindings_auth_app,
     "docs/bindings.md#2": bindings_runtime,
     "docs/configuration.md#1": configuration_callbacks,
+    "docs/demo-provider.md#3": demo_provider_mounted,
     "docs/engine.md#1": engine_by_hand,
     "docs/webauthn.md#1": webauthn_setup,
 }
