@@ -386,3 +386,12 @@ def test_the_readme_says_what_make_test_fetches() -> None:
     assert "fetches `@auth/core`" in readme
     assert "from the **npm registry** into `~/.cache/sansio-auth/npm`" in readme
     assert "with `apt-get`, the Debian packages" in readme
+
+
+def test_the_readme_opens_with_the_demo_the_tests_and_the_quick_loop() -> None:
+    readme = (ROOT / "README.md").read_text()
+    first = readme[readme.index("```") :].split("```")[1]
+    commands = [line.split("#")[0].strip() for line in first.splitlines()[1:]]
+    assert commands == ["make demo", "make test", "make test-quick"]
+    makefile = (ROOT / "Makefile").read_text()
+    assert all(f"\n{command.split()[1]}:" in makefile for command in commands)
