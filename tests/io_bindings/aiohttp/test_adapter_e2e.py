@@ -5,7 +5,6 @@ cookies reaching the response, the body cap and a bad ``Host``."""
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -14,6 +13,7 @@ from urllib.parse import urlencode
 import httpx
 import pytest
 from aiohttp import web
+from live_server import submit_sign_in_form
 
 import io_bindings.aiohttp as adapter
 from io_bindings.aiohttp import (
@@ -268,12 +268,9 @@ def test_signed_out_browsers_land_on_the_sign_in_page_and_come_back(http: httpx.
         assert [r.status_code for r in page.history] == [302]
         assert page.url.path == "/api/auth/signin"
         assert page.url.params["callbackUrl"] == path
-    action = re.search(r'action="([^"]*/callback/credentials)"', page.text)
-    token = re.search(r'name="csrfToken" value="([^"]+)"', page.text)
-    assert action is not None, page.text
-    assert token is not None, page.text
-    form = {"csrfToken": token[1], "username": "ann", "password": "pw"}
-    back = http.post(action[1], data=form, follow_redirects=True)
+    back = submit_sign_in_form(
+        http, page.text, "/callback/credentials", username="ann", password="pw"
+    )
     assert back.url.path == "/dashboard"
     assert back.json()["session"]["user"]["name"] == "ann"
 

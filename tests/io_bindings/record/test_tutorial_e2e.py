@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 import pytest
-from live_server import ROOT, free_port, serve
+from live_server import ROOT, free_port, serve, submit_sign_in_form
 
 pytestmark = pytest.mark.e2e
 DOC = (ROOT / "docs" / "record-replay.md").read_text()
@@ -32,18 +32,12 @@ def doc_block(language: str, containing: str) -> str:
 
 def sign_in(app: httpx.Client) -> None:
     """The tutorial's clicks: the sign-in page, its demo-provider button, Allow, the session."""
-    page = app.get("/auth/signin").text
-    action = re.search(r'action="([^"]*/signin/demo-op)"', page)
-    token = re.search(r'name="csrfToken" value="([^"]+)"', page)
-    assert action is not None, page
-    assert token is not None, page
-    start = app.post(action[1], data={"csrfToken": token[1]})
-    authorize = start.headers["location"]
-    with httpx.Client() as at_provider:
-        assert "Demo provider" in at_provider.get(authorize).text
-        form = {**dict(parse_qsl(urlsplit(authorize).query)), "decision": "allow",
-                "name": "Ann", "email": "ann@example.com"}  # fmt: skip
-        answer = at_provider.post(authorize.split("?")[0], data=form)
+    consent = submit_sign_in_form(app, app.get("/auth/signin").text, "/signin/demo-op")
+    assert "Demo provider" in consent.text  # followed to the provider's consent page
+    authorize = str(consent.url)
+    form = {**dict(parse_qsl(urlsplit(authorize).query)), "decision": "allow",
+            "name": "Ann", "email": "ann@example.com"}  # fmt: skip
+    answer = app.post(authorize.split("?")[0], data=form)
     callback = app.get(answer.headers["location"])
     assert callback.status_code == 302, callback.text
     assert app.get("/auth/session").json()["user"]["email"] == "ann@example.com"

@@ -5,12 +5,11 @@ outcomes and its cookie refresh; ``sign_out``; ``unstable_update``."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 import httpx
 import pytest
-from live_server import LiveServer, free_port
+from live_server import LiveServer, free_port, submit_sign_in_form
 from mail_server import MailServer, mail_server, sign_in_link
 
 from tests.io_bindings.starlette.e2e import browser_client, serve_example, sign_in_with_password
@@ -100,12 +99,9 @@ def test_signed_out_browsers_land_on_the_sign_in_page_and_come_back(
     assert [r.status_code for r in page.history] == [302]
     assert page.url.path == "/api/auth/signin"
     assert page.url.params["callbackUrl"] == f"{site.url}/dashboard?tab=2"
-    action = re.search(r'action="([^"]*/callback/credentials)"', page.text)
-    token = re.search(r'name="csrfToken" value="([^"]+)"', page.text)
-    assert action is not None, page.text
-    assert token is not None, page.text
-    form = {"csrfToken": token[1], "username": "demo", "password": "demo"}
-    back = http.post(action[1], data=form, follow_redirects=True)
+    back = submit_sign_in_form(
+        http, page.text, "/callback/credentials", username="demo", password="demo"
+    )
     assert (back.url.path, back.url.params["tab"]) == ("/dashboard", "2")
     assert "demo@example.com" in back.text
 
