@@ -9,7 +9,8 @@ recorded one (HTTP method, URL, headers and body; callback name and params; adap
 method and arguments; log level and code), then answered from the recording. With
 ``live=True`` callbacks and adapter methods run for real (HTTP is still answered from
 the recording). The final response's status, ``Location`` and cookies are compared
-too. The first difference is reported as a :class:`Divergence`.
+too. The first difference is reported as a :class:`Divergence`, whose text lists the
+fields that changed (:func:`changes`) before the two values whole.
 
 Secrets were redacted on record: the replay redacts what it replays with the same rules
 and compares placeholders. A placeholder the engine itself produced (a cookie it set,
