@@ -1,12 +1,13 @@
-"""An aiohttp.web site signing in with Adapter B: ``python examples/aiohttp_app.py``.
+"""An aiohttp.web site signing in with sansio-auth: ``python examples/aiohttp_app.py``.
 
 Providers: a password login (``demo`` / ``demo``), e-mail links (users and tokens in
 SQLite; links printed to the console, or sent to ``EXAMPLE_SMTP_PORT`` on 127.0.0.1),
 GitHub when ``AUTH_GITHUB_ID``/``AUTH_GITHUB_SECRET`` are set, and an OpenID Connect
 provider ``op`` when ``EXAMPLE_OIDC_ISSUER``, ``AUTH_OP_ID`` and ``AUTH_OP_SECRET`` are.
 
-``/protected`` and ``/account/...`` are protected by the ``protect`` middleware (rule 2);
-``/dashboard`` reads the session in its handler and redirects when signed out (rule 1).
+``/protected`` and ``/account/...`` are protected by the ``protect`` middleware;
+``/dashboard`` reads the session in its handler (``require_session``). Signed out, both
+redirect to the sign-in page, which brings the user back once signed in.
 
 Environment: ``PORT`` (8000), ``EXAMPLE_DB`` (``.aiohttp-example/auth.db``),
 ``EXAMPLE_UPDATE_AGE`` (seconds between session cookie re-issues, default a day),
@@ -27,7 +28,7 @@ from typing import Any
 
 from aiohttp import web
 
-from io_bindings.aiohttp import AdapterBAuth, get_session, require_session, send_session_cookies
+from io_bindings.aiohttp import AiohttpAuth, get_session, require_session, send_session_cookies
 from io_bindings.db.sqlite import SQLiteAdapter
 from io_bindings.email import ConsoleSender, SMTPSender
 from sansio_auth import AuthConfig
@@ -123,7 +124,7 @@ async def account(request: web.Request) -> web.Response:
 
 
 async def dashboard(request: web.Request) -> web.Response:
-    session = await require_session(request, request.app[CONFIG])  # signed out: 302 to /
+    session = await require_session(request, request.app[CONFIG])  # signed out: 302 to sign in
     return page("Dashboard", describe(session))
 
 
@@ -134,7 +135,7 @@ async def me(request: web.Request) -> web.Response:
 def make_app(config: AuthConfig | None = None) -> web.Application:
     """The site: the auth routes under ``/api/auth``, its pages and the protection."""
     config = config if config is not None else make_config()
-    auth = AdapterBAuth(config)
+    auth = AiohttpAuth(config)
     app = web.Application(middlewares=[auth.protect(["/protected", "/account/"])])
     app[CONFIG] = config
     app.add_routes(auth.routes())

@@ -1,4 +1,4 @@
-"""The FastAPI example of adapter A (``io_bindings.starlette``).
+"""The FastAPI example (``io_bindings.starlette``).
 
 Run it from the repository root (``pip install 'sansio-auth[fastapi]'``)::
 

@@ -1,4 +1,4 @@
-"""The Starlette example of adapter A (``io_bindings.starlette``), runs on asyncio or trio.
+"""The Starlette example (``io_bindings.starlette``), runs on asyncio or trio.
 
 Run it from the repository root (``pip install 'sansio-auth[starlette]'``)::
 

@@ -1,10 +1,10 @@
-"""Adapter B for aiohttp.web: ``AdapterBAuth`` (``GET``, ``POST``, ``routes``, ``protect``)
+"""sansio-auth for aiohttp.web: ``AiohttpAuth`` (``GET``, ``POST``, ``routes``, ``protect``)
 and ``get_session``.
 
->>> from io_bindings.aiohttp import AdapterBAuth, get_session
->>> b = AdapterBAuth(config)                 # the auth routes under /api/auth
+>>> from io_bindings.aiohttp import AiohttpAuth, get_session
+>>> b = AiohttpAuth(config)                  # the auth routes under /api/auth
 >>> app.add_routes(b.routes())
->>> app.middlewares.append(b.protect(["/protected", "/account/"], redirect_to="/"))
+>>> app.middlewares.append(b.protect(["/protected", "/account/"]))  # else to sign in
 >>> app.on_cleanup.append(b.aclose)          # close the outbound HTTP connections
 >>> session = await get_session(request, config)    # in any handler: a mapping or None
 
@@ -24,6 +24,7 @@ from aiohttp.typedefs import Handler, Middleware
 from multidict import CIMultiDict
 
 from sansio_auth import AuthConfig, Cookie, Request, Response
+from sansio_auth.authorized import sign_in_redirect
 from sansio_auth.http import headers_from_pairs
 
 from .anyio import Auth, SessionRead
@@ -45,6 +46,8 @@ __all__ = [
     "DEFAULT_PREFIX",
     "AdapterBAuth",
     "AdapterBAuthConfig",
+    "AiohttpAuth",
+    "AiohttpAuthConfig",
     "access_token",
     "get_session",
     "require_session",
@@ -54,14 +57,14 @@ __all__ = [
 DEFAULT_PREFIX = "/api/auth"
 """Where the auth routes are served unless ``prefix`` (or ``base_path``) says otherwise."""
 AUTH_KEY = "auth"
-"""``request[AUTH_KEY]``: the session :meth:`AdapterBAuth.protect` read (a mapping or ``None``)."""
+"""``request[AUTH_KEY]``: the session :meth:`AiohttpAuth.protect` read (a mapping or ``None``)."""
 _READS = web.RequestKey("sansio_auth.session_reads", dict[int, SessionRead])  # by id(runtime)
 _PENDING = web.RequestKey("sansio_auth.pending_cookies", list[Cookie])  # not sent yet
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
-class AdapterBAuthConfig(AuthConfig):
-    """:class:`~sansio_auth.AuthConfig` plus Adapter B's ``prefix``."""
+class AiohttpAuthConfig(AuthConfig):
+    """:class:`~sansio_auth.AuthConfig` plus ``prefix``, where the auth routes are served."""
 
     prefix: str | None = None
     """Path of the auth routes, the engine's ``base_path``; default ``/api/auth``."""
@@ -78,13 +81,13 @@ def engine_config(config: AuthConfig, prefix: str | None = None) -> AuthConfig:
 
 
 _runtimes = RuntimeCache(lambda config: Auth(engine_config(config), backend="asyncio"))
-"""The runtimes of :func:`get_session`; those of :class:`AdapterBAuth` instances are pinned."""
+"""The runtimes of :func:`get_session`; those of :class:`AiohttpAuth` instances are pinned."""
 
 
-class AdapterBAuth:
-    """Adapter B: the auth routes of ``config`` for aiohttp.web.
+class AiohttpAuth:
+    """The auth routes of ``config`` for aiohttp.web (former name: ``AdapterBAuth``).
 
-    The prefix (``prefix=``, :attr:`AdapterBAuthConfig.prefix` or ``base_path``; default
+    The prefix (``prefix=``, :attr:`AiohttpAuthConfig.prefix` or ``base_path``; default
     ``/api/auth``) is the engine's base path. Bodies over ``max_body_size`` bytes get 413.
     ``runtime`` options go to :class:`io_bindings.anyio.Auth` (``clock``, ``entropy``,
     ``cache``, ``transport``, ``env``); outbound HTTP runs on aiohttp's asyncio loop.
@@ -105,11 +108,11 @@ class AdapterBAuth:
         self.prefix = self.auth.settings.base_path
         self.max_body_size = max_body_size
 
-    async def GET(self, request: web.Request) -> web.Response | None:  # noqa: N802 - spec name
+    async def GET(self, request: web.Request) -> web.Response | None:  # noqa: N802 - Auth.js's handler names
         """The response to an auth route, or ``None`` when the path is outside the prefix."""
         return await self._serve(request)
 
-    async def POST(self, request: web.Request) -> web.Response | None:  # noqa: N802 - spec name
+    async def POST(self, request: web.Request) -> web.Response | None:  # noqa: N802 - Auth.js's handler names
         """The response to an auth route, or ``None`` when the path is outside the prefix."""
         return await self._serve(request)
 
@@ -118,9 +121,11 @@ class AdapterBAuth:
         path = self.prefix + "{tail:(/.*)?}"
         return [web.get(path, self._route, allow_head=False), web.post(path, self._route)]
 
-    def protect(self, paths: Iterable[str], redirect_to: str = "/") -> Middleware:
-        """A middleware redirecting (302) to ``redirect_to`` a request whose path equals or
-        starts with one of ``paths`` when there is no session or it has no ``user``.
+    def protect(self, paths: Iterable[str], redirect_to: str | None = None) -> Middleware:
+        """A middleware redirecting (302) a request whose path equals or starts with one of
+        ``paths`` when there is no session or it has no ``user``: to the sign-in page with
+        ``callbackUrl`` = the requested path (:func:`sign_in_location`), or to
+        ``redirect_to`` exactly when given.
 
         On those paths the session is read once and kept in ``request["auth"]``; the
         cookies the engine re-issued reach the handler's response. Auth routes are never
@@ -138,8 +143,10 @@ class AdapterBAuth:
             with warnings.catch_warnings():  # the issue's plain key, not a web.RequestKey
                 warnings.simplefilter("ignore", web.NotAppKeyWarning)
                 request[AUTH_KEY] = session
-            if not _signed_in(session):
-                await _redirect(request, redirect_to)
+            if not _signed_in(session) and (
+                location := sign_in_location(request, self.auth, redirect_to)
+            ):
+                await _redirect(request, location)
             return await _with_cookies(request, handler)
 
         return protect
@@ -181,39 +188,58 @@ class AdapterBAuth:
         return aiohttp_response(response if response is not None else NOT_FOUND)
 
 
+AdapterBAuth = AiohttpAuth
+"""The former name of :class:`AiohttpAuth`, kept as an alias."""
+AdapterBAuthConfig = AiohttpAuthConfig
+"""The former name of :class:`AiohttpAuthConfig`, kept as an alias."""
+
+
 async def get_session(request: web.Request, config: AuthConfig) -> dict[str, Any] | None:
     """The session of the browser that sent ``request``, or ``None``.
 
-    Works without :class:`AdapterBAuth` (one runtime per ``config`` object, built once).
+    Works without :class:`AiohttpAuth` (one runtime per ``config`` object, built once).
     Read once per request. The cookies the engine re-issues (a slid expiry) wait on the
-    request: :meth:`AdapterBAuth.protect` or :func:`send_session_cookies` sends them.
+    request: :meth:`AiohttpAuth.protect` or :func:`send_session_cookies` sends them.
     """
     data = (await read_session(request, _runtimes.get(config))).data
     return data if isinstance(data, dict) else None
 
 
 async def access_token(request: web.Request, config: AuthConfig, *, provider: str) -> str | None:
-    """:meth:`AdapterBAuth.access_token` without an :class:`AdapterBAuth` (the runtime of
+    """:meth:`AiohttpAuth.access_token` without an :class:`AiohttpAuth` (the runtime of
     ``config``, as :func:`get_session`)."""
     return await read_access_token(request, _runtimes.get(config), provider)
 
 
 async def require_session(
-    request: web.Request, config: AuthConfig, redirect_to: str = "/"
+    request: web.Request, config: AuthConfig, redirect_to: str | None = None
 ) -> dict[str, Any]:
-    """The signed-in session (one with a ``user``); otherwise raises a 302 to
-    ``redirect_to`` (route protection rule 1, for server-rendered handlers)."""
+    """The signed-in session (one with a ``user``), for server-rendered handlers; otherwise
+    raises a 302 to the sign-in page with ``callbackUrl`` = the requested path
+    (:func:`sign_in_location`), or to ``redirect_to`` exactly when given."""
     session = await get_session(request, config)
     if session is None or not _signed_in(session):
-        await _redirect(request, redirect_to)
+        location = sign_in_location(request, _runtimes.get(config), redirect_to)
+        if location is None:  # the sign-in page itself asks for a session: no way in
+            raise web.HTTPUnauthorized(text="sign-in page requires a session")
+        await _redirect(request, location)
     return session
+
+
+def sign_in_location(request: web.Request, auth: Auth, redirect_to: str | None) -> str | None:
+    """Where a signed-out ``request`` goes: ``redirect_to`` when given, else the sign-in page
+    (``pages.sign_in``, else ``<prefix>/signin``) with ``callbackUrl`` = the requested path
+    and query; ``None`` when the request is for that page already (no loop)."""
+    if redirect_to is not None:
+        return redirect_to
+    return sign_in_redirect(auth.settings, request.rel_url.raw_path_qs)
 
 
 async def send_session_cookies(request: web.Request, response: web.StreamResponse) -> None:
     """Add the cookies session reads re-issued to ``response`` (each once).
 
     Register it as ``app.on_response_prepare.append(send_session_cookies)`` when handlers
-    call :func:`get_session` on paths :meth:`AdapterBAuth.protect` does not cover.
+    call :func:`get_session` on paths :meth:`AiohttpAuth.protect` does not cover.
     """
     pending = request.get(_PENDING, [])
     for cookie in pending:

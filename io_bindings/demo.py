@@ -24,7 +24,6 @@ import hmac
 import importlib.util
 import os
 import secrets
-import socket
 from datetime import datetime
 from html import escape
 from pathlib import Path
@@ -36,6 +35,7 @@ from sansio_auth.config import Strategy
 from sansio_auth.pages import WEBAUTHN_SCRIPT
 from sansio_auth.providers import Credentials, Email, Passkey
 
+from ._cli import bind, serve_until_stopped
 from .anyio import AuthApp
 from .db.sqlite import SQLiteAdapter
 from .demo_op import DemoOP
@@ -311,29 +311,17 @@ class DemoSite:
         )
 
 
-def listen(number: int) -> socket.socket:
-    """A socket bound to 127.0.0.1:``number``; a busy port ends the demo in one line."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn: TIME_WAIT is free
-    try:
-        sock.bind(("127.0.0.1", number))
-    except OSError as err:
-        sock.close()
-        raise SystemExit(
-            f"demo: port {number} on 127.0.0.1 is not free ({err.strerror}); "
-            f"pick another with PORT, e.g. `PORT={number + 1} make demo`"
-        ) from None
-    return sock  # uvicorn listens once the database is open
-
-
 def main() -> None:
     """Serve the demo with uvicorn on 127.0.0.1, port ``PORT`` (default 8000), on the
     stack ``DEMO_SERVER`` names."""
-    import uvicorn
-
     loop, http = SERVER_STACKS[server_stack()]
     number = port()
-    sock = listen(number)
+    sock = bind(
+        "127.0.0.1",
+        number,
+        program="demo",
+        pick_another=f"PORT, e.g. `PORT={number + 1} make demo`",
+    )
     site = DemoSite(origin=f"http://127.0.0.1:{number}")
     logins = (
         "demo provider, demo / demo or e-mail"
@@ -343,12 +331,11 @@ def main() -> None:
     print(
         f"sansio-auth demo on http://localhost:{number}  ({logins} or passkey; "
         f"links at http://localhost:{number}{INBOX_PATH}; {site.strategy} sessions; "
-        f"uvicorn on {loop} + {http})",
+        f"uvicorn on {loop} + {http}); press Ctrl-C to stop",
         flush=True,
     )
-    # no access log: callback URLs carry authorization codes and e-mail tokens
-    config = uvicorn.Config(site.auth_app, loop=loop, http=http, access_log=False)
-    uvicorn.Server(config).run(sockets=[sock])
+    # uvicorn listens once the database is open
+    serve_until_stopped(site.auth_app, sock, loop=loop, http=http)
 
 
 if __name__ == "__main__":

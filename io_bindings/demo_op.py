@@ -1,26 +1,41 @@
-"""The demo's own OpenID Provider: "Sign in with the demo provider", no account anywhere.
+"""The demo OpenID Provider: OAuth sign-in with no account anywhere, for development and
+tests (docs/demo-provider.md).
 
-**For the demo only, never for production**: codes and tokens live in memory, the signing
-key is made at start-up and lost at exit, there is one client, and whoever opens the
-consent page may sign in as anyone they type.
+**Never for production**: whoever opens its consent page signs in as anyone they type;
+codes and tokens live in memory; the signing key is made at start-up and lost at exit;
+there is one client, and any ``redirect_uri`` is accepted.
 
-It serves, under its issuer's path (``/demo-op`` of the demo's own origin), what an
-OpenID Provider needs for the authorization-code flow with PKCE: the discovery document,
-the JWKS, the authorization endpoint (a consent page), the token endpoint (RS256-signed ID
-tokens, PKCE ``S256`` checked, client authenticated) and the userinfo endpoint. The engine
-reaches it over real HTTP, as it would reach any provider.
+It serves, under its issuer's path, what an OpenID Provider needs for the
+authorization-code flow with PKCE: the discovery document, the JWKS, the authorization
+endpoint (a consent page), the token endpoint (RS256-signed ID tokens, PKCE ``S256``
+checked, the client authenticated) and the userinfo endpoint. The engine reaches it over
+real HTTP, as it reaches any provider. Three ways to run it:
+
+* ``python -m io_bindings.demo_op --port 9000``: on its own port, with fixed client
+  credentials it prints (``--client-id``/``--client-secret`` or ``DEMO_OP_CLIENT_ID``/
+  ``DEMO_OP_CLIENT_SECRET`` to change them); point your app at it with
+  ``providers=[demo_provider("http://127.0.0.1:9000")]``;
+* ``with serving() as op:`` in a test: the same, on a free port in a background thread;
+* ``DemoOP(issuer)``: the ASGI app itself, to mount in your own app (as ``make demo`` does
+  under ``/demo-op``).
 """
 
 from __future__ import annotations
 
+import argparse
 import base64
 import hashlib
 import hmac
+import os
 import secrets
+import sys
+import threading
 import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from html import escape
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import msgspec
 from joserfc import jwt
@@ -28,9 +43,16 @@ from joserfc.jwk import RSAKey
 
 from sansio_auth import Response
 
+from ._cli import bind, serve_until_stopped
 from .translate import NOT_FOUND, Receive, Scope, Send, read_asgi_body, send_asgi_response
 
 CLIENT_ID = "sansio-auth-demo"
+"""The client id the demo provider knows, unless told another."""
+CLIENT_SECRET = "sansio-auth-demo-secret"  # noqa: S105 - a dev tool's known, printed secret
+"""The client secret of the command and :func:`serving`, unless told another."""
+PROVIDER_ID = "demo-op"
+"""The id of :func:`demo_provider`'s provider (its routes: ``<base_path>/signin/demo-op``)."""
+DEFAULT_PORT = 9000
 CODE_LIFETIME = 60
 TOKEN_LIFETIME = 300
 _HTML = (("content-type", "text/html; charset=utf-8"),)
@@ -51,28 +73,44 @@ def s256_challenge(verifier: str) -> str:
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 
-class DemoOP:
-    """An in-process OpenID Provider at ``issuer`` (an ASGI app for the paths under it)."""
+def demo_provider(
+    issuer: str, *, client_id: str = CLIENT_ID, client_secret: str = CLIENT_SECRET
+) -> dict[str, Any]:
+    """The ``oidc`` provider (a mapping for ``AuthConfig(providers=[...])``) that signs in
+    with the demo provider at ``issuer``, e.g. ``demo_provider("http://127.0.0.1:9000")``."""
+    return {
+        "id": PROVIDER_ID,
+        "name": "the demo provider",
+        "type": "oidc",
+        "issuer": issuer.rstrip("/"),
+        "client_id": client_id,
+        "client_secret": client_secret,
+        "checks": ["pkce", "state", "nonce"],
+    }
 
-    def __init__(self, issuer: str) -> None:
+
+class DemoOP:
+    """The demo OpenID Provider at ``issuer``: an ASGI app serving the paths under it.
+
+    Its one client is ``client_id`` with ``client_secret`` (default: a random secret,
+    made at start-up)."""
+
+    def __init__(
+        self, issuer: str, *, client_id: str = CLIENT_ID, client_secret: str | None = None
+    ) -> None:
         self.issuer = issuer.rstrip("/")
-        self.path = "/" + self.issuer.split("://", 1)[1].partition("/")[2]
-        self.client_secret = secrets.token_urlsafe(32)
+        self.path = urlsplit(self.issuer).path  # "" at the root of its origin
+        self.client_id = client_id
+        self.client_secret = client_secret or secrets.token_urlsafe(32)
         self.key = RSAKey.generate_key(2048, parameters={"kid": secrets.token_hex(8)})
         self._codes: dict[str, dict[str, Any]] = {}
         self._tokens: dict[str, tuple[dict[str, Any], float]] = {}
 
     def provider(self) -> dict[str, Any]:
-        """The ``oidc`` provider record that points the engine at this OP."""
-        return {
-            "id": "demo-op",
-            "name": "the demo provider",
-            "type": "oidc",
-            "issuer": self.issuer,
-            "client_id": CLIENT_ID,
-            "client_secret": self.client_secret,
-            "checks": ["pkce", "state", "nonce"],
-        }
+        """The ``oidc`` provider that points the engine at this OP (:func:`demo_provider`)."""
+        return demo_provider(
+            self.issuer, client_id=self.client_id, client_secret=self.client_secret
+        )
 
     def serves(self, path: str) -> bool:
         """Whether ``path`` is one of this OP's."""
@@ -119,7 +157,7 @@ class DemoOP:
 
     def consent_page(self, query: dict[str, str]) -> Response:
         """Sign in as anyone, and allow or deny the demo app."""
-        if query.get("client_id") != CLIENT_ID or not query.get("redirect_uri"):
+        if query.get("client_id") != self.client_id or not query.get("redirect_uri"):
             return Response(status=400, headers=_HTML, body=b"Unknown client or redirect_uri")
         if query.get("code_challenge_method") != "S256" or not query.get("code_challenge"):
             return self._redirect(query, {"error": "invalid_request"})
@@ -144,7 +182,7 @@ class DemoOP:
 
     def decide(self, form: dict[str, str]) -> Response:
         """The consent form's answer: a one-time code, or ``access_denied``."""
-        if form.get("client_id") != CLIENT_ID or not form.get("redirect_uri"):
+        if form.get("client_id") != self.client_id or not form.get("redirect_uri"):
             return Response(status=400, headers=_HTML, body=b"Unknown client or redirect_uri")
         if form.get("decision") != "allow":
             return self._redirect(form, {"error": "access_denied"})
@@ -172,7 +210,7 @@ class DemoOP:
         if authorization.startswith("Basic "):
             decoded = base64.b64decode(authorization[6:]).decode()
             client_id, _, secret = decoded.partition(":")
-        if client_id != CLIENT_ID or not hmac.compare_digest(secret, self.client_secret):
+        if client_id != self.client_id or not hmac.compare_digest(secret, self.client_secret):
             return _error("invalid_client", 401)
         grant = self._codes.pop(form.get("code", ""), None)  # a code works once
         if form.get("grant_type") != "authorization_code" or grant is None:
@@ -185,7 +223,12 @@ class DemoOP:
         ):
             return _error("invalid_grant")
         now = int(time.time())
-        claims = {"iss": self.issuer, "aud": CLIENT_ID, "iat": now, "exp": now + TOKEN_LIFETIME}
+        claims = {
+            "iss": self.issuer,
+            "aud": self.client_id,
+            "iat": now,
+            "exp": now + TOKEN_LIFETIME,
+        }
         claims |= grant["user"]
         if grant.get("nonce"):
             claims["nonce"] = grant["nonce"]
@@ -209,3 +252,114 @@ class DemoOP:
         if found is None or found[1] < time.time():
             return _error("invalid_token", 401)
         return _json(200, found[0])
+
+
+@contextmanager
+def serving(
+    port: int = 0,
+    *,
+    host: str = "127.0.0.1",
+    client_id: str = CLIENT_ID,
+    client_secret: str = CLIENT_SECRET,
+) -> Iterator[DemoOP]:
+    """The demo provider served over HTTP on ``host``:``port`` (``0``: a free port) by
+    uvicorn in a background thread, for a test: ``with serving() as op:``, then
+    ``op.provider()`` in your config. Stopped when the block ends."""
+    import uvicorn
+
+    sock = bind(host, port, program="serving", pick_another="another port, or 0 for any")
+    op = DemoOP(
+        f"http://{host}:{sock.getsockname()[1]}", client_id=client_id, client_secret=client_secret
+    )
+    config = uvicorn.Config(op, lifespan="off", log_level="warning", access_log=False)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the demo provider did not start")
+            time.sleep(0.01)
+        yield op
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+def banner(op: DemoOP, listening: str) -> str:
+    """What the command prints at start: what it is, the credentials, how to use and stop it."""
+    if (op.client_id, op.client_secret) == (CLIENT_ID, CLIENT_SECRET):
+        call = f"demo_provider({op.issuer!r})"
+    else:
+        call = (
+            f"demo_provider({op.issuer!r}, client_id={op.client_id!r}, "
+            f"client_secret={op.client_secret!r})"
+        )
+    return "\n".join(
+        [
+            "The demo OpenID Provider: for development and tests only, never for production "
+            "(anyone can sign in as anyone).",
+            f"  issuer         {op.issuer}",
+            f"  client_id      {op.client_id}",
+            f"  client_secret  {op.client_secret}",
+            "  redirect_uri   any (every one is accepted)",
+            "Point sansio-auth at it:",
+            "  from io_bindings.demo_op import demo_provider",
+            f"  AuthConfig(providers=[{call}], ...)",
+            f"Listening on {listening}; press Ctrl-C to stop.",
+        ]
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve the demo provider on its own port until Ctrl-C."""
+    env = os.environ
+    parser = argparse.ArgumentParser(
+        prog="python -m io_bindings.demo_op",
+        description="Serve the demo OpenID Provider (docs/demo-provider.md): an OAuth/OIDC "
+        "provider for development and tests, where anyone signs in as anyone. Never use "
+        "it in production.",
+    )
+    parser.add_argument(
+        "--host",
+        default=env.get("DEMO_OP_HOST", "127.0.0.1"),
+        help="the address to listen on (DEMO_OP_HOST; default 127.0.0.1)",
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=int(env.get("DEMO_OP_PORT", DEFAULT_PORT)),
+        help=f"the port (DEMO_OP_PORT; default {DEFAULT_PORT})",
+    )
+    parser.add_argument(
+        "--issuer",
+        default=env.get("DEMO_OP_ISSUER"),
+        help="the issuer URL, when clients reach it by another name than "
+        "http://<host>:<port> (DEMO_OP_ISSUER)",
+    )
+    parser.add_argument(
+        "--client-id",
+        default=env.get("DEMO_OP_CLIENT_ID", CLIENT_ID),
+        help=f"the one client's id (DEMO_OP_CLIENT_ID; default {CLIENT_ID})",
+    )
+    parser.add_argument(
+        "--client-secret", default=env.get("DEMO_OP_CLIENT_SECRET", CLIENT_SECRET),
+        help=f"its secret (DEMO_OP_CLIENT_SECRET; default {CLIENT_SECRET})",
+    )  # fmt: skip
+    args = parser.parse_args(argv)
+    another = f"--port, e.g. --port {args.port + 1}"
+    sock = bind(args.host, args.port, program="demo_op", pick_another=another)
+    listening = f"http://{args.host}:{sock.getsockname()[1]}"
+    op = DemoOP(
+        args.issuer or listening, client_id=args.client_id, client_secret=args.client_secret
+    )
+    print(banner(op, listening), flush=True)
+    serve_until_stopped(op, sock, lifespan="off", log_level="warning")
+    print("The demo provider stopped.", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

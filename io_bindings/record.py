@@ -36,6 +36,7 @@ import msgspec
 from sansio_auth import AuthConfig, Request, Response
 from sansio_auth.events import Action, Event, Log
 
+from ._cli import bind, serve_until_stopped
 from ._recording import (
     Exchange,
     NoRedaction,
@@ -237,15 +238,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-redact", action="store_true", help="keep secrets (never commit)")
     parser.add_argument("--redact-emails", action="store_true", help="redact e-mail addresses too")
     args = parser.parse_args(argv)
-    import uvicorn
-
+    config = load_config(args.config)
+    another = f"--port, e.g. --port {args.port + 1}"
+    sock = bind(args.host, args.port, program="record", pick_another=another)
     recorder = Recorder(args.out, redact=not args.no_redact, redact_emails=args.redact_emails)
-    app = AuthApp(auth=recorder.auth(load_config(args.config)))
+    auth = recorder.auth(config)
+    origin = f"http://{args.host}:{sock.getsockname()[1]}"
+    print(
+        f"Recording every exchange of {args.config} to {args.out}; its auth routes are served "
+        f"on {origin}{auth.settings.base_path} (sign in at {origin}{auth.settings.base_path}"
+        "/signin). Press Ctrl-C to stop.",
+        flush=True,
+    )
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        serve_until_stopped(AuthApp(auth=auth), sock, log_level="warning")
     finally:
         recorder.close()
-    print(f"recorded {recorder.exchanges} exchanges to {args.out}", file=sys.stderr)
+    print(f"Recorded {recorder.exchanges} exchanges to {args.out}.", flush=True)
     return 0
 
 

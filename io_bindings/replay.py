@@ -9,7 +9,8 @@ recorded one (HTTP method, URL, headers and body; callback name and params; adap
 method and arguments; log level and code), then answered from the recording. With
 ``live=True`` callbacks and adapter methods run for real (HTTP is still answered from
 the recording). The final response's status, ``Location`` and cookies are compared
-too. The first difference is reported as a :class:`Divergence`.
+too. The first difference is reported as a :class:`Divergence`, whose text lists the
+fields that changed (:func:`changes`) before the two values whole.
 
 Secrets were redacted on record: the replay redacts what it replays with the same rules
 and compares placeholders. A placeholder the engine itself produced (a cookie it set,
@@ -31,6 +32,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import parse_qsl
 
 import anyio
 import msgspec
@@ -68,7 +70,15 @@ class Divergence(msgspec.Struct, frozen=True, kw_only=True):
     replayed: Any = None
 
     def __str__(self) -> str:
+        """What differs first (:func:`changes`: a query parameter, a header, a body field),
+        then the recorded and replayed values whole."""
         lines = [f"exchange {self.exchange}: {self.what}"]
+        if self.recorded is not None and self.replayed is not None:
+            changed = changes(self.recorded, self.replayed)
+            shown = changed[:MAX_CHANGES]
+            if len(changed) > MAX_CHANGES:
+                shown.append(f"... and {len(changed) - MAX_CHANGES} more")
+            lines += ["  changed:", *(f"    {line}" for line in shown)]
         if self.recorded is not None or self.replayed is not None:
             lines.append(f"  recorded: {_show(self.recorded)}")
             lines.append(f"  replayed: {_show(self.replayed)}")
@@ -85,6 +95,71 @@ class ReplayDiverged(AssertionError):
 
 def _show(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+MAX_CHANGES = 8
+"""How many changed fields a divergence lists before the full values."""
+_SHORT = 60
+
+
+def changes(recorded: Any, replayed: Any, where: str = "") -> list[str]:
+    """One line per field that differs between two recorded forms, e.g.
+    ``url?scope: "openid" → "openid email"``: mappings by key, header and cookie lists
+    (``[name, value]`` pairs) by name, a URL by its query parameters, a form or JSON body
+    by its fields."""
+    if recorded == replayed:
+        return []
+    old, new = _fields(recorded), _fields(replayed)
+    if old is not None and new is not None:
+        found = []
+        for key in sorted(set(old) | set(new)):
+            here = f"{where}{key}" if key[:1] in ("?", "[") or not key else f"{where}.{key}"
+            here = here.lstrip(".")
+            if key not in new:
+                found.append(f"{here}: removed (was {_short(old[key])})")
+            elif key not in old:
+                found.append(f"{here}: added ({_short(new[key])})")
+            else:
+                found += changes(old[key], new[key], here)
+        return found
+    return [f"{where or 'the value'}: {_short(recorded)} → {_short(replayed)}"]
+
+
+def _fields(value: Any) -> dict[str, Any] | None:
+    """``value`` as named fields, when it has any (see :func:`changes`)."""
+    if isinstance(value, dict):
+        if set(value) == {"text"} and (body := _fields(value["text"])) is not None:
+            return body  # a recorded body: its fields
+        return {str(k): v for k, v in value.items()}
+    if isinstance(value, list):
+        if value and all(_is_pair(item) for item in value):
+            named: dict[str, Any] = {}
+            for name, item in value:
+                named[name] = [*named[name], item] if name in named else item
+            return named
+        return {f"[{i}]": item for i, item in enumerate(value)}
+    if not isinstance(value, str):
+        return None
+    if value[:1] in ("{", "["):
+        try:
+            return _fields(json.loads(value))
+        except ValueError:
+            return None
+    if "://" in value and "?" in value:
+        base, _, query = value.partition("?")
+        return {"": base} | {f"?{k}": v for k, v in parse_qsl(query, keep_blank_values=True)}
+    if "=" in value and " " not in value and "://" not in value:
+        return {f"[{k}]": v for k, v in parse_qsl(value, keep_blank_values=True)}
+    return None
+
+
+def _is_pair(item: Any) -> bool:
+    return isinstance(item, list | tuple) and len(item) == 2 and isinstance(item[0], str)
+
+
+def _short(value: Any) -> str:
+    text = _show(value)
+    return text if len(text) <= _SHORT else text[: _SHORT - 1] + "…"
 
 
 def replay(

@@ -294,7 +294,12 @@ def _secret_param(settings: Settings) -> str | list[str]:
 
 
 class BadRequest(ValueError):
-    """The request cannot be parsed; answered with 400 ``"Bad request."``."""
+    """The request cannot be parsed; answered with 400 ``"Bad request."``. ``hint`` names
+    its row of :data:`~sansio_auth.errors.HINTS`, if one fits."""
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
 
 
 def default_redirect(url: str, base_url: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Generator
 from typing import Any, TypeVar
 
-from .errors import AdapterError, AuthError, EventError, FlowProtocolError
+from .errors import AdapterError, AuthError, EventError, FlowProtocolError, likely_fix
 from .events import (
     Action,
     AdapterReturned,
@@ -140,9 +140,11 @@ def emit(handler: Callable[..., Any] | None, name: str, **message: Any) -> Step[
 
 
 def log_error(error: BaseException) -> Step[None]:
-    """Log ``error`` at level error."""
+    """Log ``error`` at level error, in one line that ends with its likely fix (if known)."""
     code = error.type if isinstance(error, AuthError) else type(error).__name__
-    yield Log(level="error", code=code, message=str(error), error=error)
+    fix = likely_fix(error)
+    message = str(error) if fix is None else f"{error} Likely fix: {fix}"
+    yield Log(level="error", code=code, message=message, error=error)
 
 
 def log_warning(code: str, message: str = "") -> Step[None]:

@@ -93,14 +93,14 @@ def parse_action(path: str, base_path: str) -> tuple[str, str | None]:
     """``(action, provider id)`` of a path under ``base_path``; :class:`BadRequest` if malformed."""
     rest = path[len(base_path) :]
     if not rest.startswith("/"):
-        raise BadRequest(f"not an auth route: {path}")
+        raise BadRequest(f"not an auth route: {path}", hint="not-an-auth-route")
     segments = [s for s in rest.split("/") if s]
     if "%" in rest:
         segments = [unquote(s) for s in segments]
     if len(segments) == 3 and segments[:2] == ["signout", "callback"]:
         return "signout/callback", segments[2]
     if not 1 <= len(segments) <= 2 or segments[0] not in ACTIONS:
-        raise BadRequest(f"unknown auth action: {path}")
+        raise BadRequest(f"unknown auth action: {path}", hint="not-an-auth-route")
     action = segments[0]
     if len(segments) == 2 and action not in WITH_PROVIDER:
         raise BadRequest(f"{action} takes no provider: {path}")

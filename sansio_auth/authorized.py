@@ -1,8 +1,14 @@
-"""Route protection for adapter A: what the ``authorized`` callback's answer means.
+"""Route protection: where a signed-out request goes, and what the ``authorized``
+callback's answer means.
 
-The callback (``callbacks={"authorized": fn}``, ``fn(auth=session_or_None, request=...)``)
-runs in the adapter's middleware for every request outside ``base_path``; the adapter
-hands its answer to :func:`decide`:
+:func:`sign_in_redirect` is the one rule every framework's protection helper follows
+(Django's ``auth_required`` and ``protect_prefix``, aiohttp's ``protect`` and
+``require_session``, the Starlette middleware): the sign-in page with ``callbackUrl`` = the
+requested URL, so the user lands back where they were once signed in.
+
+The ``authorized`` callback (``callbacks={"authorized": fn}``,
+``fn(auth=session_or_None, request=...)``) runs in the Starlette/FastAPI middleware for
+every request outside ``base_path``; the middleware hands its answer to :func:`decide`:
 
 * ``True`` (or no callback at all) → :class:`Allow`;
 * a string → :class:`RedirectTo` that URL (relative to the request's URL);
@@ -43,9 +49,16 @@ class Custom:
 Decision = Allow | RedirectTo | Custom
 
 
-def sign_in_page(settings: Settings, request_url: str) -> str:
-    """The absolute URL of the sign-in page (``pages.sign_in`` or the built-in one)."""
-    return urljoin(request_url, settings.pages.sign_in or f"{settings.base_path}/signin")
+def sign_in_redirect(settings: Settings, request_url: str, page: str | None = None) -> str | None:
+    """Where to send a signed-out request for ``request_url`` (absolute, or a path with its
+    query): the sign-in page (``page`` when given, else ``pages.sign_in``, else the built-in
+    ``<base_path>/signin``) resolved against ``request_url``, with ``callbackUrl`` =
+    ``request_url``. ``None`` when the request is for that page already (no redirect loop)."""
+    target = urljoin(request_url, page or settings.pages.sign_in or f"{settings.base_path}/signin")
+    if urlsplit(target).path == urlsplit(request_url).path:
+        return None
+    separator = "&" if "?" in target else "?"
+    return f"{target}{separator}{urlencode({'callbackUrl': request_url})}"
 
 
 def decide(result: Any, *, request_url: str, settings: Settings) -> Decision:
@@ -55,9 +68,6 @@ def decide(result: Any, *, request_url: str, settings: Settings) -> Decision:
     if isinstance(result, str):
         return RedirectTo(urljoin(request_url, result))
     if result is False or result is None:
-        page = sign_in_page(settings, request_url)
-        if urlsplit(page).path == urlsplit(request_url).path:
-            return Allow()
-        separator = "&" if "?" in page else "?"
-        return RedirectTo(f"{page}{separator}{urlencode({'callbackUrl': request_url})}")
+        url = sign_in_redirect(settings, request_url)
+        return Allow() if url is None else RedirectTo(url)
     return Custom(result)

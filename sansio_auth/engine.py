@@ -10,7 +10,7 @@ from ._flow import Flow, Step, log_error
 from ._flows import runtime
 from ._routes import ROUTES, parse_action
 from .config import AuthConfig
-from .errors import AuthError, CredentialsSignin, UnknownAction, client_error_type
+from .errors import AuthError, CredentialsSignin, UnknownAction, client_error_type, hint_of
 from .events import (
     Action,
     CallAdapter,
@@ -212,7 +212,7 @@ class Engine:
             reply = yield from route.flow(ctx)
             response = _finish(ctx, reply, failed=False)
         except BadRequest as err:
-            yield from log_error(UnknownAction(str(err)))
+            yield from log_error(UnknownAction(str(err), hint=err.hint))
             response = Response(
                 status=400, headers=(("content-type", "application/json"),), body=b'"Bad request."'
             )
@@ -231,6 +231,8 @@ def _error_reply(ctx: Context, error: Exception) -> Reply:
     params = {"error": client_error_type(error)}
     if isinstance(error, CredentialsSignin):
         params["code"] = error.code
+    if ctx.settings.debug and (hint := hint_of(error)):
+        params["hint"] = hint  # a row of the fixed HINTS table: the page shows its texts
     pages = ctx.settings.pages
     if isinstance(error, AuthError) and error.kind == "signIn":
         url = ctx.page_url(pages.sign_in, "signin")

@@ -7,6 +7,14 @@ the error page), its :data:`Fault` (who is at fault: the browser, the provider,
 the configuration, a callback, the adapter or the engine) and a ``cause``
 mapping for server-side details.
 
+**Errors that name their fix.** :data:`HINTS` is the one table of likely fixes, keyed by
+a short name. An error names its row with ``hint`` (an :class:`AuthError` class by
+``default_hint``, a raise site by ``hint=``; a :class:`ProviderError` by ``hint=``);
+:func:`hint_of` finds it on an error or on the error it wraps. The engine puts the fix
+in the error's log line and, with ``debug=True``, the row's name in the error page's URL
+(``&hint=issuer-mismatch``), where the page shows the cause and the fix. The texts are
+fixed: no value of a request, a token or a secret ever reaches them.
+
 :class:`FlowProtocolError` is not an :class:`AuthError`: it means the code
 driving a flow broke the action/event contract (as h11's ``LocalProtocolError``).
 """
@@ -14,10 +22,117 @@ driving a flow broke the action/event contract (as h11's ``LocalProtocolError``)
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, NamedTuple
 
 ErrorKind = Literal["signIn", "error"]
 Fault = Literal["browser", "provider", "configuration", "callback", "adapter", "engine"]
+
+
+class Hint(NamedTuple):
+    """A row of :data:`HINTS`: what most likely happened, and what to change."""
+
+    cause: str
+    fix: str
+
+
+HINTS: Mapping[str, Hint] = {
+    "issuer-mismatch": Hint(
+        "The provider that answered is not the one configured: the `iss` it sent (RFC 9207, "
+        "or the ID token's) is not the provider's `issuer`.",
+        "When you point a provider's `authorization`, `token` or `userinfo` at another "
+        "server, set `issuer=` to that server's issuer too (or `AUTH_<ID>_ISSUER`).",
+    ),
+    "discovery-failed": Hint(
+        "The provider's discovery document could not be read, or names another issuer.",
+        "Check `issuer` (or `well_known`): `<issuer>/.well-known/openid-configuration` must "
+        "answer 200 with JSON whose `issuer` is exactly the configured one (mind a trailing "
+        "slash).",
+    ),
+    "provider-unreachable": Hint(
+        "The provider could not be reached (connection refused, DNS, TLS or a timeout).",
+        "Check the provider's URLs and that this server can reach them (firewall, proxy "
+        "variables, certificates); timeouts are set on the binding's `HTTPClient`.",
+    ),
+    "client-credentials": Hint(
+        "The provider refused this application's client credentials.",
+        "Check `client_id` and `client_secret` (`AUTH_<ID>_ID` / `AUTH_<ID>_SECRET`) and "
+        "`client.token_endpoint_auth_method` against the provider's settings.",
+    ),
+    "code-refused": Hint(
+        "The provider refused the authorization code.",
+        "The `redirect_uri` registered with the provider must be exactly "
+        "`<origin><base_path>/callback/<id>`; behind a proxy, set `AUTH_URL` to the public "
+        "URL. A code works once: reloading the callback page fails.",
+    ),
+    "redirect-uri": Hint(
+        "The provider refused the `redirect_uri` it was sent.",
+        "Register `<origin><base_path>/callback/<id>` with the provider (the origin the "
+        "browser uses: set `AUTH_URL` behind a proxy).",
+    ),
+    "check-cookies": Hint(
+        "The browser came back without the state, PKCE or nonce cookie set at sign-in, or "
+        "with another sign-in's.",
+        "Start and finish the sign-in on the same origin (`localhost` and `127.0.0.1` are two "
+        "sites; set `AUTH_URL`); cookies must be allowed; with `form_post` the site must be "
+        "https. Two sign-ins in parallel tabs also end here.",
+    ),
+    "missing-csrf": Hint(
+        "A POST came without the CSRF token of its cookie.",
+        "Post the `csrfToken` of `GET <base_path>/csrf` (the built-in pages' forms do) from "
+        "the same origin, with the cookie that came with it.",
+    ),
+    "session-cookie": Hint(
+        "The session cookie could not be read: it was made with another secret.",
+        "Give every server the same `AUTH_SECRET`; to change it without signing everyone "
+        "out, pass `secret=[new, old]`.",
+    ),
+    "authorize-raised": Hint(
+        "The credentials provider's `authorize` raised.",
+        "Return `None` to refuse a sign-in (or raise `CredentialsSignin`); any other "
+        "exception is a server error.",
+    ),
+    "sign-in-refused": Hint(
+        "The `sign_in` callback refused the sign-in (returned false or raised).",
+        "Check the `sign_in` callback's conditions; return `True` to let the user in.",
+    ),
+    "account-not-linked": Hint(
+        "The e-mail address belongs to a user who signed up with another provider.",
+        "Sign in with that provider; or set `allow_dangerous_email_account_linking=True` "
+        "on providers that verify addresses.",
+    ),
+    "not-an-auth-route": Hint(
+        "A request under `base_path` that no route serves (the base path itself is no page).",
+        "Link to a page, such as the sign-in page `<base_path>/signin`; see docs/routes.md.",
+    ),
+}
+"""The likely fix of each common mistake, keyed by the name errors give in ``hint``."""
+
+OAUTH_ERROR_HINTS: Mapping[str, str] = {
+    "invalid_client": "client-credentials",
+    "unauthorized_client": "client-credentials",
+    "invalid_grant": "code-refused",
+    "redirect_uri_mismatch": "redirect-uri",
+}
+"""The :data:`HINTS` row of an OAuth ``error`` code a provider answers with."""
+
+
+def hint_of(error: BaseException | None) -> str | None:
+    """The :data:`HINTS` row named by ``error``, else by the error it wraps, if any."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        hint = getattr(error, "hint", None)
+        if isinstance(hint, str) and hint in HINTS:
+            return hint
+        wrapped = error.cause.get("err") if isinstance(error, AuthError) else None
+        error = error.__cause__ or (wrapped if isinstance(wrapped, BaseException) else None)
+    return None
+
+
+def likely_fix(error: BaseException | None) -> str | None:
+    """The fix :data:`HINTS` gives for ``error`` (see :func:`hint_of`), if any."""
+    hint = hint_of(error)
+    return None if hint is None else HINTS[hint].fix
 
 
 class FlowProtocolError(RuntimeError):
@@ -27,7 +142,12 @@ class FlowProtocolError(RuntimeError):
 
 class ProviderError(ValueError):
     """Marks an exception as the provider's fault: an answer the engine refuses
-    (a malformed token response, an invalid ID token, an error redirect, ...)."""
+    (a malformed token response, an invalid ID token, an error redirect, ...).
+    ``hint`` names its row of :data:`HINTS`, if one fits."""
+
+    def __init__(self, *args: object, hint: str | None = None) -> None:
+        super().__init__(*args)
+        self.hint = hint
 
 
 class ProviderUnreachable(Exception):
@@ -56,6 +176,8 @@ class AuthError(Exception):
     client_safe: ClassVar[bool] = False
     default_fault: ClassVar[Fault | None] = None
     """Who is at fault for every error of this class; ``None``: the wrapped error's fault."""
+    default_hint: ClassVar[str | None] = None
+    """The :data:`HINTS` row of every error of this class, unless ``hint=`` names another."""
 
     def __init__(
         self,
@@ -63,6 +185,7 @@ class AuthError(Exception):
         *,
         cause: Mapping[str, Any] | None = None,
         fault: Fault | None = None,
+        hint: str | None = None,
     ) -> None:
         details = dict(cause or {})
         if isinstance(message, BaseException):
@@ -74,6 +197,8 @@ class AuthError(Exception):
         if isinstance(details.get("err"), BaseException):
             self.__cause__ = details["err"]
         self._fault = fault
+        self.hint = hint or self.default_hint
+        """Its row of :data:`HINTS` (see :func:`hint_of`), if one fits."""
 
     @property
     def fault(self) -> Fault:
@@ -114,8 +239,9 @@ class CredentialsSignin(SignInError):
         code: str | None = None,
         cause: Mapping[str, Any] | None = None,
         fault: Fault | None = None,
+        hint: str | None = None,
     ) -> None:
-        super().__init__(message, cause=cause, fault=fault)
+        super().__init__(message, cause=cause, fault=fault, hint=hint)
         if code is not None:
             self.code = code
 
@@ -124,6 +250,7 @@ class AccessDenied(AuthError):
     """The ``sign_in`` callback refused the sign-in (returned false or raised)."""
 
     type: ClassVar[str] = "AccessDenied"
+    default_hint: ClassVar[str | None] = "sign-in-refused"
     default_fault: ClassVar[Fault | None] = "callback"
     client_safe: ClassVar[bool] = True
 
@@ -182,6 +309,7 @@ class InvalidCheck(AuthError):
     """A state, PKCE or nonce check failed."""
 
     type: ClassVar[str] = "InvalidCheck"
+    default_hint: ClassVar[str | None] = "check-cookies"
     default_fault: ClassVar[Fault | None] = "browser"
 
 
@@ -189,6 +317,7 @@ class JWTSessionError(AuthError):
     """The session token could not be read or written."""
 
     type: ClassVar[str] = "JWTSessionError"
+    default_hint: ClassVar[str | None] = "session-cookie"
     default_fault: ClassVar[Fault | None] = "browser"
 
 
@@ -286,6 +415,7 @@ class OAuthAccountNotLinked(SignInError):
     """The account's e-mail belongs to a user it is not linked to."""
 
     type: ClassVar[str] = "OAuthAccountNotLinked"
+    default_hint: ClassVar[str | None] = "account-not-linked"
     default_fault: ClassVar[Fault | None] = "browser"
     client_safe: ClassVar[bool] = True
 
@@ -317,6 +447,7 @@ class MissingCSRF(SignInError):
     """A state-changing POST without a matching CSRF token."""
 
     type: ClassVar[str] = "MissingCSRF"
+    default_hint: ClassVar[str | None] = "missing-csrf"
     default_fault: ClassVar[Fault | None] = "browser"
     client_safe: ClassVar[bool] = True
 

@@ -1,8 +1,8 @@
-"""Adapter C for Django (ASGI and WSGI): ``handle``, ``sign_in``, ``sign_out``.
+"""sansio-auth for Django (ASGI and WSGI): ``handle``, ``sign_in``, ``sign_out``.
 
 >>> # myproject/auth.py
->>> from io_bindings.django import AdapterCAuth, protect_prefix, sequence
->>> handle, sign_in, sign_out = AdapterCAuth(config)   # or AdapterCAuth(lambda request: config)
+>>> from io_bindings.django import DjangoAuth, protect_prefix, sequence
+>>> handle, sign_in, sign_out = DjangoAuth(config)   # or DjangoAuth(lambda request: config)
 >>> hooks = sequence(handle, protect_prefix("/account/"))
 >>> # settings.py: MIDDLEWARE = [..., "myproject.auth.hooks"];
 >>> #              INSTALLED_APPS = [..., "io_bindings.django"]  (the template tags)
@@ -35,13 +35,13 @@ from ._handle import (
 from ._runtime import ConfigSource, LazyConfig, Runtimes
 from ._views import sign_in, sign_out
 
-AdapterCAuthConfig = AuthConfig
-"""The spec's name for the config record (the same :class:`~sansio_auth.AuthConfig`)."""
+DjangoAuthConfig = AuthConfig
+"""The config record (the same :class:`~sansio_auth.AuthConfig`)."""
 FormAction = Callable[[HttpRequest], Coroutine[Any, Any, HttpResponseBase]]
 
 
-class AdapterCAuthResult(NamedTuple):
-    """What :func:`AdapterCAuth` returns; unpacks to ``handle, sign_in, sign_out``."""
+class DjangoAuthResult(NamedTuple):
+    """What :func:`DjangoAuth` returns; unpacks to ``handle, sign_in, sign_out``."""
 
     handle: Handle
     """The middleware factory: serves ``base_path`` (``/auth``), sets ``request.auth``."""
@@ -51,10 +51,10 @@ class AdapterCAuthResult(NamedTuple):
     """The sign-out form-action view (route it at ``signout``)."""
 
 
-def AdapterCAuth(  # noqa: N802 - the spec's entry point name
+def DjangoAuth(  # noqa: N802 - a constructor-like entry point, as HostAuth
     config: ConfigSource, *, max_body_size: int = DEFAULT_MAX_BODY_SIZE
-) -> AdapterCAuthResult:
-    """Adapter C: ``handle, sign_in, sign_out = AdapterCAuth(config)``.
+) -> DjangoAuthResult:
+    """``handle, sign_in, sign_out = DjangoAuth(config)`` (former name: ``AdapterCAuth``).
 
     ``config`` is an :class:`~sansio_auth.AuthConfig`, or a function of the Django request
     returning one (sync or ``async``; lazy initialization: e.g. read ``request.META`` or
@@ -65,7 +65,15 @@ def AdapterCAuth(  # noqa: N802 - the spec's entry point name
     checked the first time the function returns it).
     """
     handle = Handle(Runtimes(config), max_body_size)
-    return AdapterCAuthResult(handle, sign_in, sign_out)
+    return DjangoAuthResult(handle, sign_in, sign_out)
+
+
+AdapterCAuth = DjangoAuth
+"""The former name of :func:`DjangoAuth`."""
+AdapterCAuthConfig = DjangoAuthConfig
+"""The former name of :data:`DjangoAuthConfig`."""
+AdapterCAuthResult = DjangoAuthResult
+"""The former name of :class:`DjangoAuthResult`."""
 
 
 __all__ = [
@@ -74,6 +82,9 @@ __all__ = [
     "AdapterCAuthConfig",
     "AdapterCAuthResult",
     "AuthHttpRequest",
+    "DjangoAuth",
+    "DjangoAuthConfig",
+    "DjangoAuthResult",
     "Hook",
     "LazyConfig",
     "RequestAuth",

@@ -9,10 +9,13 @@ from functools import wraps
 from typing import Any, TypeAlias, TypeVar, overload
 
 from asgiref.sync import async_to_sync, iscoroutinefunction, markcoroutinefunction, sync_to_async
+from django.conf import settings as django_settings
 from django.core.exceptions import ImproperlyConfigured, RequestDataTooBig
 from django.http import HttpRequest, HttpResponseBase, HttpResponseRedirect
+from django.shortcuts import resolve_url
 
 from sansio_auth import Cookie, NotAnAuthRoute, Request
+from sansio_auth.authorized import sign_in_redirect
 from sansio_auth.drivers import sync_performer
 
 from .. import anyio as _anyio
@@ -273,30 +276,56 @@ def _attach(request: HttpRequest, runtime: _anyio.Auth) -> RequestAuth:
 
 
 class ProtectPrefix(Hook):
-    """Redirects (303) requests under ``prefix`` that have no session to ``redirect_to``."""
+    """Redirects (303) requests under ``prefix`` that have no session to the sign-in page
+    (see :func:`sign_in_response`), or to ``redirect_to`` when given."""
 
-    def __init__(self, prefix: str, redirect_to: str) -> None:
+    def __init__(self, prefix: str, redirect_to: str | None) -> None:
         self.prefix = prefix
         self.redirect_to = redirect_to
 
     def call(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
-        if request.path.startswith(self.prefix) and request_auth(request).session() is None:
-            return see_other(self.redirect_to)
+        if (
+            request.path.startswith(self.prefix)
+            and request_auth(request).session() is None
+            and (answer := sign_in_response(request, self.redirect_to))
+        ):
+            return answer
         result: HttpResponseBase = get_response(request)
         return result
 
     async def acall(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
-        if request.path.startswith(self.prefix) and await request_auth(request).asession() is None:
-            return see_other(self.redirect_to)
+        if (
+            request.path.startswith(self.prefix)
+            and await request_auth(request).asession() is None
+            and (answer := sign_in_response(request, self.redirect_to))
+        ):
+            return answer
         result: HttpResponseBase = await get_response(request)
         return result
 
 
-def protect_prefix(prefix: str, redirect_to: str = "/auth/signin") -> Hook:
-    """A handle (after the auth ``handle``) that redirects with 303 to ``redirect_to``
-    when a request whose path starts with ``prefix`` has no session: pages, form posts
-    and API routes alike. The test is a plain prefix: ``"/account/"`` spares ``/accounts``."""
+def protect_prefix(prefix: str, redirect_to: str | None = None) -> Hook:
+    """A handle (after the auth ``handle``) that redirects with 303 when a request whose
+    path starts with ``prefix`` has no session: pages, form posts and API routes alike.
+    It goes to the sign-in page with ``callbackUrl`` (see :func:`sign_in_response`), or to
+    ``redirect_to`` exactly when given. The test is a plain prefix: ``"/account/"`` spares
+    ``/accounts``."""
     return ProtectPrefix(prefix, redirect_to)
+
+
+def sign_in_response(
+    request: HttpRequest, redirect_to: str | None = None
+) -> HttpResponseBase | None:
+    """The 303 for a signed-out ``request``: to ``redirect_to`` when given; else to the
+    project's ``settings.LOGIN_URL`` when it sets one, else to the engine's sign-in page
+    (``pages.sign_in``, else ``<base_path>/signin``), with ``callbackUrl`` = the request's
+    path and query. ``None`` when the request is for that page already (no loop)."""
+    if redirect_to is not None:
+        return see_other(redirect_to)
+    login_url = django_settings.LOGIN_URL if django_settings.is_overridden("LOGIN_URL") else None
+    page = None if login_url is None else resolve_url(login_url)
+    url = sign_in_redirect(request_auth(request).runtime.settings, request.get_full_path(), page)
+    return None if url is None else see_other(url)
 
 
 class Sequence:
@@ -327,7 +356,7 @@ def _chain(factory: Callable[[GetResponse], Any], get_response: GetResponse) -> 
 
 
 def sequence(*middlewares: Callable[[GetResponse], Any]) -> Sequence:
-    """Combine middleware factories (handles) in series, like the spec's ``sequence``:
+    """Combine middleware factories (handles) in series, like SvelteKit's ``sequence``:
     ``hooks = sequence(handle, protect_prefix("/account/"))``, then ``MIDDLEWARE`` names
     ``"myproject.auth.hooks"``."""
     return Sequence(middlewares)
@@ -336,28 +365,34 @@ def sequence(*middlewares: Callable[[GetResponse], Any]) -> Sequence:
 @overload
 def auth_required(view: View, /) -> View: ...
 @overload
-def auth_required(*, redirect_to: str = "/auth") -> Callable[[View], View]: ...
+def auth_required(*, redirect_to: str | None = None) -> Callable[[View], View]: ...
 def auth_required(
-    view: View | None = None, /, *, redirect_to: str = "/auth"
+    view: View | None = None, /, *, redirect_to: str | None = None
 ) -> View | Callable[[View], View]:
-    """Decorate a sync or async view: without ``session.user``, redirect with 303 to
-    ``redirect_to``. Use it bare (``@auth_required``) or called (``@auth_required(...)``)."""
+    """Decorate a sync or async view: without ``session.user``, redirect with 303 to the
+    sign-in page with ``callbackUrl`` (``settings.LOGIN_URL`` when the project sets it; see
+    :func:`sign_in_response`), or to ``redirect_to`` exactly when given. Use it bare
+    (``@auth_required``) or called (``@auth_required(...)``)."""
 
     def decorate(view: View) -> View:
         if iscoroutinefunction(view):
 
             @wraps(view)
             async def async_view(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
-                if not _has_user(await request_auth(request).asession()):
-                    return see_other(redirect_to)
+                if not _has_user(await request_auth(request).asession()) and (
+                    answer := sign_in_response(request, redirect_to)
+                ):
+                    return answer
                 return await view(request, *args, **kwargs)
 
             return async_view  # type: ignore[return-value]
 
         @wraps(view)
         def sync_view(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
-            if not _has_user(request_auth(request).session()):
-                return see_other(redirect_to)
+            if not _has_user(request_auth(request).session()) and (
+                answer := sign_in_response(request, redirect_to)
+            ):
+                return answer
             return view(request, *args, **kwargs)
 
         return sync_view  # type: ignore[return-value]

@@ -64,7 +64,7 @@ class Runtimes:
         elif callable(config):
             self.fixed, self.lazy = None, config
         else:
-            raise TypeError("AdapterCAuth takes an AuthConfig or a function of the request")
+            raise TypeError("DjangoAuth takes an AuthConfig or a function of the request")
 
     def for_config(self, config: Any) -> _anyio.Auth:
         """The (cached) runtime of a config the lazy function returned."""

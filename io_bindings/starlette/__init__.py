@@ -1,4 +1,4 @@
-"""Adapter A for Starlette and FastAPI: ``HostAuth``.
+"""sansio-auth for Starlette and FastAPI: ``HostAuth``.
 
 >>> from io_bindings.starlette import HostAuth
 >>> auth_result = HostAuth(config)          # or HostAuth(lambda request: config), sync or async
@@ -26,7 +26,7 @@ from ._runtime import DEFAULT_BASE_PATH, ConfigSource, LazyConfig, Runtimes
 from ._state import StateVar
 
 HostAuthConfig = AuthConfig
-"""The spec's name for the config record (the same :class:`~sansio_auth.AuthConfig`)."""
+"""The config record (the same :class:`~sansio_auth.AuthConfig`)."""
 
 
 class HostAuthResult(NamedTuple):
@@ -77,14 +77,14 @@ class HostAuthResult(NamedTuple):
         await self.handlers.runtimes.aclose()
 
 
-def HostAuth(  # noqa: N802 - the spec's entry point name
+def HostAuth(  # noqa: N802 - a constructor-like entry point
     config: ConfigSource,
     *,
     max_body_size: int = DEFAULT_MAX_BODY_SIZE,
     env: Mapping[str, str] | None = None,
     **runtime: Any,
 ) -> HostAuthResult:
-    """Adapter A: ``handlers, auth, sign_in, sign_out, unstable_update = HostAuth(config)``.
+    """``handlers, auth, sign_in, sign_out, unstable_update = HostAuth(config)``.
 
     ``config`` is an :class:`~sansio_auth.AuthConfig`, or a function of the request
     (sync or ``async``) returning one, called for every request (lazy initialization:
@@ -95,7 +95,7 @@ def HostAuth(  # noqa: N802 - the spec's entry point name
     fails that request.
 
     What the config leaves out comes from ``env`` (default ``os.environ``): ``AUTH_SECRET``,
-    ``AUTH_URL``, ``AUTH_TRUST_HOST``, ``AUTH_<PROVIDER>_ID``/``_SECRET``; then adapter A's
+    ``AUTH_URL``, ``AUTH_TRUST_HOST``, ``AUTH_<PROVIDER>_ID``/``_SECRET``; then the Starlette
     defaults: ``base_path`` ``/api/auth``, and outside production (``AUTH_URL`` https or
     ``ENV``/``PYTHON_ENV`` = ``production``) a trusted ``Host`` and a random per-process
     secret (with a warning). ``runtime`` options go to :class:`io_bindings.anyio.Auth`

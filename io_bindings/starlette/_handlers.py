@@ -89,11 +89,11 @@ class Handlers:
         return starlette_response(await self.serve(request.scope, request.receive))
 
     @property
-    def GET(self) -> Endpoint:  # noqa: N802 - the spec's name
+    def GET(self) -> Endpoint:  # noqa: N802 - Auth.js's handler names
         """The endpoint for ``GET`` requests under ``base_path``."""
         return self.endpoint
 
     @property
-    def POST(self) -> Endpoint:  # noqa: N802 - the spec's name
+    def POST(self) -> Endpoint:  # noqa: N802 - Auth.js's handler names
         """The endpoint for ``POST`` requests under ``base_path``."""
         return self.endpoint

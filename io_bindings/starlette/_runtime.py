@@ -1,5 +1,6 @@
 """The runtime serving a request: the config (given, or a function of the request) with
-adapter A's environment defaults, and one :class:`io_bindings.anyio.Auth` per config object."""
+the Starlette defaults for what it and the environment leave out, and one
+:class:`io_bindings.anyio.Auth` per config object."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from .. import anyio as _anyio
 from ..runtimes import RuntimeCache
 
 DEFAULT_BASE_PATH = "/api/auth"
-"""Adapter A's base path when neither the config nor ``AUTH_URL`` gives one."""
+"""The Starlette base path when neither the config nor ``AUTH_URL`` gives one."""
 LazyConfig: TypeAlias = Callable[[HTTPConnection], AuthConfig | Awaitable[AuthConfig]]
 ConfigSource: TypeAlias = AuthConfig | LazyConfig
 logger = logging.getLogger("sansio_auth")
@@ -39,7 +40,7 @@ class Runtimes:
     """The runtime of each request: one per config object (the most recent ones kept),
     made on first use so that a missing secret or a bad config fails the first request.
 
-    Adapter A's defaults fill what the config and the environment leave out:
+    The Starlette defaults fill what the config and the environment leave out:
     ``base_path`` ``/api/auth``; outside production, a trusted ``Host`` and (with a warning)
     a random secret for this process. In production a missing secret is the engine's
     :class:`~sansio_auth.MissingSecretError`, naming ``AUTH_SECRET``.
@@ -78,7 +79,7 @@ class Runtimes:
         return _anyio.Auth(self.host_defaults(config), env=self.env, **self.runtime_options)
 
     def host_defaults(self, config: AuthConfig) -> AuthConfig:
-        """``config`` with adapter A's defaults for what it and the environment leave out."""
+        """``config`` with the Starlette defaults for what it and the environment leave out."""
         env, changes = self.env, dict[str, Any]()
         auth_url = env.get("AUTH_URL") or env.get("NEXTAUTH_URL") or ""
         if config.base_path is None and not urlsplit(auth_url).path.strip("/"):

@@ -21,7 +21,9 @@ def credentials_callback(ctx: Context, provider: CredentialsProvider) -> Step[Re
     except AuthError:
         raise
     except Exception as err:
-        raise CallbackRouteError(err, cause={"provider": provider.id}) from err
+        raise CallbackRouteError(
+            err, cause={"provider": provider.id}, hint="authorize-raised"
+        ) from err
     if not found:
         raise CredentialsSignin("authorize returned no user")
     user = as_user(found)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import pages
 from .._context import Context, Reply, add_query, html_reply
 from .._flow import Step
-from ..errors import UnknownAction
+from ..errors import HINTS, Hint, UnknownAction
 
 
 def signin_page(ctx: Context) -> Step[Reply]:
@@ -19,6 +19,7 @@ def signin_page(ctx: Context) -> Step[Reply]:
         params = {"callbackUrl": callback_url}
         if error:
             params["error"] = error
+            params.update(_hint_param(ctx))
         return Reply(redirect=add_query(settings.pages.sign_in, params))
     providers = settings.providers
     page = pages.sign_in_page(
@@ -33,6 +34,7 @@ def signin_page(ctx: Context) -> Step[Reply]:
         webauthn_options_urls={
             p.id: ctx.url("webauthn-options", p.id) for p in providers if p.type == "webauthn"
         },
+        hint=_hint(ctx),
     )
     return html_reply(page)
 
@@ -63,9 +65,24 @@ def error_page(ctx: Context) -> Step[Reply]:
     settings = ctx.settings
     error = ctx.query.get("error") or None
     if settings.pages.error is not None:
-        return Reply(redirect=add_query(settings.pages.error, {"error": error} if error else {}))
+        params = {"error": error, **_hint_param(ctx)} if error else {}
+        return Reply(redirect=add_query(settings.pages.error, params))
     yield from ()
     status, page = pages.error_page(
-        error=error, origin=ctx.origin, signin_url=ctx.url("signin"), theme=settings.theme
+        error=error,
+        origin=ctx.origin,
+        signin_url=ctx.url("signin"),
+        theme=settings.theme,
+        hint=_hint(ctx),
     )
     return html_reply(page, status=status)
+
+
+def _hint(ctx: Context) -> Hint | None:
+    """With ``debug=True``, the :data:`~sansio_auth.errors.HINTS` row ``?hint=`` names."""
+    return HINTS.get(ctx.query.get("hint", "")) if ctx.settings.debug else None
+
+
+def _hint_param(ctx: Context) -> dict[str, str]:
+    """``?hint=`` passed on to a custom page, with ``debug=True`` and a known row."""
+    return {"hint": ctx.query["hint"]} if _hint(ctx) is not None else {}

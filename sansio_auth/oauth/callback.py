@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from ..errors import ProviderError
+from ..errors import OAUTH_ERROR_HINTS, ProviderError
 
 
 class AuthorizationResponseError(ProviderError):
@@ -29,7 +29,8 @@ class ProviderDenied(ProviderError):
     """The provider answered with ``error`` (e.g. ``access_denied``)."""
 
     def __init__(self, error: str, description: str | None, uri: str | None) -> None:
-        super().__init__(error if description is None else f"{error}: {description}")
+        message = error if description is None else f"{error}: {description}"
+        super().__init__(message, hint=OAUTH_ERROR_HINTS.get(error))
         self.error = error
         self.description = description
         self.uri = uri
@@ -56,9 +57,13 @@ def parse_authorization_response(
     iss = params.get("iss")
     if "iss" not in params:
         if iss_required:
-            raise AuthorizationResponseError("the issuer requires an `iss` parameter; none came")
+            raise AuthorizationResponseError(
+                "the issuer requires an `iss` parameter; none came", hint="issuer-mismatch"
+            )
     elif not isinstance(iss, str) or (issuer is not None and iss != issuer):
-        raise AuthorizationResponseError("the `iss` parameter is not the provider's issuer")
+        raise AuthorizationResponseError(
+            "the `iss` parameter is not the provider's issuer", hint="issuer-mismatch"
+        )
     if expected_state is not None:
         state = params.get("state")
         if not isinstance(state, str) or not hmac.compare_digest(

@@ -83,12 +83,15 @@ def parse_metadata(
     try:
         metadata = msgspec.json.decode(body, type=ServerMetadata)
     except (msgspec.DecodeError, UnicodeDecodeError) as err:
-        raise ProviderResponseError(f"the discovery document is invalid: {err}") from err
+        raise ProviderResponseError(
+            f"the discovery document is invalid: {err}", hint="discovery-failed"
+        ) from err
     if conform_issuer is not None:
         metadata = msgspec.structs.replace(metadata, issuer=conform_issuer(metadata.issuer))
     if not same_issuer(metadata.issuer, expected_issuer):
         raise ProviderResponseError(
-            f"the discovery document's issuer {metadata.issuer!r} is not {expected_issuer!r}"
+            f"the discovery document's issuer {metadata.issuer!r} is not {expected_issuer!r}",
+            hint="discovery-failed",
         )
     return metadata
 
@@ -102,7 +105,9 @@ def discover(provider: OAuthProvider, cache: ProviderCache, now: float) -> Step[
     request = OutboundRequest(method="GET", url=url, headers=(ACCEPT_JSON,))
     response = yield from send(request, "discovery")
     if response.status != 200:
-        raise ProviderResponseError(f"the discovery endpoint answered HTTP {response.status}")
+        raise ProviderResponseError(
+            f"the discovery endpoint answered HTTP {response.status}", hint="discovery-failed"
+        )
     metadata = parse_metadata(
         response.body, provider.issuer or "", conform_issuer=provider.discovered_issuer
     )

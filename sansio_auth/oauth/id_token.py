@@ -167,7 +167,7 @@ def check_claims(
 ) -> None:
     """Raise :class:`IDTokenError` unless the claims are for this client, now, from ``issuer``."""
     if claims.get("iss") != issuer:
-        raise IDTokenError("the ID token's `iss` is not the issuer")
+        raise IDTokenError("the ID token's `iss` is not the issuer", hint="issuer-mismatch")
     sub = claims.get("sub")
     if not isinstance(sub, str) or not sub:
         raise IDTokenError("the ID token has no `sub`")

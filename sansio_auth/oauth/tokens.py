@@ -10,7 +10,7 @@ from urllib.parse import quote_plus, urlencode
 
 import msgspec
 
-from ..errors import ProviderError
+from ..errors import OAUTH_ERROR_HINTS, ProviderError
 from ..events import OutboundRequest
 from ..fetch import ACCEPT_JSON
 
@@ -24,7 +24,7 @@ class TokenResponseError(ProviderError):
     """The token endpoint refused the code (``error``) or answered outside the protocol."""
 
     def __init__(self, message: str, error: str | None = None) -> None:
-        super().__init__(message)
+        super().__init__(message, hint=OAUTH_ERROR_HINTS.get(error or ""))
         self.error = error
 
 

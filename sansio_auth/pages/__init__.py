@@ -12,6 +12,7 @@ from html import escape
 from typing import Any
 
 from ..config import Theme
+from ..errors import Hint
 from ..providers import Provider, WebAuthnProvider
 from ._style import CSS
 from ._webauthn_script import WEBAUTHN_SCRIPT as WEBAUTHN_SCRIPT
@@ -142,6 +143,24 @@ def _hidden(name: str, value: str | None) -> str:
     return f'<input type="hidden" name="{escape(name)}" value="{escape(value)}">'
 
 
+def debug_hint(hint: Hint | None) -> str:
+    """With ``debug=True``: what most likely went wrong and its likely fix (fixed texts of
+    :data:`~sansio_auth.errors.HINTS`, never a value of the request)."""
+    if hint is None:
+        return ""
+    return (
+        '<div class="debug"><p><b>Debug:</b> the cause and the likely fix (shown because '
+        f"<code>debug=True</code>)</p><p>{_code_spans(hint.cause)}</p>"
+        f"<p><b>Likely fix:</b> {_code_spans(hint.fix)}</p></div>"
+    )
+
+
+def _code_spans(text: str) -> str:
+    """``text`` escaped, with its backquoted parts as ``<code>``."""
+    parts = escape(text).split("`")
+    return "".join(f"<code>{part}</code>" if i % 2 else part for i, part in enumerate(parts))
+
+
 def sign_in_page(
     *,
     providers: Sequence[Provider],
@@ -153,6 +172,7 @@ def sign_in_page(
     error: str | None = None,
     email: str | None = None,
     webauthn_options_urls: Mapping[str, str] | None = None,
+    hint: Hint | None = None,
 ) -> str:
     """The sign-in page: a button per OAuth provider, the e-mail form, the credentials forms,
     the passkey forms (their options at ``webauthn_options_urls[id]``) and their script."""
@@ -160,6 +180,7 @@ def sign_in_page(
     banner = script = ""
     if error:
         banner = f'<p class="error">{escape(SIGN_IN_ERRORS.get(error, DEFAULT_SIGN_IN_ERROR))}</p>'
+        banner += debug_hint(hint)
     for provider in providers:
         csrf = _hidden("csrfToken", csrf_token)
         if provider.type in ("oauth", "oidc"):
@@ -259,12 +280,15 @@ def verify_request_page(*, origin: str, theme: Theme) -> str:
     return _shell("Verify Request", body, theme)
 
 
-def error_page(*, error: str | None, origin: str, signin_url: str, theme: Theme) -> tuple[int, str]:
-    """The error page for ``error`` and its status (500, 403 or 200)."""
+def error_page(
+    *, error: str | None, origin: str, signin_url: str, theme: Theme, hint: Hint | None = None
+) -> tuple[int, str]:
+    """The error page for ``error`` and its status (500, 403 or 200); with ``hint`` (debug
+    only), the likely cause and fix under it."""
     status, heading, message = ERROR_PAGES.get(error or "", DEFAULT_ERROR_PAGE)
     if error in _LINK_TO_SIGN_IN:
         link = f'<a class="button" href="{escape(signin_url)}">Sign in</a>'
     else:
         link = f'<a class="button" href="{escape(origin)}">{escape(origin.partition("://")[2])}</a>'
-    body = f"<h1>{escape(heading)}</h1><p>{escape(message)}</p>{link}"
+    body = f"<h1>{escape(heading)}</h1><p>{escape(message)}</p>{debug_hint(hint)}{link}"
     return status, _shell("Error", body, theme)

@@ -36,4 +36,6 @@ hr{border:0;border-top:1px solid var(--color-border);margin:1.5rem 0}
 .error{background:#fef3f2;color:var(--color-error);border:1px solid #fecdca;
 border-radius:var(--border-radius);padding:.6rem .8rem;margin:0 0 1rem;text-align:center}
 a.button{display:block;text-align:center;margin-top:1rem;color:var(--brand-color)}
+.debug{border:1px dashed var(--color-border);border-radius:var(--border-radius);
+padding:.6rem .8rem;margin:0 0 1rem}.debug p{text-align:left;margin:0 0 .5rem}
 """

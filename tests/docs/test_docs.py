@@ -1,13 +1,13 @@
 """The docs stay true: the generated route table is current and every Python example runs.
 
-The examples' convention (for README.md, docs/*.md and docs/adapters/*.md):
+Every fenced block of README.md and docs/ is checked; the other kinds (``sh``, ``django``,
+``text``) in ``test_blocks.py``. The Python examples' convention:
 
 * Every fenced block whose info string starts with ``python`` is run, in the order of its
   file, in a temporary working directory, with no ``AUTH_*``, ``NEXTAUTH_*``, ``ENV`` or
   ``PYTHON_ENV`` variable but those the block asks for (see ``given=``), to the end: an
   exception fails the test.
-  Top-level ``await`` is allowed (the block then runs on an asyncio loop). Use ```` ```text ````
-  (or ```` ```sh ````) for anything that is not meant to run.
+  Top-level ``await`` is allowed (the block then runs on an asyncio loop).
 * Words after ``python`` in the info string (GitHub renders them as plain Python):
 
   - ``continued``: the block goes on from the previous Python block of the same file and
@@ -19,6 +19,8 @@ The examples' convention (for README.md, docs/*.md and docs/adapters/*.md):
     there when an example needs one; never give a name the example could define itself.
   - ``excerpt``: a piece of a file of the user's project (``settings.py``, ``urls.py``, a
     view) that cannot run outside it. It must still compile. Use it only for that.
+  - ``pytest``: a test module of the user's project: written to a fresh directory and run
+    by pytest in its own process, which must pass at least one test and fail none.
 
 * Output: a line ``print(...)  # text`` documents what it prints. A block's printed lines
   must be exactly its documented texts, in order (``...`` in a text matches anything). A
@@ -37,6 +39,8 @@ import inspect
 import os
 import re
 import secrets
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -76,6 +80,19 @@ async def _your_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": b"your app"})
 
 
+def _ec_private_key_pem() -> str:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    return pem.decode()
+
+
 GIVEN: dict[str, Callable[[], object]] = {
     "providers": lambda: [Credentials(authorize=_authorize)],
     "config": lambda: AuthConfig(
@@ -83,9 +100,11 @@ GIVEN: dict[str, Callable[[], object]] = {
     ),
     "request": lambda: Request(method="GET", url="http://localhost:8000/", headers={}),
     "your_app": lambda: _your_app,
+    "apple_private_key": lambda: _ec_private_key_pem(),
 }
 """Names an example may take as given (``given=``): password sign-in (password ``pw``) as a
-provider list and as a configuration, a browser's request without cookies, the user's ASGI app."""
+provider list and as a configuration, a browser's request without cookies, the user's ASGI app,
+the ``.p8`` key Apple gives a developer (an EC P-256 key in PEM)."""
 
 GIVEN_ENV = {
     "AUTH_SECRET": TEST_SECRET,
@@ -106,8 +125,9 @@ class Example:
         self.path, self.number, self.code, self.line = path, number, code, line
         self.continued = "continued" in words
         self.excerpt = "excerpt" in words
+        self.pytest = "pytest" in words
         self.given = [n for w in words if w.startswith("given=") for n in w[6:].split(",") if n]
-        unknown = {w for w in words if w not in ("continued", "excerpt")} - {
+        unknown = {w for w in words if w not in ("continued", "excerpt", "pytest")} - {
             w for w in words if w.startswith("given=")
         }
         assert not unknown, f"{self.key}: unknown words in the info string: {sorted(unknown)}"
@@ -147,7 +167,33 @@ def run(example: Example, namespace: Namespace) -> None:
         asyncio.run(result)
 
 
-@pytest.mark.parametrize("path", doc_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def run_pytest(example: Example, directory: Path) -> None:
+    """Run ``example`` as a test module of a project of its own, in another process."""
+    directory.mkdir()
+    (directory / "test_example.py").write_text("\n" * (example.line - 1) + example.code)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AUTH_", "NEXTAUTH_"))}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_example.py"],
+        cwd=directory, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, f"{example.key}:\n{done.stdout}{done.stderr}"
+    assert re.search(r"\b[1-9][0-9]* passed\b", done.stdout), done.stdout
+
+
+SERVING = {"docs/demo-provider.md", "docs/testing.md"}
+"""Docs whose examples start a server (the demo provider in a thread, or a pytest process):
+their runs are end-to-end tests."""
+
+
+def doc_params() -> list[Any]:
+    return [
+        pytest.param(path, marks=[pytest.mark.e2e] if key in SERVING else [], id=key)
+        for path in doc_files()
+        for key in [str(path.relative_to(ROOT))]
+    ]
+
+
+@pytest.mark.parametrize("path", doc_params())
 def test_every_python_example_runs_to_the_end(
     path: Path,
     tmp_path: Path,
@@ -162,6 +208,9 @@ def test_every_python_example_runs_to_the_end(
     for example in examples(path):
         if example.excerpt:
             compile(example.code, example.key, "exec")
+            continue
+        if example.pytest:
+            run_pytest(example, tmp_path / f"example_{example.number}")
             continue
         if not example.continued:  # afresh: a new namespace, no variable given before
             namespace = {"__name__": "__docs__"}
@@ -286,6 +335,16 @@ def webauthn_setup(ns: Namespace) -> None:
     asyncio.run(opened())
 
 
+def demo_provider_mounted(ns: Namespace) -> None:
+    async def steps(client: httpx.AsyncClient) -> None:
+        discovery = (await client.get("/demo-op/.well-known/openid-configuration")).json()
+        assert discovery["issuer"] == "http://localhost:8000/demo-op"
+        assert "demo-op" in (await client.get("/auth/providers")).json()
+        assert (await client.get("/elsewhere")).text == "your app"
+
+    on_asgi_app(ns["app"], steps)
+
+
 def engine_by_hand(ns: Namespace) -> None:
     assert "authjs.session-token" in ns["jar"]
 
@@ -296,6 +355,7 @@ OUTCOMES: dict[str, Callable[[Namespace], None]] = {
     "docs/bindings.md#1": bindings_auth_app,
     "docs/bindings.md#2": bindings_runtime,
     "docs/configuration.md#1": configuration_callbacks,
+    "docs/demo-provider.md#3": demo_provider_mounted,
     "docs/engine.md#1": engine_by_hand,
     "docs/webauthn.md#1": webauthn_setup,
 }
@@ -326,3 +386,12 @@ def test_the_readme_says_what_make_test_fetches() -> None:
     assert "fetches `@auth/core`" in readme
     assert "from the **npm registry** into `~/.cache/sansio-auth/npm`" in readme
     assert "with `apt-get`, the Debian packages" in readme
+
+
+def test_the_readme_opens_with_the_demo_the_tests_and_the_quick_loop() -> None:
+    readme = (ROOT / "README.md").read_text()
+    first = readme[readme.index("```") :].split("```")[1]
+    commands = [line.split("#")[0].strip() for line in first.splitlines()[1:]]
+    assert commands == ["make demo", "make test", "make test-quick"]
+    makefile = (ROOT / "Makefile").read_text()
+    assert all(f"\n{command.split()[1]}:" in makefile for command in commands)

@@ -366,7 +366,7 @@ def test_the_demo_extra_is_the_runtime_and_the_server_extra() -> None:
     ``[test]``, which includes both)."""
     extras = PROJECT["optional-dependencies"]
     assert extras["demo"] == ["sansio-auth[server]"]
-    assert "sansio-auth[postgres,redis,server,demo]" in extras["test"]
+    assert "sansio-auth[postgres,redis,server,demo,testing]" in extras["test"]
     server = {normalized(r.partition(">")[0]) for r in extras["server"]}
     assert server == {"uvicorn", "uvloop", "httptools", "hypercorn"}
     closure = requirement_closure([*PROJECT["dependencies"], *extras["demo"]])

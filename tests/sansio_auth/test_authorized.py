@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sansio_auth import AuthConfig
-from sansio_auth.authorized import Allow, Custom, RedirectTo, decide
+from sansio_auth.authorized import Allow, Custom, RedirectTo, decide, sign_in_redirect
 from sansio_auth.settings import Settings, resolve
 
 URL = "https://app.test/dashboard?tab=2"
@@ -44,3 +44,21 @@ def test_a_string_redirects_relative_to_the_request() -> None:
 def test_anything_else_is_the_response_to_send() -> None:
     response = object()
     assert decide(response, request_url=URL, settings=settings()) == Custom(response)
+
+
+def test_sign_in_redirect_keeps_a_relative_request_relative() -> None:
+    """Django and aiohttp pass the path and query: the redirect stays on the request's origin."""
+    assert sign_in_redirect(settings(), "/account/?tab=2") == (
+        "/auth/signin?callbackUrl=%2Faccount%2F%3Ftab%3D2"
+    )
+    assert sign_in_redirect(settings(base_path="/api/auth"), "/x") == (
+        "/api/auth/signin?callbackUrl=%2Fx"
+    )
+
+
+def test_sign_in_redirect_to_a_given_page_and_never_from_it() -> None:
+    assert sign_in_redirect(settings(), "/account/", page="/login/") == (
+        "/login/?callbackUrl=%2Faccount%2F"
+    )
+    assert sign_in_redirect(settings(), "/login/?x=1", page="/login/") is None
+    assert sign_in_redirect(settings(), "/auth/signin") is None

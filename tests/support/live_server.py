@@ -11,6 +11,7 @@ readable as :attr:`LiveServer.log` (and printed when start-up fails).
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -110,3 +111,14 @@ def csrf_token(client: Any, base: str = "/auth") -> str:
     it keeps the matching cookie)."""
     token: str = client.get(f"{base}/csrf").json()["csrfToken"]
     return token
+
+
+def submit_sign_in_form(client: Any, page: str, route: str, **fields: str) -> Any:
+    """Post the form of the engine's sign-in ``page`` whose action ends with ``route``
+    (``/callback/credentials``, ``/signin/op``) as a browser does: its CSRF token and
+    ``fields``, redirects followed. The last response."""
+    action = re.search(rf'action="([^"]*{re.escape(route)})"', page)
+    token = re.search(r'name="csrfToken" value="([^"]+)"', page)
+    assert action is not None, f"no form for {route} in {page}"
+    assert token is not None, page
+    return client.post(action[1], data={"csrfToken": token[1], **fields}, follow_redirects=True)

@@ -17,7 +17,7 @@ from typing import Any
 from django.http import HttpRequest
 
 from io_bindings.db.memory import MemoryAdapter
-from io_bindings.django import AdapterCAuth, protect_prefix, sequence
+from io_bindings.django import DjangoAuth, protect_prefix, sequence
 from io_bindings.email import ConsoleSender, SMTPSender
 from sansio_auth import AuthConfig
 from sansio_auth.providers import Credentials, Email
@@ -70,8 +70,8 @@ if os.environ.get("EXAMPLE_LAZY_CONFIG") == "1":
         """Lazy initialization: the config for this request (here, by a header)."""
         return CONFIGS[request.headers.get("x-example-staging") == "1"]
 
-    handle, sign_in, sign_out = AdapterCAuth(config_for)
+    handle, sign_in, sign_out = DjangoAuth(config_for)
 else:
-    handle, sign_in, sign_out = AdapterCAuth(make_config())
+    handle, sign_in, sign_out = DjangoAuth(make_config())
 
 hooks = sequence(handle, protect_prefix("/account/"))

@@ -26,13 +26,14 @@ def account(request: AuthHttpRequest) -> HttpResponse:
 
 @auth_required
 def profile(request: AuthHttpRequest) -> JsonResponse:
-    """A sync view protected per view (303 to ``/auth`` without ``session.user``)."""
+    """A sync view protected per view: without ``session.user``, 303 to the sign-in page
+    with ``callbackUrl=/profile`` (``settings.LOGIN_URL`` when the project sets one)."""
     return JsonResponse({"session": request.auth()})
 
 
-@auth_required(redirect_to="/auth/signin")
+@auth_required(redirect_to="/?signin=required")
 async def profile_async(request: AuthHttpRequest) -> JsonResponse:
-    """The same, async."""
+    """The same, async, with a target of its own (used as it is: no ``callbackUrl``)."""
     return JsonResponse({"session": await request.auth()})
 
 

@@ -1,4 +1,4 @@
-"""Adapter B's ``access_token`` and ``revoke_sessions`` on aiohttp's own server: a refreshed
+"""aiohttp's ``access_token`` and ``revoke_sessions`` on aiohttp's own server: a refreshed
 token with its re-issued session cookie on the response, ``None`` when signed out, and
 ``revoke_sessions`` ending a database session."""
 
@@ -8,7 +8,7 @@ import httpx
 import pytest
 from aiohttp import web
 
-from io_bindings.aiohttp import AdapterBAuth, access_token, send_session_cookies
+from io_bindings.aiohttp import AiohttpAuth, access_token, send_session_cookies
 from io_bindings.db.memory import MemoryAdapter
 from sansio_auth import AuthConfig
 from tests.io_bindings.aiohttp.running import running
@@ -26,7 +26,7 @@ from tests.io_bindings.op_tokens import (
 pytestmark = pytest.mark.e2e
 
 
-def make_app(b: AdapterBAuth, config: AuthConfig) -> web.Application:
+def make_app(b: AiohttpAuth, config: AuthConfig) -> web.Application:
     """``/token`` by the method, ``/protected/token`` behind ``protect`` (no
     ``send_session_cookies`` needed there), ``/module/token`` by the module-level helper."""
 
@@ -52,7 +52,7 @@ def make_app(b: AdapterBAuth, config: AuthConfig) -> web.Application:
 def test_access_token_is_refreshed_and_its_cookie_sent(strategy: str, path: str) -> None:
     op, clock = make_op()
     config = make_config(op, strategy)
-    b = AdapterBAuth(config, clock=clock, transport=OPTransport(op))
+    b = AiohttpAuth(config, clock=clock, transport=OPTransport(op))
     with running(make_app(b, config)) as url, httpx.Client(base_url=url, timeout=10) as http:
         check_access_token(http, op, clock, path, jwt=strategy == "jwt")
 
@@ -61,7 +61,7 @@ def test_protect_sends_the_refreshed_cookie() -> None:
     """Behind ``protect`` (no ``send_session_cookies`` hook) the cookie still goes out."""
     op, clock = make_op()
     config = make_config(op)
-    b = AdapterBAuth(config, clock=clock, transport=OPTransport(op))
+    b = AiohttpAuth(config, clock=clock, transport=OPTransport(op))
 
     async def token(request: web.Request) -> web.Response:
         return web.json_response({"token": await b.access_token(request, provider="op")})
@@ -82,6 +82,6 @@ def test_revoke_sessions_ends_a_database_session() -> None:
     op, clock = make_op()
     adapter = MemoryAdapter()
     config = make_config(op, "database", adapter=adapter)
-    b = AdapterBAuth(config, clock=clock, transport=OPTransport(op))
+    b = AiohttpAuth(config, clock=clock, transport=OPTransport(op))
     with running(make_app(b, config)) as url, httpx.Client(base_url=url, timeout=10) as http:
         check_revoke_sessions(http, op, adapter)

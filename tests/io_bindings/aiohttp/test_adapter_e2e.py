@@ -1,7 +1,7 @@
-"""Adapter B on aiohttp's own server, with a real HTTP client: ``GET``/``POST`` (and ``None``
-outside the prefix), ``routes()``, custom prefixes, ``get_session`` on no, valid, tampered and
-expired cookies, ``protect`` and ``require_session``, re-issued cookies reaching the
-response, the body cap and a bad ``Host``."""
+"""The aiohttp adapter on aiohttp's own server, with a real HTTP client: ``GET``/``POST``
+(and ``None`` outside the prefix), ``routes()``, custom prefixes, ``get_session`` on no,
+valid, tampered and expired cookies, ``protect`` and ``require_session``, re-issued
+cookies reaching the response, the body cap and a bad ``Host``."""
 
 from __future__ import annotations
 
@@ -13,12 +13,13 @@ from urllib.parse import urlencode
 import httpx
 import pytest
 from aiohttp import web
+from live_server import submit_sign_in_form
 
 import io_bindings.aiohttp as adapter
 from io_bindings.aiohttp import (
     DEFAULT_MAX_BODY_SIZE,
-    AdapterBAuth,
-    AdapterBAuthConfig,
+    AiohttpAuth,
+    AiohttpAuthConfig,
     get_session,
     require_session,
     send_session_cookies,
@@ -69,10 +70,13 @@ def make_config(**options: Any) -> AuthConfig:
     )
 
 
-def make_app(auth: AdapterBAuth, config: AuthConfig) -> web.Application:
+def make_app(auth: AiohttpAuth, config: AuthConfig) -> web.Application:
     """Auth routes through ``GET``/``POST`` called from a catch-all handler."""
     app = web.Application(
-        middlewares=[auth.protect(["/protected", "/account/", "/api/auth/signin"], "/home")]
+        middlewares=[
+            auth.protect(["/protected", "/account/", "/api/auth/signin"], "/home"),
+            auth.protect(["/members/"]),  # to the sign-in page
+        ]
     )
 
     async def catch_all(request: web.Request) -> web.StreamResponse:
@@ -96,6 +100,7 @@ def make_app(auth: AdapterBAuth, config: AuthConfig) -> web.Application:
     app.router.add_get("/protected", show)
     app.router.add_get("/account/raise", elsewhere)
     app.router.add_get("/account/{tail:.*}", show)
+    app.router.add_get("/members/{tail:.*}", show)
     app.router.add_get("/whoami", whoami)
     app.router.add_get("/dashboard", dashboard)
     app.router.add_route("*", "/{tail:.*}", catch_all)
@@ -111,7 +116,7 @@ def clock() -> Clock:
 @pytest.fixture(scope="module")
 def site(clock: Clock) -> Iterator[str]:
     config = make_config()
-    with running(make_app(AdapterBAuth(config, clock=clock), config)) as url:
+    with running(make_app(AiohttpAuth(config, clock=clock), config)) as url:
         yield url
 
 
@@ -134,6 +139,13 @@ def session_of(http: httpx.Client) -> Any:
     response = http.get("/whoami")
     assert response.status_code == 200, response.text
     return response.json()["session"]
+
+
+def assert_to_sign_in(response: httpx.Response, callback_url: str) -> None:
+    """``response`` redirects to the engine's sign-in page with ``callbackUrl``."""
+    location = httpx.URL(response.headers["location"])
+    assert location.path == "/api/auth/signin"
+    assert location.params["callbackUrl"] == callback_url
 
 
 def set_cookies(response: httpx.Response) -> list[str]:
@@ -230,7 +242,7 @@ def test_protect_wants_a_user_in_the_session(http: httpx.Client) -> None:
     sign_in(http, "nouser")
     assert session_of(http) is not None
     assert http.get("/protected").headers["location"] == "/home"
-    assert http.get("/dashboard").headers["location"] == "/"
+    assert_to_sign_in(http.get("/dashboard"), "/dashboard")
 
 
 def test_paths_outside_the_list_and_auth_routes_are_not_protected(http: httpx.Client) -> None:
@@ -240,11 +252,27 @@ def test_paths_outside_the_list_and_auth_routes_are_not_protected(http: httpx.Cl
 
 
 def test_require_session(http: httpx.Client) -> None:
-    response = http.get("/dashboard")
+    response = http.get("/dashboard?tab=2")
     assert response.status_code == 302
-    assert response.headers["location"] == "/"
+    assert_to_sign_in(response, "/dashboard?tab=2")
     sign_in(http)
     assert http.get("/dashboard").json()["session"]["user"]["name"] == "ann"
+
+
+def test_signed_out_browsers_land_on_the_sign_in_page_and_come_back(http: httpx.Client) -> None:
+    """Followed as a browser does: ``protect`` and ``require_session`` without a target end on
+    the engine's sign-in page (200); signing in with its form goes back where it started."""
+    for path in ("/members/x?tab=2", "/dashboard"):
+        page = http.get(path, follow_redirects=True)
+        assert page.status_code == 200, (path, page.text)
+        assert [r.status_code for r in page.history] == [302]
+        assert page.url.path == "/api/auth/signin"
+        assert page.url.params["callbackUrl"] == path
+    back = submit_sign_in_form(
+        http, page.text, "/callback/credentials", username="ann", password="pw"
+    )
+    assert back.url.path == "/dashboard"
+    assert back.json()["session"]["user"]["name"] == "ann"
 
 
 def test_bodies_over_the_cap_get_413(http: httpx.Client) -> None:
@@ -277,7 +305,7 @@ def test_get_session_builds_the_engine_once_per_config(monkeypatch: pytest.Monke
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(adapter, "Auth", CountingAuth)
-    config = make_config()  # no AdapterBAuth: get_session makes the runtime
+    config = make_config()  # no AiohttpAuth: get_session makes the runtime
 
     async def twice(request: web.Request) -> web.Response:
         first, second = await get_session(request, config), await get_session(request, config)
@@ -296,9 +324,9 @@ def test_get_session_builds_the_engine_once_per_config(monkeypatch: pytest.Monke
 @pytest.mark.parametrize(
     ("make", "prefix"),
     [
-        (lambda: AdapterBAuth(make_config(), prefix="/custom/"), "/custom"),
-        (lambda: AdapterBAuth(AdapterBAuthConfig(**vars_of(make_config()), prefix="/b")), "/b"),
-        (lambda: AdapterBAuth(make_config(base_path="/via-base")), "/via-base"),
+        (lambda: AiohttpAuth(make_config(), prefix="/custom/"), "/custom"),
+        (lambda: AiohttpAuth(AiohttpAuthConfig(**vars_of(make_config()), prefix="/b")), "/b"),
+        (lambda: AiohttpAuth(make_config(base_path="/via-base")), "/via-base"),
     ],
 )
 def test_a_custom_prefix_is_the_engine_base_path(make: Any, prefix: str) -> None:
@@ -317,9 +345,9 @@ def test_a_custom_prefix_is_the_engine_base_path(make: Any, prefix: str) -> None
 
 def test_conflicting_prefixes_are_refused() -> None:
     with pytest.raises(ValueError, match="conflicting"):
-        AdapterBAuth(make_config(base_path="/a"), prefix="/b")
+        AiohttpAuth(make_config(base_path="/a"), prefix="/b")
     with pytest.raises(ValueError, match="conflicting"):
-        AdapterBAuth(AdapterBAuthConfig(prefix="/a", base_path="/b", secret=SECRET))
+        AiohttpAuth(AiohttpAuthConfig(prefix="/a", base_path="/b", secret=SECRET))
 
 
 def vars_of(config: AuthConfig) -> dict[str, Any]:
@@ -328,8 +356,13 @@ def vars_of(config: AuthConfig) -> dict[str, Any]:
 
 def test_an_adapters_runtime_outlives_the_get_session_cache() -> None:
     config = make_config()
-    auth = AdapterBAuth(config, prefix="/pinned")
+    auth = AiohttpAuth(config, prefix="/pinned")
     for _ in range(DEFAULT_SIZE + 1):
         adapter._runtimes.get(make_config())
     assert adapter._runtimes.get(config) is auth.auth
     assert auth.auth.settings.base_path == "/pinned"
+
+
+def test_the_former_names_are_aliases() -> None:
+    assert adapter.AdapterBAuth is adapter.AiohttpAuth
+    assert adapter.AdapterBAuthConfig is adapter.AiohttpAuthConfig

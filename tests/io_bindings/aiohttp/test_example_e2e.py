@@ -84,7 +84,8 @@ def test_credentials_sign_in_and_the_pages(http: httpx.Client, site: LiveServer)
     for path in ("/protected", "/account/", "/account/settings", "/dashboard"):
         response = http.get(path)
         assert response.status_code == 302, path
-        assert response.headers["location"] == "/"
+        location = httpx.URL(response.headers["location"])  # the sign-in page, and back
+        assert (location.path, location.params["callbackUrl"]) == ("/api/auth/signin", path)
     response = sign_in_with_password(http)
     assert response.status_code == 302
     assert response.headers["location"] == site.url

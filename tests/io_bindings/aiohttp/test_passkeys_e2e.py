@@ -1,4 +1,4 @@
-"""Passkeys through ``AdapterBAuth``'s routes on aiohttp's own server."""
+"""Passkeys through ``AiohttpAuth``'s routes on aiohttp's own server."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import httpx
 import pytest
 from aiohttp import web
 
-from io_bindings.aiohttp import AdapterBAuth
+from io_bindings.aiohttp import AiohttpAuth
 from tests.io_bindings.aiohttp.running import running
 from tests.io_bindings.passkeys import check_passkey_round_trip, passkey_config
 
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.e2e
 
 
 def test_passkey_round_trip_through_adapter_b() -> None:
-    b = AdapterBAuth(passkey_config(), env={})
+    b = AiohttpAuth(passkey_config(), env={})
     app = web.Application()
     app.add_routes(b.routes())
     with running(app) as url, httpx.Client(base_url=url, timeout=10) as http:

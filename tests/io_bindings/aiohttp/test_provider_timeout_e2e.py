@@ -10,7 +10,7 @@ import httpx
 import pytest
 from aiohttp import web
 
-from io_bindings.aiohttp import AdapterBAuth
+from io_bindings.aiohttp import AiohttpAuth
 from io_bindings.http import AsyncioBackend, HTTPClient, Timeouts
 from sansio_auth import AuthConfig
 from tests.io_bindings.aiohttp.running import running
@@ -39,7 +39,7 @@ def site(provider: ScriptedServer) -> Iterator[str]:
                         providers=[oidc])  # fmt: skip
     transport = HTTPClient(AsyncioBackend(), timeouts=SHORT, proxy_env={})
     app = web.Application()
-    app.add_routes(AdapterBAuth(config, transport=transport).routes())
+    app.add_routes(AiohttpAuth(config, transport=transport).routes())
     with running(app) as url:
         yield url
 

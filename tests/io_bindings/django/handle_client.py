@@ -1,10 +1,10 @@
-"""A test client of Django's own WSGI or ASGI handler with one adapter C ``handle`` as the
+"""A test client of Django's own WSGI or ASGI handler with one Django ``handle`` as the
 only middleware (:func:`handle_client`)."""
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -56,12 +56,17 @@ def asgi_app(django_app: ASGIHandler) -> ASGIApp:
 
 
 @contextmanager
-def handle_client(handle: Handle, mode: str, urlconf: str) -> Iterator[httpx.Client]:
+def handle_client(
+    handle: Handle, mode: str, urlconf: str, *, after: Sequence[str] = (), **settings: Any
+) -> Iterator[httpx.Client]:
     """A client of Django's ``mode`` handler (``wsgi``/``asgi``) serving the URLs of module
-    ``urlconf`` behind ``handle``."""
+    ``urlconf`` behind ``handle``, then the middleware at the dotted paths ``after``, with
+    more Django ``settings`` overridden."""
     hook.handle = handle
-    middleware = [f"{__name__}.hook"]
-    with override_settings(ROOT_URLCONF=urlconf, MIDDLEWARE=middleware, ALLOWED_HOSTS=["*"]):
+    middleware = [f"{__name__}.hook", *after]
+    with override_settings(
+        ROOT_URLCONF=urlconf, MIDDLEWARE=middleware, ALLOWED_HOSTS=["*"], **settings
+    ):
         if mode == "wsgi":
             transport = httpx.WSGITransport(app=WSGIHandler())
             with httpx.Client(transport=transport, base_url="http://testserver") as http:

@@ -26,7 +26,7 @@ from django.urls import path
 
 from io_bindings.anyio import Auth
 from io_bindings.db.memory import MemoryAdapter
-from io_bindings.django import AdapterCAuth
+from io_bindings.django import DjangoAuth
 from sansio_auth import AuthConfig
 from sansio_auth.testing import Clock, MemoryOP
 from tests.io_bindings.django.handle_client import handle_client, hook
@@ -75,7 +75,7 @@ def serving(
 ) -> Iterator[httpx.Client]:
     """A client of Django's ``mode`` handler (``wsgi``/``asgi``) with ``views`` at ``/token``
     and ``/revoke``, behind the auth handle (its runtime on the OP's transport and ``clock``)."""
-    handle = AdapterCAuth(config).handle
+    handle = DjangoAuth(config).handle
     handle.runtimes.fixed = Auth(config, clock=clock, transport=OPTransport(op), env={})
     token, revoke = VIEWS[views]
     urlpatterns[:] = [path("token", token), path("revoke", revoke)]
@@ -118,6 +118,6 @@ def test_handle_revoke_sessions_outside_a_request() -> None:
 
 def test_handle_revoke_sessions_needs_a_fixed_config() -> None:
     op, _ = make_op()
-    handle = AdapterCAuth(lambda request: make_config(op)).handle
+    handle = DjangoAuth(lambda request: make_config(op)).handle
     with pytest.raises(ImproperlyConfigured, match="a config function"):
         asyncio.run(handle.revoke_sessions(user_id="u"))

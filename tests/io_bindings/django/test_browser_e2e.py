@@ -30,7 +30,7 @@ def greeting(browser: webdriver.Chrome) -> str:
 
 def test_sign_in_and_out_with_the_tag_forms(browser: webdriver.Chrome, example: LiveServer) -> None:
     browser.get(example.url + "/account/")  # protect_prefix: 303 to the sign-in page
-    assert browser.current_url == example.url + "/auth/signin"
+    assert browser.current_url == example.url + "/auth/signin?callbackUrl=%2Faccount%2F"
     browser.get(example.url + "/")
     assert greeting(browser) == "Not signed in"
     browser.find_element(By.ID, "username").send_keys("demo")

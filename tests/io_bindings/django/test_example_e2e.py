@@ -5,12 +5,14 @@ credentials, e-mail and OpenID Connect sign-ins."""
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import httpx
 import pytest
 from live_server import LiveServer
 from mail_server import MailServer, sign_in_link
 
-from tests.io_bindings.django.forms import form_for, sign_in_with_password
+from tests.io_bindings.django.forms import form_for, forms, sign_in_with_password
 from tests.oidc_op.provider import OpenIDProvider
 
 pytestmark = pytest.mark.e2e
@@ -110,19 +112,34 @@ def test_protect_prefix_redirects_pages_and_posts(http: httpx.Client) -> None:
         for path in ("/account/", "/account/api"):
             response = http.request(method, path)
             assert response.status_code == 303, (method, path)
-            assert response.headers["location"] == "/auth/signin"
+            assert response.headers["location"] == f"/auth/signin?callbackUrl={quote(path, '')}"
     sign_in_with_password(http)
     assert http.get("/account/").status_code == 200
     assert whoami(http, "/account/api") is not None
 
 
 def test_auth_required_on_sync_and_async_views(http: httpx.Client) -> None:
-    assert http.get("/profile").headers["location"] == "/auth"
+    assert http.get("/profile").headers["location"] == "/auth/signin?callbackUrl=%2Fprofile"
     assert http.get("/profile").status_code == 303
-    assert http.get("/profile-async").headers["location"] == "/auth/signin"
+    assert http.get("/profile-async").headers["location"] == "/?signin=required"  # its own
     sign_in_with_password(http)
     assert http.get("/profile").json()["session"]["user"]["name"] == "Demo User"
     assert http.get("/profile-async").json()["session"]["user"]["name"] == "Demo User"
+
+
+def test_signed_out_browsers_land_on_the_sign_in_page_and_come_back(http: httpx.Client) -> None:
+    """Followed as a browser does: each protection ends on the engine's sign-in page (200),
+    and signing in with its form goes back to the protected page."""
+    for path in ("/account/api?x=1", "/account/", "/profile"):
+        page = http.get(path, follow_redirects=True)
+        assert page.status_code == 200, (path, page.text)
+        assert page.url.path == "/auth/signin"
+        assert page.url.params["callbackUrl"] == path
+    [form] = [f for f in forms(page.text) if f.action.endswith("/auth/callback/credentials")]
+    fields = {**form.fields, "username": "demo", "password": "demo"}
+    back = http.post(form.action, data=fields, follow_redirects=True)
+    assert back.url.path == "/profile"
+    assert back.json()["session"]["user"]["name"] == "Demo User"
 
 
 def test_views_reissue_the_session_cookie(http: httpx.Client) -> None:

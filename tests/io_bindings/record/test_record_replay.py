@@ -146,6 +146,24 @@ def test_a_changed_provider_diverges_at_its_first_action(tmp_path: Path) -> None
     assert "another-client" in str(divergence)
 
 
+def test_a_divergence_shows_what_changed_before_the_full_values(tmp_path: Path) -> None:
+    """A changed authorization parameter: the diff names the query parameter, then the two
+    whole URLs follow."""
+    path = tmp_path / "oidc.jsonl"
+    record_oidc(path, FakeOP())
+    changed = FakeOP()
+    recorded = changed.provider()
+    changed.provider = lambda: {**recorded, "authorization_params": {"prompt": "login"}}  # type: ignore[method-assign]
+    divergence = replay(path, config(changed))
+    assert divergence is not None
+    lines = str(divergence).splitlines()
+    assert lines[0] == f"exchange {divergence.exchange}: the response Location differs"
+    assert lines[1:3] == ["  changed:", '    ?prompt: added ("login")']
+    assert lines[3].startswith('  recorded: "http')
+    assert lines[4].startswith('  replayed: "http')
+    assert "prompt=login" in lines[4]
+
+
 def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "credentials.jsonl"
     record_credentials(path)

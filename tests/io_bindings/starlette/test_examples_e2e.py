@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from live_server import LiveServer, free_port
+from live_server import LiveServer, free_port, submit_sign_in_form
 from mail_server import MailServer, mail_server, sign_in_link
 
 from tests.io_bindings.starlette.e2e import browser_client, serve_example, sign_in_with_password
@@ -87,6 +87,23 @@ def test_the_middleware_outcomes(http: httpx.Client, site: LiveServer) -> None:
     sign_in_with_password(http)
     assert http.get("/dashboard").status_code == 200
     assert http.get("/admin/stats").json() == {"user": "demo@example.com"}
+
+
+def test_signed_out_browsers_land_on_the_sign_in_page_and_come_back(
+    http: httpx.Client, site: LiveServer
+) -> None:
+    """Followed as a browser does: the middleware's refusal ends on the engine's sign-in page
+    (200); signing in with its form goes back to the page asked for."""
+    page = http.get("/dashboard?tab=2", follow_redirects=True)
+    assert page.status_code == 200, page.text
+    assert [r.status_code for r in page.history] == [302]
+    assert page.url.path == "/api/auth/signin"
+    assert page.url.params["callbackUrl"] == f"{site.url}/dashboard?tab=2"
+    back = submit_sign_in_form(
+        http, page.text, "/callback/credentials", username="demo", password="demo"
+    )
+    assert (back.url.path, back.url.params["tab"]) == ("/dashboard", "2")
+    assert "demo@example.com" in back.text
 
 
 def test_credentials_sign_in_with_sign_in(http: httpx.Client, site: LiveServer) -> None:

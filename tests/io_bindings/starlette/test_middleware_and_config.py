@@ -1,5 +1,5 @@
 """The middleware (``authorized``'s outcomes, lazy session read, cookie refresh) and the
-config: lazy per request, one engine per config object, adapter A's environment defaults."""
+config: lazy per request, one engine per config object, the Starlette defaults."""
 
 from __future__ import annotations
 
