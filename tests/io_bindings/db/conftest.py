@@ -25,6 +25,9 @@ ADAPTER_KINDS = [
     pytest.param("sqlite"),
     pytest.param("postgres", marks=pytest.mark.e2e),
     pytest.param("redis", marks=pytest.mark.e2e),
+    pytest.param("sqlalchemy-sqlite"),
+    pytest.param("sqlalchemy-postgres", marks=pytest.mark.e2e),
+    pytest.param("sqlalchemy-mariadb", marks=pytest.mark.e2e),
 ]
 
 
@@ -51,6 +54,8 @@ def make_adapter(
         from io_bindings.db.sqlite import SQLiteAdapter
 
         return lambda: SQLiteAdapter(tmp_path / "auth.db")
+    if adapter_kind.startswith("sqlalchemy-"):
+        return sqlalchemy_adapters(adapter_kind.removeprefix("sqlalchemy-"), request, tmp_path)
     if adapter_kind == "postgres":
         from io_bindings.db.postgres import PostgresAdapter
 
@@ -60,6 +65,32 @@ def make_adapter(
 
     url, prefix = request.getfixturevalue("redis_url"), f"test:{uuid.uuid4().hex}:"
     return lambda: RedisAdapter(url, key_prefix=prefix)
+
+
+def postgres_url(dsn: str) -> str:
+    """The SQLAlchemy URL (psycopg 3) of a ``host=… port=… user=… dbname=…`` DSN."""
+    part = dict(item.split("=", 1) for item in dsn.split())
+    return f"postgresql+psycopg://{part['user']}@{part['host']}:{part['port']}/{part['dbname']}"
+
+
+def sqlalchemy_url(database: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A SQLAlchemy URL of an empty database of ``database`` ("sqlite", "postgres", "mariadb")."""
+    if database == "sqlite":
+        return f"sqlite:///{tmp_path / 'auth.db'}"
+    if database == "postgres":
+        return postgres_url(request.getfixturevalue("postgres_dsn"))
+    url: str = request.getfixturevalue("mariadb_url")
+    return url
+
+
+def sqlalchemy_adapters(
+    database: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> Callable[[], StoreAdapter]:
+    """Makes SQLAlchemy adapters on one new database (tables made by the first to open)."""
+    from io_bindings.db.sqlalchemy import SQLAlchemyAdapter
+
+    url = sqlalchemy_url(database, request, tmp_path)
+    return lambda: SQLAlchemyAdapter(url, create_tables=True)
 
 
 @pytest.fixture
