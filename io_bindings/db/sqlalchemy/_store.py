@@ -48,14 +48,16 @@ def _columns(model: Any) -> dict[str, Column[Any]]:
 
 
 def _code(err: exc.DBAPIError) -> Any:
-    """The database's error code of ``err``: SQLSTATE, a MySQL number or SQLite's code."""
+    """The database's error code of ``err``: a MySQL number, SQLSTATE or SQLite's code."""
     orig = err.orig
+    args = getattr(orig, "args", ())
+    if args and isinstance(args[0], int):  # MySQL's own number (its SQLSTATEs are generic)
+        return args[0]
     for name in ("sqlstate", "sqlite_errorcode"):
         code = getattr(orig, name, None)
         if code is not None:
             return code
-    args = getattr(orig, "args", ())
-    return args[0] if args and isinstance(args[0], int) else None
+    return None
 
 
 def _conflict_or_missing(err: exc.IntegrityError) -> Exception:
