@@ -60,7 +60,9 @@ class CoreCases(AdapterCases):
             await call(adapter, "create_user", new.user(email_verified=datetime(2099, 1, 1)))
         with pytest.raises(ValueError):  # noqa: PT011
             await call(
-                adapter, "create_session", new.session(user["id"]) | {"expires": datetime(2099, 1, 1)}
+                adapter,
+                "create_session",
+                new.session(user["id"]) | {"expires": datetime(2099, 1, 1)},
             )
 
     async def test_emails_are_unique_but_many_users_may_have_none(
@@ -129,7 +131,12 @@ class CoreCases(AdapterCases):
     async def test_token_fields_not_given_are_none(self, adapter: Any, new: Records) -> None:
         self.need(adapter, "get_account")
         user = await self.user(adapter, new)
-        account = {"user_id": user["id"], "type": "oidc", "provider": "p", "provider_account_id": "1"}
+        account = {
+            "user_id": user["id"],
+            "type": "oidc",
+            "provider": "p",
+            "provider_account_id": "1",
+        }
         linked = await call(adapter, "link_account", account)
         expected = {**account, "scope": None, "expires_at": None, "session_state": None}
         expected |= dict.fromkeys(["access_token", "token_type", "id_token", "refresh_token"])
@@ -265,7 +272,11 @@ class CoreCases(AdapterCases):
             token = new.token()
             await call(adapter, "create_verification_token", token)
             key = (token["identifier"], token["token"])
-            results = await race(4, lambda _, k=key: call(adapter, "use_verification_token", *k))
+
+            async def use(_: int, key: tuple[str, str] = key) -> Any:
+                return await call(adapter, "use_verification_token", *key)
+
+            results = await race(4, use)
             assert [r for r in results if r is not None] == [token]
 
     # what racing sign-ups rely on

@@ -157,11 +157,15 @@ class MoreCases(AdapterCases):
 
         async def refresh(i: int) -> Any:
             tokens = {"access_token": f"at-{i}", "refresh_token": f"rt-{i}"}
-            return await call(adapter, "update_account_tokens", *key, account["refresh_token"], tokens)
+            return await call(
+                adapter, "update_account_tokens", *key, account["refresh_token"], tokens
+            )
 
         won = [r for r in await race(10, refresh) if r is not None]
         assert len(won) == 1, won
-        assert (await call(adapter, "get_account", *key))["refresh_token"] == won[0]["refresh_token"]
+        assert (await call(adapter, "get_account", *key))["refresh_token"] == won[0][
+            "refresh_token"
+        ]
 
     # revocable sessions
 
@@ -198,6 +202,8 @@ class MoreCases(AdapterCases):
     async def test_racing_first_marks_of_one_key_keep_the_latest(self, adapter: Any) -> None:
         self.need(adapter, "set_sessions_not_before", "get_sessions_not_before")
         marks = [NOW + timedelta(seconds=i) for i in range(6)]
-        results = await race(6, lambda i: call(adapter, "set_sessions_not_before", "user:r", marks[i]))
+        results = await race(
+            6, lambda i: call(adapter, "set_sessions_not_before", "user:r", marks[i])
+        )
         assert results == [None] * 6
         assert close_to(await call(adapter, "get_sessions_not_before", ["user:r"]), marks[-1])

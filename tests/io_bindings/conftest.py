@@ -1,5 +1,6 @@
 """Real servers for the e2e tests: uvicorn (asyncio) and hypercorn (trio) on 127.0.0.1, and
-PostgreSQL, MariaDB and Redis (started once per test session, for the adapter and database tests)."""
+PostgreSQL, MariaDB and Redis (started once per test session, for the adapter and database
+tests)."""
 
 from __future__ import annotations
 

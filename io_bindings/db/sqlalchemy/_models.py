@@ -179,9 +179,7 @@ def _revocation_columns(table: str) -> dict[str, Any]:
     }
 
 
-def _make_models(
-    base: type[DeclarativeBase], users: Column[Any], names: Mapping[str, str]
-) -> Any:
+def _make_models(base: type[DeclarativeBase], users: Column[Any], names: Mapping[str, str]) -> Any:
     """The models but the user's, made on ``base`` (their ``userId`` refers to ``users``)."""
 
     def model(name: str, columns: dict[str, Any]) -> Any:
@@ -197,7 +195,7 @@ def _make_models(
 
 
 Account, Session, VerificationToken, Authenticator, SessionRevocation = _make_models(
-    AuthBase, User.__table__.c.id, TABLES
+    AuthBase, User.__mapper__.columns["id"], TABLES
 )
 
 
@@ -267,7 +265,7 @@ class AuthModels:
         """The adapter's tables (for ``metadata.create_all(engine, tables=...)`` when your
         metadata holds other tables you create otherwise)."""
         models = (self.User, self.Account, self.Session, self.VerificationToken)
-        models += (self.Authenticator, self.SessionRevocation)
+        models += (self.Authenticator, self.SessionRevocation)  # type: ignore[assignment]
         return [model.__table__ for model in models]
 
     def new_user_id(self, proposed: str) -> Any:
@@ -298,4 +296,3 @@ def _python_type(column: Column[Any]) -> type:
         return column.type.python_type
     except NotImplementedError:
         return str
-

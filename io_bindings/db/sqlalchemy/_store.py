@@ -44,7 +44,7 @@ _ATTEMPTS = 5
 
 def _columns(model: Any) -> dict[str, Column[Any]]:
     """A model's columns by attribute name."""
-    return {key: column for key, column in model.__mapper__.columns.items()}
+    return dict(model.__mapper__.columns.items())
 
 
 def _code(err: exc.DBAPIError) -> Any:
@@ -99,7 +99,9 @@ class SQLAlchemyStore:
             _sqlite_transactions(engine)
         fields = models.user_fields
         user_columns = models.user_columns
-        self.user = {key: user_columns[fields[key]] for key in USER_FIELDS if fields[key] in user_columns}
+        self.user = {
+            key: user_columns[fields[key]] for key in USER_FIELDS if fields[key] in user_columns
+        }
         self.user |= {k: c for k, c in user_columns.items() if k not in fields.values()}
         self.account = _columns(models.Account)
         self.session = _columns(models.Session)
@@ -217,7 +219,7 @@ class SQLAlchemyStore:
         if new_id is not None:
             values[self.user["id"].key] = new_id
         result = conn.execute(insert(self.users).values(values))
-        key = result.inserted_primary_key[0] if new_id is None else new_id
+        key = new_id if new_id is not None else result.inserted_primary_key[0]  # type: ignore[index]
         created = self._user(conn.execute(self._users.where(self.user["id"] == key)).first())
         assert created is not None
         return created
@@ -296,7 +298,9 @@ class SQLAlchemyStore:
                 self.account["provider"] == provider,
                 self.account["provider_account_id"] == provider_account_id,
             )
-            found = self._account(conn.execute(self._select(self.account, ACCOUNT_KEYS).where(*where)).first())
+            found = self._account(
+                conn.execute(self._select(self.account, ACCOUNT_KEYS).where(*where)).first()
+            )
             if found is not None:
                 conn.execute(delete(self.models.Account.__table__).where(*where))
             return found
@@ -373,8 +377,10 @@ class SQLAlchemyStore:
 
     def session_and_user_records(self, row: Row[Any]) -> tuple[Record, Record]:
         """A row of the session check as the session and its user."""
-        session, user = self._session(row[:3]), self._user(row, 3)  # type: ignore[arg-type]
-        assert session is not None and user is not None
+        token, user_id, expires = row[0], row[1], row[2]
+        session = {"session_token": token, "user_id": str(user_id), "expires": as_utc(expires)}
+        user = self._user(row, 3)
+        assert user is not None
         return session, user
 
     def update_session(self, update_: Record) -> Record | None:
@@ -388,7 +394,9 @@ class SQLAlchemyStore:
         def work(conn: Connection) -> Record | None:
             if values:
                 conn.execute(update(self.models.Session.__table__).where(where).values(values))
-            return self._session(conn.execute(self._select(self.session, SESSION_FIELDS).where(where)).first())
+            return self._session(
+                conn.execute(self._select(self.session, SESSION_FIELDS).where(where)).first()
+            )
 
         return self._retried(work)  # type: ignore[no-any-return]
 
@@ -396,7 +404,9 @@ class SQLAlchemyStore:
         where = self.session["session_token"] == session_token
 
         def work(conn: Connection) -> Record | None:
-            found = self._session(conn.execute(self._select(self.session, SESSION_FIELDS).where(where)).first())
+            found = self._session(
+                conn.execute(self._select(self.session, SESSION_FIELDS).where(where)).first()
+            )
             if found is None:
                 return None
             deleted = conn.execute(delete(self.models.Session.__table__).where(where)).rowcount
@@ -431,7 +441,9 @@ class SQLAlchemyStore:
         where = (self.token["identifier"] == identifier, self.token["token"] == token)
 
         def work(conn: Connection) -> Record | None:
-            found = self._record(conn.execute(self._select(self.token, keys).where(*where)).first(), keys)
+            found = self._record(
+                conn.execute(self._select(self.token, keys).where(*where)).first(), keys
+            )
             if found is None:
                 return None
             # Of two racing uses both may read the row; only one deletes it.
@@ -476,9 +488,13 @@ class SQLAlchemyStore:
         table = self.models.Authenticator.__table__
 
         def work(conn: Connection) -> Record:
-            conn.execute(update(table).where(where).values({self.authenticator["counter"].key: counter}))
+            conn.execute(
+                update(table).where(where).values({self.authenticator["counter"].key: counter})
+            )
             found = self._authenticator(
-                conn.execute(self._select(self.authenticator, AUTHENTICATOR_FIELDS).where(where)).first()
+                conn.execute(
+                    self._select(self.authenticator, AUTHENTICATOR_FIELDS).where(where)
+                ).first()
             )
             if found is None:
                 raise LookupError(f"no authenticator with credential id {credential_id!r}")
@@ -508,7 +524,9 @@ class SQLAlchemyStore:
                     raise
 
     def get_sessions_not_before(self, keys: list[str]) -> datetime | None:
-        query = select(func.max(self.revocation["not_before"])).where(self.revocation["key"].in_(keys))
+        query = select(func.max(self.revocation["not_before"])).where(
+            self.revocation["key"].in_(keys)
+        )
         with self._read() as conn:
             latest = conn.execute(query).scalar()
         return None if latest is None else as_utc(latest)
