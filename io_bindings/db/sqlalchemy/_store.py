@@ -10,7 +10,7 @@ retried.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -18,7 +18,6 @@ from sqlalchemy import (
     Column,
     Connection,
     Engine,
-    Row,
     Table,
     bindparam,
     delete,
@@ -160,7 +159,7 @@ class SQLAlchemyStore:
 
     # records
 
-    def _user(self, row: Row[Any] | None, offset: int = 0) -> Record | None:
+    def _user(self, row: Sequence[Any] | None, offset: int = 0) -> Record | None:
         if row is None:
             return None
         record = {key: row[offset + i] for i, (key, _) in enumerate(self._user_columns)}
@@ -170,7 +169,7 @@ class SQLAlchemyStore:
                 record[key] = as_utc(value)
         return record
 
-    def _record(self, row: Row[Any] | None, keys: tuple[str, ...]) -> Record | None:
+    def _record(self, row: Sequence[Any] | None, keys: tuple[str, ...]) -> Record | None:
         if row is None:
             return None
         record = dict(zip(keys, row, strict=True))
@@ -181,13 +180,13 @@ class SQLAlchemyStore:
                 record[key] = as_utc(value)
         return record
 
-    def _account(self, row: Row[Any] | None) -> Record | None:
+    def _account(self, row: Sequence[Any] | None) -> Record | None:
         return self._record(row, ACCOUNT_KEYS)
 
-    def _session(self, row: Row[Any] | None) -> Record | None:
+    def _session(self, row: Sequence[Any] | None) -> Record | None:
         return self._record(row, SESSION_FIELDS)
 
-    def _authenticator(self, row: Row[Any] | None) -> Record | None:
+    def _authenticator(self, row: Sequence[Any] | None) -> Record | None:
         record = self._record(row, AUTHENTICATOR_FIELDS)
         if record is not None:
             record["credential_backed_up"] = bool(record["credential_backed_up"])
@@ -375,7 +374,7 @@ class SQLAlchemyStore:
             row = conn.execute(self._session_and_user, {"token": session_token}).first()
         return None if row is None else self.session_and_user_records(row)
 
-    def session_and_user_records(self, row: Row[Any]) -> tuple[Record, Record]:
+    def session_and_user_records(self, row: Sequence[Any]) -> tuple[Record, Record]:
         """A row of the session check as the session and its user."""
         token, user_id, expires = row[0], row[1], row[2]
         session = {"session_token": token, "user_id": str(user_id), "expires": as_utc(expires)}
