@@ -110,7 +110,7 @@ class SQLAlchemyStore:
         self.users: Table = models.users
         self._user_columns = list(self.user.items())
         session_columns = [self.session[key] for key in SESSION_FIELDS]
-        self._session_and_user = (
+        self.session_check = (  # the session check: one JOIN, the token bound as "token"
             select(*session_columns, *self.user.values())
             .join_from(
                 models.Session.__table__, self.users, self.session["user_id"] == self.user["id"]
@@ -371,7 +371,7 @@ class SQLAlchemyStore:
 
     def get_session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
         with self._read() as conn:
-            row = conn.execute(self._session_and_user, {"token": session_token}).first()
+            row = conn.execute(self.session_check, {"token": session_token}).first()
         return None if row is None else self.session_and_user_records(row)
 
     def session_and_user_records(self, row: Sequence[Any]) -> tuple[Record, Record]:
