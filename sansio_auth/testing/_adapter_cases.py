@@ -20,7 +20,7 @@ class CoreCases(AdapterCases):
         given = new.user()
         created = dict(await call(adapter, "create_user", given))
         assert isinstance(created["id"], str)
-        assert created == {**given, "id": created["id"]}
+        assert created == {**self.user_defaults, **given, "id": created["id"]}
         assert await call(adapter, "get_user", created["id"]) == created
         assert await call(adapter, "get_user_by_email", given["email"]) == created
         assert await call(adapter, "get_user", "an-id-nobody-has") is None
@@ -34,6 +34,7 @@ class CoreCases(AdapterCases):
         )
         assert created["id"]
         assert created == {
+            **self.user_defaults,
             "id": created["id"],
             "email": "a@b.c",
             "email_verified": None,
@@ -329,7 +330,7 @@ class CoreCases(AdapterCases):
         user, account = new.user(), new.account("ignored")
         created = await call(adapter, "create_user_and_account", user, account)
         made = created["user"]
-        assert made == {**user, "id": made["id"]}
+        assert made == {**self.user_defaults, **user, "id": made["id"]}
         assert created["account"] == {**account, "user_id": made["id"]}
         found = await call(adapter, "get_user_by_account", "github", account["provider_account_id"])
         assert found == made

@@ -6,7 +6,7 @@ import hashlib
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
 import anyio
 import pytest
@@ -103,6 +103,8 @@ class AdapterCases:
     pytestmark = pytest.mark.anyio
     keeps_custom_keys = False
     """Whether keys that are not standard are stored and given back (``role="admin"``)."""
+    user_defaults: ClassVar[dict[str, Any]] = {}
+    """What your adapter adds to a new user besides the keys given (extra columns' defaults)."""
 
     make_adapter: Callable[[], Any]
     """Makes the adapter under test, on an empty database."""

@@ -21,7 +21,8 @@ are skipped, saying which. Sync and async methods both work.
 The tests are ``async`` and run under anyio's pytest plugin (installed with ``anyio``), on
 asyncio; define an ``anyio_backend`` fixture to run them on trio too. Set
 ``keeps_custom_keys = True`` when your adapter stores keys that are not standard and
-gives them back.
+gives them back, and ``user_defaults`` to what it adds to every new user (the defaults of
+your user table's extra columns).
 
 This is the part of :mod:`sansio_auth.testing` that does IO (through the adapter it tests):
 it imports ``anyio`` (for the races) and ``pytest``.
