@@ -3,9 +3,9 @@
 Ours: :func:`bench.app.create_database_app` under uvicorn (httptools + uvloop) on SQLite (a
 file) and on PostgreSQL (through our psycopg adapter, and through the SQLAlchemy adapter
 on the same rows: its default models are the same tables). Auth.js: ``@auth/core`` with
-its official ``@auth/pg-adapter`` on the same PostgreSQL database: the same tables (ours are Auth.js's), the same user and
-session rows (seeded once, by our adapter), the same default ``update_age`` (a read, no
-write). The servers are pinned to core 0; PostgreSQL is not pinned.
+its official ``@auth/pg-adapter`` on the same PostgreSQL database: the same tables (ours are
+Auth.js's), the same user and session rows (seeded once, by our adapter), the same default
+``update_age`` (a read, no write). The servers are pinned to core 0; PostgreSQL is not pinned.
 """
 
 from __future__ import annotations
