@@ -100,13 +100,6 @@ SQLALCHEMY = (
 )
 
 
-def sqlalchemy_url(dsn: str) -> str:
-    """The SQLAlchemy URL (psycopg 3) of a ``key=value`` libpq DSN."""
-    fields = dict(part.split("=", 1) for part in dsn.split())
-    user, host, port, name = fields["user"], fields["host"], fields["port"], fields["dbname"]
-    return f"postgresql+psycopg://{user}@{host}:{port}/{name}"
-
-
 async def _alternating(
     adapters: dict[str, StoreAdapter], seconds: float, rounds: int
 ) -> dict[str, list[float]]:
@@ -130,6 +123,8 @@ async def _alternating(
 def sqlalchemy_figures(server: PostgresServer, seconds: float, rounds: int) -> list[Figure]:
     """Our psycopg adapter and the SQLAlchemy adapter (its default models are the same
     tables) reading one session row of one database, alternating rounds."""
+    from db_servers import sqlalchemy_url
+
     from io_bindings.db.postgres import PostgresAdapter
     from io_bindings.db.sqlalchemy import SQLAlchemyAdapter
 

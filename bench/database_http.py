@@ -21,7 +21,7 @@ from io_bindings.db.sqlite import SQLiteAdapter
 
 from . import authjs
 from .app import USER
-from .database import SESSION_COOKIE_HEADER, seed_once, sqlalchemy_url
+from .database import SESSION_COOKIE_HEADER, seed_once
 from .load import alternating, described, first_visit
 from .plan import Plan
 from .report import Figure
@@ -59,6 +59,8 @@ def section(plan: Plan) -> str:
 
 def database_http_figures(plan: Plan, postgres: PostgresServer) -> list[Figure]:
     """Ours on SQLite and PostgreSQL, Auth.js on the same PostgreSQL, alternating rounds."""
+    from db_servers import sqlalchemy_url
+
     dsn = postgres.create_database()
     anyio.run(seed_once, PostgresAdapter(dsn))
     with tempfile.TemporaryDirectory(prefix="sansio-auth-bench-") as directory:

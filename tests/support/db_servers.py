@@ -87,6 +87,12 @@ class PostgresServer:
             conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
 
 
+def sqlalchemy_url(dsn: str) -> str:
+    """The SQLAlchemy URL (psycopg 3) of a ``host=… port=… user=… dbname=…`` libpq DSN."""
+    part = dict(item.split("=", 1) for item in dsn.split())
+    return f"postgresql+psycopg://{part['user']}@{part['host']}:{part['port']}/{part['dbname']}"
+
+
 @contextlib.contextmanager
 def postgres_cluster() -> Iterator[PostgresServer]:
     """A throw-away PostgreSQL cluster on 127.0.0.1 (run as ``postgres`` when we are root)."""

@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio
 import pytest
+from db_servers import sqlalchemy_url as sqlalchemy_url_of
 from npm_cache import require_npm
 
 from io_bindings.db._base import StoreAdapter
@@ -67,18 +68,12 @@ def make_adapter(
     return lambda: RedisAdapter(url, key_prefix=prefix)
 
 
-def postgres_url(dsn: str) -> str:
-    """The SQLAlchemy URL (psycopg 3) of a ``host=… port=… user=… dbname=…`` DSN."""
-    part = dict(item.split("=", 1) for item in dsn.split())
-    return f"postgresql+psycopg://{part['user']}@{part['host']}:{part['port']}/{part['dbname']}"
-
-
 def sqlalchemy_url(database: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A SQLAlchemy URL of an empty database of ``database`` ("sqlite", "postgres", "mariadb")."""
     if database == "sqlite":
         return f"sqlite:///{tmp_path / 'auth.db'}"
     if database == "postgres":
-        return postgres_url(request.getfixturevalue("postgres_dsn"))
+        return sqlalchemy_url_of(request.getfixturevalue("postgres_dsn"))
     url: str = request.getfixturevalue("mariadb_url")
     return url
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import db_servers
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -42,11 +43,9 @@ def engines(
 def _another(request: pytest.FixtureRequest, url: str) -> str:
     if url.startswith("postgresql"):
         server = request.getfixturevalue("postgres_server")
-        from tests.io_bindings.db.conftest import postgres_url
-
         dsn = server.create_database()
         request.addfinalizer(lambda: server.drop_database(dsn))
-        return postgres_url(dsn)
+        return db_servers.sqlalchemy_url(dsn)
     server = request.getfixturevalue("mariadb")
     another = server.create_database()
     request.addfinalizer(lambda: server.drop_database(another))
