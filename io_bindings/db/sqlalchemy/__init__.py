@@ -88,6 +88,8 @@ class SQLAlchemyAdapter(StoreAdapter):
         **engine_options: Any,
     ) -> None:
         if not isinstance(engine, Engine):
+            if not str(engine).startswith("sqlite"):  # a pool that keeps what it opens
+                engine_options = {"pool_size": 10, "max_overflow": 0, **engine_options}
             engine = create_engine(engine, **engine_options)
         elif engine_options:
             raise TypeError("engine options go with a URL, not with an Engine")

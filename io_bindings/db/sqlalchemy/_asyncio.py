@@ -14,7 +14,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 import anyio
-from sqlalchemy import Engine, exc
+from sqlalchemy import Engine, QueuePool, exc
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 if TYPE_CHECKING:
@@ -25,9 +25,14 @@ if TYPE_CHECKING:
 def asyncio_twin(engine: Engine) -> AsyncEngine | None:
     """An asyncio engine on ``engine``'s URL, ``None`` if its driver cannot run on asyncio
     (PyMySQL, the standard library's sqlite3)."""
-    try:
+    size = engine.pool.size() if isinstance(engine.pool, QueuePool) else 10
+    try:  # no overflow: connections opened and closed per request would cost more than waiting
         return create_async_engine(
-            engine.url, isolation_level="AUTOCOMMIT", pool_reset_on_return=None
+            engine.url,
+            isolation_level="AUTOCOMMIT",
+            pool_reset_on_return=None,
+            pool_size=size,
+            max_overflow=0,
         )
     except exc.InvalidRequestError:
         return None

@@ -508,11 +508,13 @@ class SQLAlchemyStore:
         column, mark = self.revocation["key"], self.revocation["not_before"]
 
         def work(conn: Connection) -> None:
-            later = conn.execute(
-                update(table).where(column == key, mark < not_before).values({mark.key: not_before})
-            ).rowcount
-            if not later and conn.execute(select(column).where(column == key)).first() is None:
+            raise_mark = update(table).where(column == key, mark < not_before)
+            if conn.execute(raise_mark.values({mark.key: not_before})).rowcount:
+                return
+            if conn.execute(select(column).where(column == key)).first() is None:
                 conn.execute(insert(table).values({column.key: key, mark.key: not_before}))
+            else:  # it may have been committed since the update looked (READ COMMITTED)
+                conn.execute(raise_mark.values({mark.key: not_before}))
 
         for attempt in range(_ATTEMPTS):  # a racing first mark of the key: the update wins
             try:
