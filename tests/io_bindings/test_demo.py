@@ -366,7 +366,8 @@ def test_the_demo_extra_is_the_runtime_and_the_server_extra() -> None:
     ``[test]``, which includes both)."""
     extras = PROJECT["optional-dependencies"]
     assert extras["demo"] == ["sansio-auth[server]"]
-    assert "sansio-auth[postgres,redis,server,demo,testing]" in extras["test"]
+    [own] = [r for r in extras["test"] if r.startswith("sansio-auth[")]
+    assert {"server", "demo"} <= set(own.removeprefix("sansio-auth[").removesuffix("]").split(","))
     server = {normalized(r.partition(">")[0]) for r in extras["server"]}
     assert server == {"uvicorn", "uvloop", "httptools", "hypercorn"}
     closure = requirement_closure([*PROJECT["dependencies"], *extras["demo"]])
