@@ -78,7 +78,7 @@ def Auth0(**options: Any) -> Auth0Provider:
 
     The issuer is your tenant's domain, e.g. ``https://dev-abc123.us.auth0.com/``.
 
-    Set up: https://auth0.com/docs/get-started/applications
+    Set up: https://auth0.com/docs/authenticate
     """
     return Auth0Provider.from_mapping(options)
 
@@ -121,7 +121,7 @@ def Cognito(**options: Any) -> CognitoProvider:
 
     The issuer is the user pool URL, e.g. ``https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEfGhI``.
 
-    Set up: https://docs.aws.amazon.com/cognito/latest/developerguide/cognito-user-pools-app-integration.html
+    Set up: https://docs.aws.amazon.com/cognito/latest/developerguide/cognito-userpools-server-contract-reference.html
     """
     return CognitoProvider.from_mapping(options)
 
@@ -268,7 +268,7 @@ def Okta(**options: Any) -> OktaProvider:
 
     The issuer is your org or authorization server, e.g. ``https://dev-123456.okta.com`` or ``https://dev-123456.okta.com/oauth2/default``.
 
-    Set up: https://developer.okta.com/docs/guides/implement-grant-type/authcode/main/
+    Set up: https://developer.okta.com/docs/reference/api/oidc
     """
     return OktaProvider.from_mapping(options)
 
@@ -294,7 +294,7 @@ class SalesforceProvider(OIDCProvider):
 def Salesforce(**options: Any) -> SalesforceProvider:
     """Salesforce (OpenID Connect); ``AUTH_SALESFORCE_ID``/``_SECRET`` give the credentials.
 
-    Set up: https://help.salesforce.com/s/articleView?id=sf.connected_app_create.htm
+    Set up: https://help.salesforce.com/apex/HTViewHelpDoc?id=xcloud.connected_app_create_openid_connect.htm
     """
     return SalesforceProvider.from_mapping(options)
 
@@ -361,7 +361,7 @@ def ZITADEL(**options: Any) -> ZitadelProvider:
 
     The issuer is your instance, e.g. ``https://my-instance.zitadel.cloud``.
 
-    Set up: https://zitadel.com/docs/guides/integrate/login/oidc/login-users
+    Set up: https://zitadel.com/docs/guides/integrate/oauth-recommended-flows
     """
     return ZitadelProvider.from_mapping(options)
 

@@ -242,7 +242,7 @@ EMAIL_APIS: Mapping[str, EmailAPI] = {
             factory="Mailgun",
             base_url="https://api.mailgun.net",
             request=mailgun_request,
-            setup="https://app.mailgun.com/settings/api_security",
+            setup="https://app.mailgun.com/settings/api_security/api_keys",
             notes='`region="EU"` sends through `api.eu.mailgun.net`. The domain in the URL is '
             "the sender's.",
             differs="The sender is `from_` as given (Auth.js wraps it in the provider's "
@@ -255,7 +255,7 @@ EMAIL_APIS: Mapping[str, EmailAPI] = {
             factory="Postmark",
             base_url="https://api.postmarkapp.com",
             request=postmark_request,
-            setup="https://account.postmarkapp.com/servers",
+            setup="https://account.postmarkapp.com/api_tokens",
             notes="Sent on the transactional `outbound` message stream with the server token.",
         ),
         EmailAPI(
@@ -272,7 +272,7 @@ EMAIL_APIS: Mapping[str, EmailAPI] = {
             factory="SendGrid",
             base_url="https://api.sendgrid.com",
             request=sendgrid_request,
-            setup="https://app.sendgrid.com/settings/api_keys",
+            setup="https://sendgrid.com/api-keys",
             notes='EU regional subusers: `api_url="https://api.eu.sendgrid.com"`.',
             differs="A sender with a display name is sent as SendGrid's `{email, name}` "
             "(Auth.js puts the whole `Name <address>` in `email`, which SendGrid refuses).",

@@ -10,5 +10,5 @@ SERVICE = Service(
     factory="Auth0",
     issuer_required="your tenant's domain, e.g. ``https://dev-abc123.us.auth0.com/``",
     style=ProviderStyle(bg="#EB5424", text="#fff"),
-    setup="https://auth0.com/docs/get-started/applications",
+    setup="https://auth0.com/docs/authenticate",
 )

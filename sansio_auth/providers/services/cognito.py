@@ -11,5 +11,5 @@ SERVICE = Service(
     issuer_required="the user pool URL, e.g. "
     "``https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEfGhI``",
     style=ProviderStyle(brand_color="#C17B9E", text="#fff"),
-    setup="https://docs.aws.amazon.com/cognito/latest/developerguide/cognito-user-pools-app-integration.html",
+    setup="https://docs.aws.amazon.com/cognito/latest/developerguide/cognito-userpools-server-contract-reference.html",
 )

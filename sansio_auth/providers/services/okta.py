@@ -12,5 +12,5 @@ SERVICE = Service(
     "``https://dev-123456.okta.com`` or ``https://dev-123456.okta.com/oauth2/default``",
     checks=("pkce", "state"),
     style=ProviderStyle(bg="#000", text="#fff"),
-    setup="https://developer.okta.com/docs/guides/implement-grant-type/authcode/main/",
+    setup="https://developer.okta.com/docs/reference/api/oidc",
 )

@@ -12,7 +12,7 @@ SERVICE = Service(
     checks=("pkce", "state", "nonce"),
     id_token=False,
     style=ProviderStyle(bg="#00a1e0", text="#fff"),
-    setup="https://help.salesforce.com/s/articleView?id=sf.connected_app_create.htm",
+    setup="https://help.salesforce.com/apex/HTViewHelpDoc?id=xcloud.connected_app_create_openid_connect.htm",
     notes="`https://test.salesforce.com` for sandboxes, or your My Domain "
     "(`https://<MyDomain>.my.salesforce.com`) as the issuer. The profile is the userinfo "
     "response (its `sub`, the user's identity URL, must be the ID token's).",

@@ -11,5 +11,5 @@ SERVICE = Service(
     aliases=("Zitadel",),
     issuer_required="your instance, e.g. ``https://my-instance.zitadel.cloud``",
     style=ProviderStyle(),
-    setup="https://zitadel.com/docs/guides/integrate/login/oidc/login-users",
+    setup="https://zitadel.com/docs/guides/integrate/oauth-recommended-flows",
 )
