@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 from ..errors import Configuration, InvalidEndpoints
 from ..events import Action, Event, OutboundRequest
 from ..fetch import ProviderResponseError, bearer_request, decode_json, send
-from ._base import Provider, ProviderStyle, ProviderType, build
+from ._base import Provider, ProviderType, build, record_of
 
 if TYPE_CHECKING:
     from ..oauth.tokens import TokenResponseError
@@ -165,13 +165,12 @@ class OAuthProvider(Provider):
         return self.type == "oidc" if self.refresh is None else self.refresh
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         set_ = object.__setattr__
         for name in ("authorization", "token", "userinfo"):
             set_(self, name, _endpoint(getattr(self, name), self.id, name))
         if isinstance(self.client, Mapping):
-            set_(self, "client", _record(ClientOptions, self.client, self.id, "client"))
-        if isinstance(self.style, Mapping):
-            set_(self, "style", _record(ProviderStyle, self.style, self.id, "style"))
+            set_(self, "client", record_of(ClientOptions, self.client, self.id, "client"))
         set_(self, "checks", self._checks(self.checks))
         set_(self, "authorization_params", dict(self.authorization_params))
 
@@ -197,10 +196,6 @@ class OAuthProvider(Provider):
                 merged[key] = merge_options(cls.defaults[key], options[key])
         if "name" not in merged and "name" not in cls.defaults and "id" in merged:
             merged["name"] = merged["id"]
-        if isinstance(merged.get("style"), Mapping):
-            merged["style"] = _record(
-                ProviderStyle, merged["style"], merged.get("id", "?"), "style"
-            )
         return build(cls, cls.defaults, merged)
 
     # -- start-up checks (after AUTH_<ID>_* inference) ----------------------------------------
@@ -361,7 +356,7 @@ def _endpoint(value: Any, provider_id: str, name: str) -> Endpoint:
     elif isinstance(value, str):
         endpoint = Endpoint(url=value)
     elif isinstance(value, Mapping):
-        endpoint = _record(Endpoint, value, provider_id, name)
+        endpoint = record_of(Endpoint, value, provider_id, name)
     else:
         raise Configuration(f"provider {provider_id!r}: {name} must be a URL or a mapping")
     if endpoint.request is not None and name != "userinfo":
@@ -369,17 +364,6 @@ def _endpoint(value: Any, provider_id: str, name: str) -> Endpoint:
     if not isinstance(endpoint.params, Mapping):
         raise Configuration(f"provider {provider_id!r}: {name}.params must be a mapping")
     return endpoint
-
-
-def _record(kind: type[Any], value: Mapping[str, Any], provider_id: str, option: str) -> Any:
-    known = {f.name for f in fields(kind)}
-    unknown = sorted(set(value) - known)
-    if unknown:
-        raise Configuration(
-            f"provider {provider_id!r}: `{option}` has unknown keys: {', '.join(unknown)} "
-            f"(known: {', '.join(sorted(known))})"
-        )
-    return kind(**value)
 
 
 def _as_dict(value: Any) -> dict[str, Any]:
