@@ -13,7 +13,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from ..errors import Configuration
 from ._base import Provider, ProviderType
@@ -45,21 +45,6 @@ class EmailProvider(Provider):
     """``() -> str``: the token in the link; default 32 random bytes as hex."""
     secret: str | None = field(default=None, repr=False)
     """Secret the stored token is hashed with; default the configuration's ``secret``."""
-    from_: str | None = None
-    """The sender (``"Shop <no-reply@shop.example>"``), Auth.js's ``from``: used by the
-    e-mail API providers, given to ``send_verification_request`` with the provider."""
-    api_key: str | None = field(default=None, repr=False)
-    """An e-mail API's key; default ``AUTH_<ID>_KEY``."""
-
-    @classmethod
-    def from_mapping(cls, options: Mapping[str, Any]) -> Self:
-        """A record from its defaults and ``options`` (Auth.js's ``from`` is ``from_``)."""
-        if "from" in options:
-            options = {
-                "from_": options["from"],
-                **{k: v for k, v in options.items() if k != "from"},
-            }
-        return super().from_mapping(options)
 
     def check(self) -> None:
         """A sender is required; ``max_age`` is a positive whole number of seconds."""

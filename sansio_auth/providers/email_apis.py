@@ -22,7 +22,7 @@ import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from email.utils import parseaddr
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Self
 
 import msgspec
 
@@ -67,8 +67,21 @@ class HTTPEmailProvider(EmailProvider):
     """An e-mail provider sending through its service's HTTP API (see the module docstring)."""
 
     api: ClassVar[EmailAPI]
+    api_key: str | None = field(default=None, repr=False)
+    """The API key; default ``AUTH_<ID>_KEY``."""
+    from_: str | None = None
+    """The sender (``"Shop <no-reply@shop.example>"``), Auth.js's ``from``; default
+    ``no-reply@<the site's host>``."""
     api_url: str | None = None
     """The API's base URL; default the service's (:attr:`EmailAPI.base_url`)."""
+
+    @classmethod
+    def from_mapping(cls, options: Mapping[str, Any]) -> Self:
+        """A record from its defaults and ``options`` (Auth.js's ``from`` is ``from_``)."""
+        if "from" in options:
+            renamed = {k: v for k, v in options.items() if k != "from"}
+            options = {"from_": options["from"], **renamed}
+        return super().from_mapping(options)
 
     @property
     def base_url(self) -> str:
@@ -428,6 +441,6 @@ def api_error(body: bytes) -> str:
     return text[:200]
 
 
-def sender_of(provider: EmailProvider, hostname: str) -> str:
+def sender_of(provider: HTTPEmailProvider, hostname: str) -> str:
     """The ``From`` of a sign-in message: ``from_``, else ``no-reply@<hostname>``."""
     return provider.from_ or f"no-reply@{hostname}"

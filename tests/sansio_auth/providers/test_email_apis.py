@@ -236,10 +236,9 @@ def test_nodemailer_is_an_email_provider_under_auth_js_id():
 
 
 def test_from_is_accepted_under_auth_js_key():
-    pair, _, _ = site(
-        {"id": "mail", "type": "email", "from": SENDER, "send_verification_request": print}
-    )
-    assert pair.engine.settings.providers[0].from_ == SENDER
+    provider = Resend(**{"from": SENDER, "api_key": KEY})
+    assert provider.from_ == SENDER
+    assert json.loads(sent(provider).body)["from"] == SENDER
 
 
 @pytest.mark.parametrize(
