@@ -75,6 +75,13 @@ class HTTPEmailProvider(EmailProvider):
     api_url: str | None = None
     """The API's base URL; default the service's (:attr:`EmailAPI.base_url`)."""
 
+    def __init_subclass__(cls, *, service: str = "", **kwargs: Any) -> None:
+        """``class ResendProvider(HTTPEmailProvider, service="resend")``: the row's record."""
+        super().__init_subclass__(**kwargs)
+        if service:
+            cls.api = EMAIL_APIS[service]
+            cls.defaults = {"id": cls.api.id, "name": cls.api.name}
+
     @classmethod
     def from_mapping(cls, options: Mapping[str, Any]) -> Self:
         """A record from its defaults and ``options`` (Auth.js's ``from`` is ``from_``)."""
@@ -303,52 +310,29 @@ COMMON_DIFFERENCE = (
 """Where every e-mail API provider differs from Auth.js's (docs)."""
 
 
-def _defaults(api_id: str) -> dict[str, Any]:
-    api = EMAIL_APIS[api_id]
-    return {"id": api.id, "name": api.name}
-
-
-@dataclass(frozen=True, kw_only=True)
-class ResendProvider(HTTPEmailProvider):
+class ResendProvider(HTTPEmailProvider, service="resend"):
     """The Resend provider record (see :func:`Resend`)."""
 
-    api: ClassVar[EmailAPI] = EMAIL_APIS["resend"]
-    defaults: ClassVar[Mapping[str, Any]] = _defaults("resend")
 
-
-@dataclass(frozen=True, kw_only=True)
-class SendGridProvider(HTTPEmailProvider):
+class SendGridProvider(HTTPEmailProvider, service="sendgrid"):
     """The SendGrid provider record (see :func:`SendGrid`)."""
 
-    api: ClassVar[EmailAPI] = EMAIL_APIS["sendgrid"]
-    defaults: ClassVar[Mapping[str, Any]] = _defaults("sendgrid")
 
-
-@dataclass(frozen=True, kw_only=True)
-class PostmarkProvider(HTTPEmailProvider):
+class PostmarkProvider(HTTPEmailProvider, service="postmark"):
     """The Postmark provider record (see :func:`Postmark`)."""
 
-    api: ClassVar[EmailAPI] = EMAIL_APIS["postmark"]
-    defaults: ClassVar[Mapping[str, Any]] = _defaults("postmark")
 
-
-@dataclass(frozen=True, kw_only=True)
-class ForwardEmailProvider(HTTPEmailProvider):
+class ForwardEmailProvider(HTTPEmailProvider, service="forwardemail"):
     """The Forward Email provider record (see :func:`ForwardEmail`)."""
-
-    api: ClassVar[EmailAPI] = EMAIL_APIS["forwardemail"]
-    defaults: ClassVar[Mapping[str, Any]] = _defaults("forwardemail")
 
 
 MAILGUN_REGIONS = {"US": "https://api.mailgun.net", "EU": "https://api.eu.mailgun.net"}
 
 
 @dataclass(frozen=True, kw_only=True)
-class MailgunProvider(HTTPEmailProvider):
+class MailgunProvider(HTTPEmailProvider, service="mailgun"):
     """The Mailgun provider record (see :func:`Mailgun`)."""
 
-    api: ClassVar[EmailAPI] = EMAIL_APIS["mailgun"]
-    defaults: ClassVar[Mapping[str, Any]] = _defaults("mailgun")
     region: Literal["US", "EU"] = "US"
     """Your Mailgun domain's region."""
 
@@ -365,11 +349,9 @@ class MailgunProvider(HTTPEmailProvider):
 
 
 @dataclass(frozen=True, kw_only=True)
-class LoopsProvider(HTTPEmailProvider):
+class LoopsProvider(HTTPEmailProvider, service="loops"):
     """The Loops provider record (see :func:`Loops`)."""
 
-    api: ClassVar[EmailAPI] = EMAIL_APIS["loops"]
-    defaults: ClassVar[Mapping[str, Any]] = _defaults("loops")
     transactional_id: str | None = field(default=None)
     """The id of your Loops transactional e-mail (it has a ``url`` data variable)."""
 
