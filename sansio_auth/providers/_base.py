@@ -37,8 +37,18 @@ class Provider:
         """This kind of provider from its defaults updated with ``options``."""
         return build(cls, cls.defaults, options)
 
+    @property
+    def env_prefix(self) -> str:
+        """``AUTH_<ID>_``, where this provider's environment variables start."""
+        return env_prefix(self.id)
+
     def check(self) -> None:
         """Start-up checks run after ``AUTH_<ID>_*`` inference; raise a named config error."""
+
+
+def env_prefix(provider_id: str) -> str:
+    """``AUTH_<ID>_`` of a provider id: ``azure-ad-b2c`` → ``AUTH_AZURE_AD_B2C_``."""
+    return "AUTH_" + provider_id.upper().replace("-", "_") + "_"
 
 
 P = TypeVar("P", bound=Provider)

@@ -62,6 +62,31 @@ class ClientOptions:
 Step = Generator[Action, Event, Any]
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Hooks:
+    """The named slots where a service deviates from the standard protocol.
+
+    Built-in services fill them in their row (:class:`~sansio_auth.providers.service.Service`);
+    an empty slot is the standard behaviour (the :class:`OAuthProvider` method of that name).
+    Like Authlib's compliance hooks, a slot that does not exist is refused by name.
+    """
+
+    options: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    """The factory's own keywords (GitHub's ``enterprise``) turned into provider keys."""
+    token_response: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    """``conform_token_response``: fix the token endpoint's JSON before it is read."""
+    userinfo: Callable[[OAuthProvider, str, TokenSet], Step] | None = None
+    """``request_userinfo``: the requests that get the profile."""
+    complete_profile: (
+        Callable[[OAuthProvider, Profile, TokenSet, Mapping[str, Any]], Step] | None
+    ) = None
+    """``complete_profile``: add what the service gives outside the ID token or userinfo."""
+    discovered_issuer: Callable[[OAuthProvider, str], str] | None = None
+    """``discovered_issuer``: the issuer a discovery document names, as the service means it."""
+    id_token_issuer: Callable[[OAuthProvider, str, str], str] | None = None
+    """``id_token_issuer``: the ``iss`` an ID token must carry (multi-tenant services)."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class OAuthProvider(Provider):
     """An OAuth 2.0 provider (``type: "oauth"``): the profile comes from ``userinfo``."""
@@ -70,6 +95,8 @@ class OAuthProvider(Provider):
     default_checks: ClassVar[tuple[Check, ...]] = ("pkce",)
     default_issuer: ClassVar[str | None] = None
     """The issuer when neither the configuration nor ``AUTH_<ID>_ISSUER`` names one."""
+    hooks: ClassVar[Hooks] = Hooks()
+    """Where this provider's service deviates from the standard (built-ins' rows set it)."""
     issuer: str | None = None
     """Authorization server issuer: discovery base, RFC 9207 ``iss`` check, ID token ``iss``."""
     client_id: str | None = None
@@ -136,6 +163,8 @@ class OAuthProvider(Provider):
     @classmethod
     def from_mapping(cls, options: Mapping[str, Any]) -> Self:
         """A record from the defaults deep-merged with ``options`` (the user wins)."""
+        if cls.hooks.options is not None:
+            options = cls.hooks.options(dict(options))
         merged = dict(options)
         for key in ("authorization", "token", "userinfo", "client", "style"):
             if key in options and key in cls.defaults:
@@ -152,7 +181,7 @@ class OAuthProvider(Provider):
 
     def check(self) -> None:
         """Refuse a provider that cannot work: missing credentials or endpoints."""
-        prefix = "AUTH_" + self.id.upper().replace("-", "_")
+        prefix = self.env_prefix
         method = self.client.token_endpoint_auth_method
         if method not in get_args(TokenEndpointAuthMethod):
             raise Configuration(
@@ -160,9 +189,9 @@ class OAuthProvider(Provider):
                 f"(use {', '.join(get_args(TokenEndpointAuthMethod))})"
             )
         if not self.client_id:
-            raise Configuration(f"provider {self.id!r} needs a client_id (or {prefix}_ID)")
+            raise Configuration(f"provider {self.id!r} needs a client_id (or {prefix}ID)")
         if method != "none" and not self.client_secret:
-            raise Configuration(f"provider {self.id!r} needs a client_secret (or {prefix}_SECRET)")
+            raise Configuration(f"provider {self.id!r} needs a client_secret (or {prefix}SECRET)")
         if method == "none" and "pkce" not in self.checks:
             raise Configuration(f"provider {self.id!r}: a public client (auth 'none') needs pkce")
         if isinstance(self.refresh_skew, bool) or not isinstance(self.refresh_skew, int):
@@ -200,36 +229,44 @@ class OAuthProvider(Provider):
         ]
         if missing:
             raise InvalidEndpoints(
-                f"provider {self.id!r} is missing both issuer ({prefix}_ISSUER) and "
+                f"provider {self.id!r} is missing both issuer ({prefix}ISSUER) and "
                 f"{' and '.join(missing)} endpoint config"
             )
 
     # -- hooks for providers whose service needs more than the standard -----------------------
 
     def conform_token_response(self, body: dict[str, Any]) -> dict[str, Any]:
-        """Fix a token endpoint's non-standard JSON before it is parsed (identity here)."""
-        return body
+        """Fix a token endpoint's non-standard JSON before it is read (hook ``token_response``)."""
+        hook = self.hooks.token_response
+        return body if hook is None else hook(body)
 
     def discovered_issuer(self, issuer: str) -> str:
-        """The issuer a discovery document names, as this provider reads it (identity here)."""
-        return issuer
+        """The issuer a discovery document names, as this provider reads it."""
+        hook = self.hooks.discovered_issuer
+        return issuer if hook is None else hook(self, issuer)
 
     def id_token_issuer(self, issuer: str, id_token: str) -> str:
         """The ``iss`` an ID token must carry; a multi-tenant service derives it from the token."""
-        return issuer
+        hook = self.hooks.id_token_issuer
+        return issuer if hook is None else hook(self, issuer, id_token)
 
     def complete_profile(
         self, profile: Profile, tokens: TokenSet, params: Mapping[str, Any]
     ) -> Step:
-        """Add what the service gives outside the ID token or userinfo (nothing here).
+        """Add what the service gives outside the ID token or userinfo (nothing by default).
 
         ``params`` are the callback's parameters (query, or form for ``form_post``).
         """
-        yield from ()
+        hook = self.hooks.complete_profile
+        if hook is not None:
+            return (yield from hook(self, profile, tokens, params))
         return profile
 
     def request_userinfo(self, url: str, tokens: TokenSet) -> Step:
-        """GET ``url`` with the access token; override when a service needs more requests."""
+        """GET ``url`` with the access token (or the service's ``userinfo`` hook)."""
+        hook = self.hooks.userinfo
+        if hook is not None:
+            return (yield from hook(self, url, tokens))
         profile = yield from get_json(bearer_request(url, tokens["access_token"]), "userinfo")
         if not isinstance(profile, dict):
             raise ValueError("the userinfo response is not a JSON object")
@@ -250,8 +287,9 @@ class OIDCProvider(OAuthProvider):
     def check(self) -> None:
         """Also: an issuer is required (discovery, JWKS, ``iss``)."""
         if not self.issuer:
-            prefix = "AUTH_" + self.id.upper().replace("-", "_")
-            raise Configuration(f"oidc provider {self.id!r} needs an issuer (or {prefix}_ISSUER)")
+            raise Configuration(
+                f"oidc provider {self.id!r} needs an issuer (or {self.env_prefix}ISSUER)"
+            )
         super().check()
 
 

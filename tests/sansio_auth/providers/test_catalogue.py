@@ -9,7 +9,7 @@ import pytest
 from sansio_auth import providers as exported
 from sansio_auth.errors import Configuration
 from sansio_auth.providers import BUILTIN_PROVIDERS, OAuthProvider, OIDCProvider
-from sansio_auth.providers.catalogue import ISSUER_REQUIRED
+from sansio_auth.providers.builtin import ISSUER_REQUIRED
 from tests.sansio_auth.driver import ORIGIN, AuthPair
 
 IDS = sorted(BUILTIN_PROVIDERS)

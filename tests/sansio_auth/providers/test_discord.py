@@ -3,7 +3,7 @@
 import pytest
 
 from sansio_auth.providers import Discord, DiscordProvider
-from sansio_auth.providers.discord import avatar_url, discord_profile
+from sansio_auth.providers.services.discord import avatar_url, discord_profile
 from tests.sansio_auth.providers.recorded import fixture, fixture_json, headers_of
 from tests.sansio_auth.providers.service import Harness
 

@@ -7,7 +7,7 @@ import pytest
 from sansio_auth.errors import Configuration
 from sansio_auth.events import HTTPResponse
 from sansio_auth.providers import MicrosoftEntraID, MicrosoftEntraIDProvider
-from sansio_auth.providers.microsoft_entra_id import CONSUMERS_TENANT
+from sansio_auth.providers.services.microsoft_entra_id import CONSUMERS_TENANT
 from tests.sansio_auth.driver import ORIGIN, AuthPair
 from tests.sansio_auth.oauth.fake_op import assert_failed
 from tests.sansio_auth.providers.recorded import fixture, headers_of
