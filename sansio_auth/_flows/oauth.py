@@ -112,7 +112,7 @@ def oauth_sign_in(ctx: Context, provider: OAuthProvider) -> Step[Reply]:
         nonce=nonce,
         default_scope=OIDC_DEFAULT_SCOPE if isinstance(provider, OIDCProvider) else None,
     )
-    return Reply(redirect=url)
+    return Reply(redirect=provider.authorization_redirect(url))
 
 
 def _configured_form_post(provider: OAuthProvider) -> bool:
@@ -283,7 +283,7 @@ def _exchange_code(
         auth_method=provider.client.token_endpoint_auth_method,
         extra={k: str(v) for k, v in provider.token.params.items()},
     )
-    response = yield from send(request, "token")
+    response = yield from send(provider.prepare_token_request(request), "token")
     return parse_token_response(
         response.status, response.body, now=ctx.now, conform=provider.conform_token_response
     )

@@ -15,6 +15,10 @@ from .service import Service, sorted_services
 
 PACKAGE = Path(__file__).parent
 BUILTIN = PACKAGE / "builtin.py"
+DOCS = PACKAGE.parents[1] / "docs" / "providers.md"
+BEGIN = "<!-- the catalogue: generated from the service rows by `make docs`, do not edit -->"
+END = "<!-- end of the catalogue -->"
+AUTH_METHODS = {"client_secret_basic": "basic", "client_secret_post": "post", "none": "none"}
 
 
 def service_modules() -> list[tuple[str, Service]]:
@@ -113,9 +117,68 @@ def builtin_source() -> str:
     return "\n".join(out) + "\n"
 
 
+def _md(text: str) -> str:
+    """A row's reStructuredText-ish literal (``x``) as Markdown (`x`), safe in a table cell."""
+    return text.replace("``", "`").replace("|", "\\|")
+
+
+def _where(row: Service) -> str:
+    if row.issuer_required:
+        return f"**required**: {_md(row.issuer_required)}"
+    if row.default_issuer:
+        return f"configuration, env, else `{row.default_issuer}`"
+    if row.issuer and not (row.authorization or row.token or row.userinfo):
+        return f"`{row.issuer}`"
+    urls = [url for url in (row.authorization, row.token, row.userinfo) if url]
+    return "<br>".join(f"`{url}`" for url in urls)
+
+
+def _params(row: Service) -> str:
+    scope = row.scope or ("openid profile email" if row.type == "oidc" else None)
+    parts = [f"`{scope}`"] if scope else ["the app's"]
+    for key, value in row.params.items():
+        parts.append(f"`{key}={value}`" if isinstance(value, str) else f"`{key}`")
+    return ", ".join(parts)
+
+
+def providers_table() -> str:
+    """The catalogue part of docs/providers.md: the table, then each service's notes."""
+    rows = [row for _, row in service_modules()]
+    out = [
+        BEGIN,
+        "",
+        "| id | factory | type | issuer / endpoints | default scope | checks | client auth "
+        "| set up |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        factory = ", ".join(f"`{name}`" for name in (row.factory, *row.aliases))
+        out.append(
+            f"| {row.id} | {factory} | {row.type} | {_where(row)} | {_params(row)} "
+            f"| {', '.join(row.checks)} | {AUTH_METHODS[row.client_auth]} "
+            f"| [{row.name}]({row.setup}) |"
+        )
+    out += ["", "### Each service's quirks, and where it differs from Auth.js", ""]
+    for row in rows:
+        if not (row.notes or row.differs):
+            continue
+        text = row.notes
+        if row.differs:
+            text = f"{text} *Unlike Auth.js:* {row.differs}".strip()
+        out.append(f"* **{row.name}** (`{row.id}`): {text}")
+    return "\n".join([*out, "", END])
+
+
+def docs_with_table(text: str) -> str:
+    """``text`` (docs/providers.md) with its catalogue part generated afresh."""
+    start, end = text.index(BEGIN), text.index(END) + len(END)
+    return text[:start] + providers_table() + text[end:]
+
+
 def main() -> None:
-    """Write ``builtin.py`` (formatted as ``ruff format`` would)."""
+    """Write ``builtin.py`` (formatted as ``ruff format`` would) and the docs' table."""
     BUILTIN.write_text(builtin_source())
+    DOCS.write_text(docs_with_table(DOCS.read_text()))
 
 
 if __name__ == "__main__":

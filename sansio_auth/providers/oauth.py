@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Literal, Self, get_args
 from urllib.parse import urlsplit
 
 from ..errors import Configuration, InvalidEndpoints
-from ..events import Action, Event
+from ..events import Action, Event, OutboundRequest
 from ..fetch import bearer_request, get_json
 from ._base import Provider, ProviderStyle, ProviderType, build
 
@@ -73,6 +73,12 @@ class Hooks:
 
     options: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     """The factory's own keywords (GitHub's ``enterprise``) turned into provider keys."""
+    authorization_url: Callable[[OAuthProvider, str], str] | None = None
+    """``authorization_redirect``: the authorization URL as the service wants it (WeChat's
+    ``appid``, a fragment)."""
+    token_request: Callable[[OAuthProvider, OutboundRequest], OutboundRequest] | None = None
+    """``prepare_token_request``: every token endpoint request (code and refresh) as the
+    service wants it (another grant, the client id under another name)."""
     token_response: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     """``conform_token_response``: fix the token endpoint's JSON before it is read."""
     userinfo: Callable[[OAuthProvider, str, TokenSet], Step] | None = None
@@ -234,6 +240,16 @@ class OAuthProvider(Provider):
             )
 
     # -- hooks for providers whose service needs more than the standard -----------------------
+
+    def authorization_redirect(self, url: str) -> str:
+        """The authorization URL the browser is sent to (hook ``authorization_url``)."""
+        hook = self.hooks.authorization_url
+        return url if hook is None else hook(self, url)
+
+    def prepare_token_request(self, request: OutboundRequest) -> OutboundRequest:
+        """A token endpoint request, as the service wants it (hook ``token_request``)."""
+        hook = self.hooks.token_request
+        return request if hook is None else hook(self, request)
 
     def conform_token_response(self, body: dict[str, Any]) -> dict[str, Any]:
         """Fix a token endpoint's non-standard JSON before it is read (hook ``token_response``)."""

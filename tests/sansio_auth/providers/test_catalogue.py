@@ -9,6 +9,7 @@ import pytest
 from sansio_auth import providers as exported
 from sansio_auth.errors import Configuration
 from sansio_auth.providers import BUILTIN_PROVIDERS, OAuthProvider, OIDCProvider
+from sansio_auth.providers._generate import BUILTIN, builtin_source
 from sansio_auth.providers.builtin import ISSUER_REQUIRED
 from tests.sansio_auth.driver import ORIGIN, AuthPair
 
@@ -138,6 +139,10 @@ def test_sign_in_page_shows_every_button_with_its_style():
             assert f"--provider-bg:{colour}" in html.unescape(body)
         if provider.style.text:
             assert f"--provider-text:{provider.style.text}" in html.unescape(body)
+
+
+def test_builtin_py_is_generated_from_the_service_rows():
+    assert BUILTIN.read_text() == builtin_source(), "run `make docs`"
 
 
 def test_the_docs_list_every_provider():
