@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from ..errors import Configuration, InvalidEndpoints
 from ..events import Action, Event, OutboundRequest
-from ..fetch import bearer_request, get_json
+from ..fetch import ProviderResponseError, bearer_request, decode_json, send
 from ._base import Provider, ProviderStyle, ProviderType, build
 
 TokenEndpointAuthMethod = Literal["client_secret_basic", "client_secret_post", "none"]
@@ -33,7 +33,10 @@ TokenSet = Mapping[str, Any]
 ID_TOKEN_ALGORITHMS = frozenset(
     {"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
 )
-"""ID token signature algorithms accepted: asymmetric only (no ``none``, no HMAC)."""
+"""ID token signature algorithms accepted from any provider: asymmetric (no ``none``)."""
+HMAC_ID_TOKEN_ALGORITHMS = frozenset({"HS256", "HS384", "HS512"})
+"""Accepted only from a provider that declares one as ``id_token_signed_response_alg``
+(the token is keyed by its client secret, OpenID Connect Core §10.1)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -56,10 +59,21 @@ class ClientOptions:
     token_endpoint_auth_method: TokenEndpointAuthMethod = "client_secret_basic"  # noqa: S105
     """``client_secret_basic`` (default), ``client_secret_post``, or ``none`` (PKCE required)."""
     id_token_signed_response_alg: str | None = None
-    """The one ID token algorithm to accept; default: the issuer's list, else ``RS256``."""
+    """The one ID token algorithm to accept; default: the issuer's list (asymmetric ones),
+    else ``RS256``. ``HS256``/``HS384``/``HS512`` (keyed by the client secret) only this way."""
+    userinfo_signed_response_alg: str | None = None
+    """The same for signed userinfo responses (``application/jwt``, OpenID Connect Core
+    §5.3.2), which are verified like ID tokens whenever a service sends one."""
 
 
 Step = Generator[Action, Event, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SignedUserinfo:
+    """A userinfo response that is a JWT (``application/jwt``): the engine verifies it."""
+
+    jwt: str
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -204,12 +218,21 @@ class OAuthProvider(Provider):
             raise Configuration(f"provider {self.id!r}: refresh_skew must be whole seconds")
         if self.refresh_skew < 0:
             raise Configuration(f"provider {self.id!r}: refresh_skew must not be negative")
-        alg = self.client.id_token_signed_response_alg
-        if alg is not None and alg not in ID_TOKEN_ALGORITHMS:
-            raise Configuration(
-                f"provider {self.id!r}: ID token algorithm {alg!r} is not accepted "
-                f"(use one of {', '.join(sorted(ID_TOKEN_ALGORITHMS))})"
-            )
+        for what, alg in (
+            ("ID token", self.client.id_token_signed_response_alg),
+            ("userinfo", self.client.userinfo_signed_response_alg),
+        ):
+            if alg is not None and alg not in ID_TOKEN_ALGORITHMS | HMAC_ID_TOKEN_ALGORITHMS:
+                accepted = sorted(ID_TOKEN_ALGORITHMS | HMAC_ID_TOKEN_ALGORITHMS)
+                raise Configuration(
+                    f"provider {self.id!r}: {what} algorithm {alg!r} is not accepted "
+                    f"(use one of {', '.join(accepted)})"
+                )
+            if alg in HMAC_ID_TOKEN_ALGORITHMS and method == "none":
+                raise Configuration(
+                    f"provider {self.id!r}: {alg} {what} signatures are keyed by the client "
+                    "secret; a public client (auth 'none') has none"
+                )
         for name, url in (
             ("issuer", self.issuer),
             ("well_known", self.well_known),
@@ -279,11 +302,18 @@ class OAuthProvider(Provider):
         return profile
 
     def request_userinfo(self, url: str, tokens: TokenSet) -> Step:
-        """GET ``url`` with the access token (or the service's ``userinfo`` hook)."""
+        """GET ``url`` with the access token (or the service's ``userinfo`` hook): the profile,
+        or a :class:`SignedUserinfo` for the engine to verify."""
         hook = self.hooks.userinfo
         if hook is not None:
             return (yield from hook(self, url, tokens))
-        profile = yield from get_json(bearer_request(url, tokens["access_token"]), "userinfo")
+        response = yield from send(bearer_request(url, tokens["access_token"]), "userinfo")
+        if response.status != 200:
+            raise ProviderResponseError(f"the userinfo endpoint answered HTTP {response.status}")
+        media_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media_type == "application/jwt":
+            return SignedUserinfo(response.body.decode("ascii", "replace").strip())
+        profile = decode_json(response.body, "userinfo")
         if not isinstance(profile, dict):
             raise ValueError("the userinfo response is not a JSON object")
         return profile

@@ -161,7 +161,10 @@ class Service:
     checks: tuple[Check, ...] = ("pkce",)
     client_auth: TokenEndpointAuthMethod = "client_secret_basic"
     id_token_alg: str | None = None
-    """The one algorithm its ID tokens are signed with (``id_token_signed_response_alg``)."""
+    """The one algorithm its ID tokens are signed with (``id_token_signed_response_alg``);
+    ``HS256``/``HS384``/``HS512`` (keyed by the client secret) only this way."""
+    userinfo_alg: str | None = None
+    """The one algorithm its signed userinfo responses use (``userinfo_signed_response_alg``)."""
     id_token: bool = True
     """``oidc`` only: the profile is the ID token's claims; ``False``: the userinfo response."""
 
@@ -208,7 +211,7 @@ class Service:
             "token": _endpoint(self.token, self.token_params),
             "userinfo": _endpoint(self.userinfo, self.userinfo_params),
             "checks": self.checks,
-            "client": _client(self.client_auth, self.id_token_alg),
+            "client": _client(self.client_auth, self.id_token_alg, self.userinfo_alg),
             "profile": self.profile,
             "style": _style(self.id, self.style),
         }
@@ -223,10 +226,12 @@ def _endpoint(url: str | None, params: Mapping[str, Any]) -> dict[str, Any] | No
     return {"url": url, "params": dict(params)}
 
 
-def _client(method: str, alg: str | None) -> dict[str, Any]:
+def _client(method: str, id_token_alg: str | None, userinfo_alg: str | None) -> dict[str, Any]:
     client: dict[str, Any] = {"token_endpoint_auth_method": method}
-    if alg is not None:
-        client["id_token_signed_response_alg"] = alg
+    if id_token_alg is not None:
+        client["id_token_signed_response_alg"] = id_token_alg
+    if userinfo_alg is not None:
+        client["userinfo_signed_response_alg"] = userinfo_alg
     return client
 
 

@@ -115,6 +115,8 @@ def test_a_row_gives_the_provider_keys():
         userinfo_params={"fields": "id,name"},
         checks=("state",),
         client_auth="client_secret_post",
+        id_token_alg="HS256",
+        userinfo_alg="RS256",
         style=ProviderStyle(bg="#000"),
     )
     provider = record(service).from_mapping({})
@@ -124,6 +126,8 @@ def test_a_row_gives_the_provider_keys():
     assert provider.userinfo.params == {"fields": "id,name"}
     assert provider.checks == ("state",)
     assert provider.client.token_endpoint_auth_method == "client_secret_post"
+    assert provider.client.id_token_signed_response_alg == "HS256"
+    assert provider.client.userinfo_signed_response_alg == "RS256"
     assert provider.style == ProviderStyle(
         logo="https://authjs.dev/img/providers/acme-id.svg", bg="#000"
     )
