@@ -57,7 +57,7 @@ from ..oauth.id_token import (
     provider_signed_claims,
     validate_id_token,
 )
-from ..oauth.tokens import TokenSet, parse_token_response, token_request
+from ..oauth.tokens import TokenResponseError, TokenSet, parse_token_response, token_request
 from ..providers.oauth import OAuthProvider, OIDCProvider, SignedUserinfo
 from .login import as_user, finish_login, handle_login, run_sign_in_callback, user_by_account
 
@@ -289,9 +289,14 @@ def _exchange_code(
         extra={k: str(v) for k, v in provider.token.params.items()},
     )
     response = yield from send(provider.prepare_token_request(request), "token")
-    return parse_token_response(
-        response.status, response.body, now=ctx.now, conform=provider.conform_token_response
-    )
+    try:
+        return parse_token_response(
+            response.status, response.body, now=ctx.now, conform=provider.conform_token_response
+        )
+    except TokenResponseError as err:
+        if provider.hooks.token_error is None or err.error is None:
+            raise
+        raise provider.hooks.token_error(provider, err) from err
 
 
 def _profile(

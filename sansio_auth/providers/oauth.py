@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 from ..errors import Configuration, InvalidEndpoints
 from ..events import Action, Event, OutboundRequest
 from ..fetch import ProviderResponseError, bearer_request, decode_json, send
+from ..oauth.tokens import TokenResponseError
 from ._base import Provider, ProviderStyle, ProviderType, build
 
 TokenEndpointAuthMethod = Literal["client_secret_basic", "client_secret_post", "none"]
@@ -95,6 +96,9 @@ class Hooks:
     service wants it (another grant, the client id under another name)."""
     token_response: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     """``conform_token_response``: fix the token endpoint's JSON before it is read."""
+    token_error: Callable[[OAuthProvider, TokenResponseError], Exception] | None = None
+    """The error a refused code exchange in the callback ends with (default: the error
+    page, ``Configuration``); Microsoft Entra ID's is ``OAuthCallbackError``."""
     userinfo: Callable[[OAuthProvider, str, TokenSet], Step] | None = None
     """``request_userinfo``: the requests that get the profile."""
     complete_profile: (

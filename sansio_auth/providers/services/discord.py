@@ -4,7 +4,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._base import ProviderStyle
-from ..service import Service
+from ..oauth import Hooks, OAuthProvider, Profile, Step, TokenSet
+from ..service import ProfileMap, Service
 
 CDN = "https://cdn.discordapp.com"
 
@@ -24,15 +25,12 @@ def avatar_url(profile: Mapping[str, Any]) -> str:
     return f"{CDN}/embed/avatars/{index}.png"
 
 
-def discord_profile(profile: Mapping[str, Any]) -> dict[str, Any]:
-    """Discord user → user: ``id``, ``global_name`` else ``username``, ``email``, avatar."""
-    name = profile.get("global_name")
-    return {
-        "id": profile["id"],
-        "name": name if name is not None else profile.get("username"),
-        "email": profile.get("email"),
-        "image": avatar_url(profile),
-    }
+def add_image_url(
+    provider: OAuthProvider, profile: Profile, tokens: TokenSet, params: Mapping[str, Any]
+) -> Step:
+    """``profile["image_url"]``: the avatar URL, as Auth.js adds it to Discord's profile."""
+    yield from ()
+    return {**profile, "image_url": avatar_url(profile)}
 
 
 SERVICE = Service(
@@ -44,9 +42,11 @@ SERVICE = Service(
     token="https://discord.com/api/oauth2/token",
     userinfo="https://discord.com/api/users/@me",
     scope="identify email",
-    profile=discord_profile,
+    profile=ProfileMap(id="id", name=("global_name", "username"), email="email", image="image_url"),
+    hooks=Hooks(complete_profile=add_image_url),
     style=ProviderStyle(bg="#5865F2", text="#fff"),
     setup="https://discord.com/developers/applications",
-    notes="Avatars follow Discord's CDN rules: animated `a_` hashes as `.gif`, default "
-    "avatars by id (new usernames) or discriminator (legacy ones).",
+    notes="The profile gets `image_url` (as in Auth.js). Avatars follow Discord's CDN "
+    "rules: animated `a_` hashes as `.gif`, default avatars by id (new usernames) or "
+    "discriminator (legacy ones).",
 )

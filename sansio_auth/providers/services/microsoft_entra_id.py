@@ -8,9 +8,10 @@ from typing import Any
 
 import msgspec
 
-from ...errors import Configuration
+from ...errors import Configuration, OAuthCallbackError
 from ...events import OutboundRequest
 from ...fetch import ProviderResponseError, send
+from ...oauth.tokens import TokenResponseError
 from .._base import ProviderStyle
 from ..oauth import Hooks, OAuthProvider, OIDCProvider, Profile, Step, TokenSet
 from ..service import ProfileMap, Service
@@ -83,6 +84,15 @@ def token_tenant_issuer(provider: OAuthProvider, issuer: str, id_token: str) -> 
     return f"{match['base']}{tid}{match['rest']}"
 
 
+def provider_refused(provider: OAuthProvider, error: TokenResponseError) -> OAuthCallbackError:
+    """A token endpoint error is the service refusing the sign-in: back to the sign-in page
+    with ``OAuthCallbackError``, as Auth.js does for Entra ID (its errors come in the body)."""
+    return OAuthCallbackError(
+        f"OAuth Provider returned an error: {error.error}",
+        cause={"provider": provider.id, "error": error.error},
+    )
+
+
 def graph_photo(
     provider: OAuthProvider, profile: Profile, tokens: TokenSet, params: Mapping[str, Any]
 ) -> Step:
@@ -121,6 +131,7 @@ SERVICE = Service(
         discovered_issuer=tenant_issuer,
         id_token_issuer=token_tenant_issuer,
         complete_profile=graph_photo,
+        token_error=provider_refused,
     ),
     record=EntraRecord,
     setup="https://learn.microsoft.com/en-us/entra/identity-platform/quickstart-register-app",
@@ -131,7 +142,9 @@ SERVICE = Service(
     "accounts, `consumers` work accounts). The profile photo comes from Microsoft Graph as a "
     "`data:` URL (`profile_photo_size`, default 48; `profile_photo=False` skips the request; "
     "photos over 16 KiB are left out, they would end up in the session cookie).",
-    differs="The token's tenant issuer is derived from its `tid` instead of a second "
+    differs="A token endpoint error sends the user back to the sign-in page with "
+    "`OAuthCallbackError`, as in Auth.js. "
+    "The token's tenant issuer is derived from its `tid` instead of a second "
     "discovery; the photo `data:` URL has no stray space after `base64,` and keeps Graph's "
     "media type. `AUTH_MICROSOFT_ENTRA_ID_ISSUER` overrides the default issuer whether the "
     "provider is passed as a value or called (Auth.js: only as a value).",

@@ -7,6 +7,7 @@ verified against the issuer's JWKS like an ID token and must name the issuer and
 
 import pytest
 
+from sansio_auth.events import HTTPResponse
 from tests.sansio_auth.oauth.fake_op import FakeOP, assert_failed, assert_signed_in, build, sign_in
 
 CHECKS = {"authjs.pkce.code_verifier"}
@@ -91,3 +92,14 @@ def test_a_bad_signed_userinfo_response_is_refused(changes, because):
     op = userinfo_op(**changes)
     pair = build(op, id_token=False)
     assert_failed(pair, sign_in(pair.browser, op), checks=CHECKS, because=because)
+
+
+def test_an_encrypted_userinfo_response_is_refused():
+    jwe = HTTPResponse(
+        status=200,
+        headers={"content-type": "application/jwt; charset=utf-8"},
+        body=b"eyJhbGciOiJSU0EtT0FFUCJ9.a2V5.aXY.Y2lwaGVy.dGFn",
+    )
+    op = userinfo_op(answers={"userinfo": jwe})
+    pair = build(op, id_token=False)
+    assert_failed(pair, sign_in(pair.browser, op), checks=CHECKS, because="not a compact JWS")

@@ -155,6 +155,7 @@ def test_an_unknown_hook_slot_is_refused_by_name():
         "authorization_url",
         "token_request",
         "token_response",
+        "token_error",
         "userinfo",
         "complete_profile",
         "discovered_issuer",
