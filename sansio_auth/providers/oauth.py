@@ -17,14 +17,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Literal, Self, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, get_args
 from urllib.parse import urlsplit
 
 from ..errors import Configuration, InvalidEndpoints
 from ..events import Action, Event, OutboundRequest
 from ..fetch import ProviderResponseError, bearer_request, decode_json, send
-from ..oauth.tokens import TokenResponseError
 from ._base import Provider, ProviderStyle, ProviderType, build
+
+if TYPE_CHECKING:
+    from ..oauth.tokens import TokenResponseError
 
 TokenEndpointAuthMethod = Literal["client_secret_basic", "client_secret_post", "none"]
 Check = Literal["pkce", "state", "nonce", "none"]

@@ -47,7 +47,7 @@ import pytest
 from sansio_auth import AuthConfig, Request
 from sansio_auth._routes import routes_markdown
 from sansio_auth.providers import Credentials
-from sansio_auth.providers._generate import docs_with_table
+from tools.catalogue import docs_with_table
 
 ROOT = Path(__file__).parents[2]
 DOCS = ROOT / "docs"

@@ -1,20 +1,24 @@
 """Microsoft Entra ID (OpenID Connect), single- or multi-tenant."""
 
+from __future__ import annotations
+
 import base64
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from ...errors import Configuration, OAuthCallbackError
 from ...events import OutboundRequest
 from ...fetch import ProviderResponseError, send
-from ...oauth.tokens import TokenResponseError
 from .._base import ProviderStyle
 from ..oauth import Hooks, OAuthProvider, OIDCProvider, Profile, Step, TokenSet
 from ..service import ProfileMap, Service
+
+if TYPE_CHECKING:
+    from ...oauth.tokens import TokenResponseError
 
 COMMON_ISSUER = "https://login.microsoftonline.com/common/v2.0"
 CONSUMERS_TENANT = "9188040d-6c67-4c5b-b112-36a304b66dad"

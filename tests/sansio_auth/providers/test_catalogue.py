@@ -9,9 +9,9 @@ import pytest
 from sansio_auth import providers as exported
 from sansio_auth.errors import Configuration
 from sansio_auth.providers import BUILTIN_PROVIDERS, OAuthProvider, OIDCProvider
-from sansio_auth.providers._generate import BUILTIN, builtin_source
 from sansio_auth.providers.builtin import ISSUER_REQUIRED
 from tests.sansio_auth.driver import ORIGIN, AuthPair
+from tools.catalogue import BUILTIN, builtin_source
 
 IDS = sorted(BUILTIN_PROVIDERS)
 REQUIRED = {

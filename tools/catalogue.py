@@ -1,7 +1,7 @@
 """What ``make docs`` writes from the service rows: ``builtin.py`` and the docs' provider table.
 
-Run ``python -m sansio_auth.providers._generate`` (``make docs`` does) after adding or
-changing a row in ``sansio_auth/providers/services/``; tests fail while either is stale.
+Run ``python -m tools.catalogue`` (``make docs`` does) after adding or changing a row in
+``sansio_auth/providers/services/``; tests fail while either is stale.
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import importlib
 import pkgutil
 from pathlib import Path
 
-from . import services
-from .service import Service, sorted_services
+from sansio_auth.providers import services
+from sansio_auth.providers.service import Service, sorted_services
 
-PACKAGE = Path(__file__).parent
-BUILTIN = PACKAGE / "builtin.py"
-DOCS = PACKAGE.parents[1] / "docs" / "providers.md"
+ROOT = Path(__file__).parents[1]
+BUILTIN = ROOT / "sansio_auth" / "providers" / "builtin.py"
+DOCS = ROOT / "docs" / "providers.md"
 BEGIN = "<!-- the catalogue: generated from the service rows by `make docs`, do not edit -->"
 END = "<!-- end of the catalogue -->"
 AUTH_METHODS = {"client_secret_basic": "basic", "client_secret_post": "post", "none": "none"}
