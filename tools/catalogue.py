@@ -11,6 +11,7 @@ import pkgutil
 from pathlib import Path
 
 from sansio_auth.providers import services
+from sansio_auth.providers.email_apis import COMMON_DIFFERENCE, EMAIL_APIS
 from sansio_auth.providers.service import Service, sorted_services
 
 ROOT = Path(__file__).parents[1]
@@ -166,7 +167,45 @@ def providers_table() -> str:
         if row.differs:
             text = f"{text} *Unlike Auth.js:* {row.differs}".strip()
         out.append(f"* **{row.name}** (`{row.id}`): {text}")
-    return "\n".join([*out, "", END])
+    return "\n".join([*out, "", *_other_providers(), "", END])
+
+
+OTHERS = (
+    ("credentials", "Credentials", "credentials", "your `authorize` function",
+     "../README.md#quick-start"),
+    ("email", "Email", "email", "your `send_verification_request` (e.g. `SMTPSender`)", "email.md"),
+    ("nodemailer", "Nodemailer", "email", "your `send_verification_request` (e.g. `SMTPSender`)",
+     "email.md"),
+    ("passkey", "Passkey", "webauthn", "the browser's authenticator", "webauthn.md"),
+    ("webauthn", "WebAuthn", "webauthn", "the browser's authenticator", "webauthn.md"),
+)  # fmt: skip
+"""The built-ins that are not OAuth services or e-mail APIs: id, factory, type, how, docs."""
+
+
+def _other_providers() -> list[str]:
+    rows = [
+        (api.id, api.factory, "email", f"the {api.name} API (`AUTH_{api.id.upper()}_KEY`)",
+         f"[{api.name}]({api.setup})")
+        for api in EMAIL_APIS.values()
+    ]  # fmt: skip
+    rows += [(i, f, t, how, f"[docs]({page})") for i, f, t, how, page in OTHERS]
+    out = [
+        "### E-mail and other providers",
+        "",
+        "| id | factory | type | sends / checks with | set up |",
+        "|---|---|---|---|---|",
+        *(f"| {i} | `{f}` | {t} | {how} | {link} |" for i, f, t, how, link in sorted(rows)),
+        "",
+        f"Every e-mail API provider: {COMMON_DIFFERENCE}",
+        "",
+    ]
+    for api in sorted(EMAIL_APIS.values(), key=lambda api: api.id):
+        if api.notes or api.differs:
+            text = api.notes
+            if api.differs:
+                text = f"{text} *Unlike Auth.js:* {api.differs}".strip()
+            out.append(f"* **{api.name}** (`{api.id}`): {text}")
+    return out
 
 
 def docs_with_table(text: str) -> str:

@@ -8,7 +8,23 @@ from . import builtin
 from ._base import Provider, ProviderStyle, ProviderType
 from .builtin import *  # noqa: F403 - a record type and a factory per service
 from .credentials import Credentials, CredentialsProvider
-from .email import Email, EmailProvider
+from .email import Email, EmailProvider, Nodemailer
+from .email_apis import (
+    EMAIL_API_FACTORIES,
+    ForwardEmail,
+    ForwardEmailProvider,
+    HTTPEmailProvider,
+    Loops,
+    LoopsProvider,
+    Mailgun,
+    MailgunProvider,
+    Postmark,
+    PostmarkProvider,
+    Resend,
+    ResendProvider,
+    SendGrid,
+    SendGridProvider,
+)
 from .oauth import ClientOptions, Endpoint, Hooks, OAuthProvider, OIDCProvider
 from .services.apple import apple_client_secret
 from .webauthn import Passkey, WebAuthn, WebAuthnProvider
@@ -26,6 +42,7 @@ The flows of each kind are registered with its record type in ``sansio_auth._flo
 """
 
 __all__ = [
+    "EMAIL_API_FACTORIES",
     "PROVIDER_KINDS",
     "ClientOptions",
     "Credentials",
@@ -33,13 +50,27 @@ __all__ = [
     "Email",
     "EmailProvider",
     "Endpoint",
+    "ForwardEmail",
+    "ForwardEmailProvider",
+    "HTTPEmailProvider",
     "Hooks",
+    "Loops",
+    "LoopsProvider",
+    "Mailgun",
+    "MailgunProvider",
+    "Nodemailer",
     "OAuthProvider",
     "OIDCProvider",
     "Passkey",
+    "Postmark",
+    "PostmarkProvider",
     "Provider",
     "ProviderStyle",
     "ProviderType",
+    "Resend",
+    "ResendProvider",
+    "SendGrid",
+    "SendGridProvider",
     "WebAuthn",
     "WebAuthnProvider",
     "apple_client_secret",
