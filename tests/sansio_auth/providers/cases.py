@@ -4,6 +4,7 @@
 documentation (the samples in the same folder are its documented responses)::
 
     {
+      "about": "where in the service's documentation these requests are described",
       "env": {"AUTH_DISCORD_ID": "...", "AUTH_DISCORD_SECRET": "..."},
       "options": {},                          # factory keywords, optional
       "authorization": {"url": "https://discord.com/api/oauth2/authorize",
@@ -32,7 +33,9 @@ the folder or a value; with ``"id_token": "<claims file>"`` the engine's nonce a
 clock's ``iat``/``exp`` are added and the claims signed into an ``id_token`` field),
 ``jwks: true`` (the key those ID tokens are signed with), ``text`` or ``file`` (bytes).
 The sign-in must succeed with exactly ``user`` in the session and ``account`` (a subset)
-in the ``sign_in`` event.
+in the ``sign_in`` event. The callback is a ``POST`` (form) for ``"method": "POST"``
+(``form_post``); ``state`` is added to its ``params`` when the authorization request had one.
+Every built-in provider must have a script (``test_sign_in.py``).
 """
 
 from __future__ import annotations

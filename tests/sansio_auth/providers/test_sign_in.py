@@ -2,9 +2,16 @@
 
 import pytest
 
+from sansio_auth.providers import BUILTIN_PROVIDERS
 from tests.sansio_auth.providers.cases import case_ids, run
 
 
 @pytest.mark.parametrize("provider_id", case_ids())
 def test_sign_in(provider_id):
     run(provider_id)
+
+
+def test_every_built_in_provider_has_a_sign_in_script():
+    missing = sorted(set(BUILTIN_PROVIDERS) - set(case_ids()))
+    assert not missing, f"add fixtures/<id>/sign_in.json for {', '.join(missing)}"
+    assert set(case_ids()) <= set(BUILTIN_PROVIDERS)
