@@ -2,21 +2,33 @@
 
 from dataclasses import dataclass
 
+from ...errors import Configuration
 from .._base import ProviderStyle
 from ..oauth import OIDCProvider
 from ..service import Service
 
-API = "https://api.descope.com"
+CLIENT_ID = "{client_id}"
+"""In the default issuer, the client id (Descope's OIDC client id is the project id)."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class DescopeRecord(OIDCProvider):
-    """Without an issuer, the project's: the client id is the Descope project id."""
+    """The default issuer is made of the client id, wherever that comes from."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.issuer is None and self.client_id:
-            object.__setattr__(self, "issuer", f"{API}/{self.client_id}")
+        if self.issuer and CLIENT_ID in self.issuer and self.client_id:
+            object.__setattr__(self, "issuer", self.issuer.replace(CLIENT_ID, self.client_id))
+
+    def check(self) -> None:
+        """Without a client id the default issuer cannot be made: name the variable."""
+        if self.issuer and CLIENT_ID in self.issuer:
+            prefix = self.env_prefix
+            raise Configuration(
+                f"provider {self.id!r} needs a client_id (or {prefix}ID), the Descope project "
+                f"id its issuer is made of (or an issuer: {prefix}ISSUER)"
+            )
+        super().check()
 
 
 SERVICE = Service(
@@ -24,6 +36,7 @@ SERVICE = Service(
     name="Descope",
     type="oidc",
     factory="Descope",
+    default_issuer=f"https://api.descope.com/{CLIENT_ID}",
     checks=("pkce", "state"),
     style=ProviderStyle(bg="#1C1C23", text="#ffffff"),
     record=DescopeRecord,
@@ -31,8 +44,8 @@ SERVICE = Service(
     notes="The client id is the Descope project id; the issuer defaults to "
     "`https://api.descope.com/<client id>` (or `AUTH_DESCOPE_ISSUER`, the OIDC application's "
     "*Issuer*).",
-    differs="The default issuer is built from the client id wherever it comes from "
-    "(`AUTH_DESCOPE_ID` included); Auth.js builds it from the `clientId` option only, and "
-    "gets `https://api.descope.com/undefined` when that is left to the environment and "
+    differs="The default issuer is made of the client id wherever that comes from "
+    "(`AUTH_DESCOPE_ID` included); Auth.js makes it of the `clientId` option only, and gets "
+    "`https://api.descope.com/undefined` when the id is left to the environment and "
     "`AUTH_DESCOPE_ISSUER` is unset.",
 )

@@ -147,13 +147,20 @@ class Harness:
         return request
 
     def id_token_answer(
-        self, token: str, claims: str, *, status: int = 200, **changes: Any
+        self,
+        token: str,
+        claims: str,
+        *,
+        status: int = 200,
+        alg: str = "RS256",
+        secret: str = "",
+        **changes: Any,
     ) -> Callable[[OutboundRequest], HTTPResponse]:
         """A token endpoint answering fixture ``token`` plus an ID token of fixture ``claims``.
 
         The ID token is issued now (``iat``/``exp`` by the engine's clock), carries the
-        authorization request's ``nonce`` if it had one; ``changes`` override claims
-        (``None`` removes one).
+        authorization request's ``nonce`` if it had one, is signed as :func:`sign` signs
+        ``alg`` (HMAC with ``secret``); ``changes`` override claims (``None`` removes one).
         """
 
         def answer(request: OutboundRequest) -> HTTPResponse:
@@ -161,7 +168,7 @@ class Harness:
             body = {**fixture_json(claims), "iat": now, "exp": now + 3600}
             if "nonce" in self.authorization:
                 body["nonce"] = self.authorization["nonce"]
-            id_token = sign(merge_claims(body, changes))
+            id_token = sign(merge_claims(body, changes), alg=alg, secret=secret)
             return json_response({**fixture_json(token), "id_token": id_token}, status)
 
         return answer
