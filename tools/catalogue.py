@@ -66,12 +66,15 @@ def builtin_source() -> str:
         "from .oauth import OAuthProvider, OIDCProvider",
         "from .service import Service, builtin, sorted_services",
         "from .services import (",
-        *(f"    {name}," for name, _ in rows),
+        *(f"    {name}," for name in sorted(name for name, _ in rows)),
         ")",
     ]
-    for name, row in rows:
-        if row.record is not None:
-            out.append(f"from .services.{name} import {row.record.__name__}")
+    records = {  # imported from where each is defined, once (rows may share one)
+        (row.record.__module__.rsplit(".", 1)[1], row.record.__name__)
+        for _, row in rows
+        if row.record is not None
+    }
+    out += [f"from .services.{module} import {name}" for module, name in sorted(records)]
     names: list[str] = []
     for name, row in rows:
         if row.record is not None:
@@ -104,7 +107,7 @@ def builtin_source() -> str:
         '"""Every built-in service row, by id."""',
         "",
         "BUILTIN_PROVIDERS: Mapping[str, Callable[..., OAuthProvider]] = {",
-        *(f'    "{row.id}": {row.factory},' for _, row in rows),
+        *(f'    "{id_}": {row.factory},' for _, row in rows for id_ in (row.id, *row.also_ids)),
         "}",
         '"""Every built-in OAuth/OIDC provider factory, by provider id."""',
         "",

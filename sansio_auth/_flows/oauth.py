@@ -364,6 +364,11 @@ def _userinfo(
         profile = yield from provider.request_userinfo(url, tokens)
     if isinstance(profile, SignedUserinfo):
         profile = yield from _signed_userinfo(ctx, provider, server, profile.jwt)
+    elif provider.client.userinfo_signed_response_alg and provider.userinfo.request is None:
+        raise IDTokenError(  # a declared signature is not optional: no downgrade to plain JSON
+            "the userinfo response is not signed (`application/jwt`) although "
+            f"{provider.client.userinfo_signed_response_alg} was declared"
+        )
     if not isinstance(profile, Mapping):
         raise ValueError("the userinfo profile is not a mapping")
     return dict(profile)

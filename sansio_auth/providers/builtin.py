@@ -14,31 +14,55 @@ from .oauth import OAuthProvider, OIDCProvider
 from .service import Service, builtin, sorted_services
 from .services import (
     apple,
+    asgardeo,
     atlassian,
     auth0,
     authentik,
+    azure_ad,
+    azure_ad_b2c,
+    bankid_no,
+    battlenet,
+    beyondidentity,
     bitbucket,
     cognito,
+    descope,
     discord,
     dropbox,
+    duende_identity_server6,
     facebook,
+    frontegg,
+    fusionauth,
     github,
     gitlab,
     google,
+    huggingface,
+    identity_server4,
     keycloak,
+    kinde,
+    line,
     linkedin,
+    logto,
     microsoft_entra_id,
     notion,
     okta,
+    onelogin,
+    ory_hydra,
+    passage,
+    ping_id,
     reddit,
+    roblox,
     salesforce,
+    simplelogin,
     slack,
     spotify,
     twitch,
     twitter,
+    united_effects,
+    vipps,
     zitadel,
     zoom,
 )
+from .services.descope import DescopeRecord
 from .services.microsoft_entra_id import EntraRecord
 
 
@@ -53,6 +77,21 @@ def Apple(**options: Any) -> AppleProvider:
     Set up: https://developer.apple.com/sign-in-with-apple/get-started/
     """
     return AppleProvider.from_mapping(options)
+
+
+@builtin(asgardeo.SERVICE)
+class AsgardeoProvider(OIDCProvider):
+    """The Asgardeo provider record (see :func:`Asgardeo`)."""
+
+
+def Asgardeo(**options: Any) -> AsgardeoProvider:
+    """Asgardeo (OpenID Connect); ``AUTH_ASGARDEO_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is the organisation's token endpoint, e.g. ``https://api.asgardeo.io/t/my-org/oauth2/token``.
+
+    Set up: https://wso2.com/asgardeo/docs/guides/applications/register-oidc-web-app/
+    """
+    return AsgardeoProvider.from_mapping(options)
 
 
 @builtin(atlassian.SERVICE)
@@ -98,6 +137,77 @@ def Authentik(**options: Any) -> AuthentikProvider:
     return AuthentikProvider.from_mapping(options)
 
 
+@builtin(azure_ad.SERVICE)
+class AzureADProvider(EntraRecord):
+    """The Azure Active Directory provider record (see :func:`AzureAD`)."""
+
+
+def AzureAD(**options: Any) -> AzureADProvider:
+    """Azure Active Directory (OpenID Connect); ``AUTH_AZURE_AD_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://learn.microsoft.com/en-us/entra/identity-platform/quickstart-register-app
+    """
+    return AzureADProvider.from_mapping(options)
+
+
+@builtin(azure_ad_b2c.SERVICE)
+class AzureADB2CProvider(OIDCProvider):
+    """The Azure AD B2C provider record (see :func:`AzureADB2C`)."""
+
+
+def AzureADB2C(**options: Any) -> AzureADB2CProvider:
+    """Azure AD B2C (OpenID Connect); ``AUTH_AZURE_AD_B2C_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is the user flow's, in the form B2C calls OpenID Connect Discovery compliant, e.g. ``https://contoso.b2clogin.com/tfp/<tenant id>/b2c_1_signupsignin/v2.0/``.
+
+    Set up: https://learn.microsoft.com/en-us/azure/active-directory-b2c/tutorial-register-applications
+    """
+    return AzureADB2CProvider.from_mapping(options)
+
+
+@builtin(bankid_no.SERVICE)
+class BankIDNorwayProvider(OIDCProvider):
+    """The BankID Norge provider record (see :func:`BankIDNorway`)."""
+
+
+def BankIDNorway(**options: Any) -> BankIDNorwayProvider:
+    """BankID Norge (OpenID Connect); ``AUTH_BANKID_NO_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developer.bankid.no/bankid-oidc-provider/
+    """
+    return BankIDNorwayProvider.from_mapping(options)
+
+
+@builtin(battlenet.SERVICE)
+class BattleNetProvider(OIDCProvider):
+    """The Battle.net provider record (see :func:`BattleNet`)."""
+
+
+def BattleNet(**options: Any) -> BattleNetProvider:
+    """Battle.net (OpenID Connect); ``AUTH_BATTLENET_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is the region's, one of ``https://oauth.battle.net``, ``https://oauth.battlenet.com.cn``, ``https://www.battlenet.com.cn/oauth`` or ``https://{us,eu,kr,tw}.battle.net/oauth``.
+
+    Set up: https://develop.battle.net/access/clients
+    """
+    return BattleNetProvider.from_mapping(options)
+
+
+@builtin(beyondidentity.SERVICE)
+class BeyondIdentityProvider(OIDCProvider):
+    """The Beyond Identity provider record (see :func:`BeyondIdentity`)."""
+
+
+def BeyondIdentity(**options: Any) -> BeyondIdentityProvider:
+    """Beyond Identity (OpenID Connect); ``AUTH_BEYONDIDENTITY_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is the application's *Issuer*, e.g. ``https://auth-us.beyondidentity.com/v1/tenants/<tenant>/realms/<realm>/applications/<application>``.
+
+    Set up: https://developer.beyondidentity.com/docs/next-auth
+    """
+    return BeyondIdentityProvider.from_mapping(options)
+
+
 @builtin(bitbucket.SERVICE)
 class BitbucketProvider(OAuthProvider):
     """The Bitbucket provider record (see :func:`Bitbucket`)."""
@@ -126,6 +236,19 @@ def Cognito(**options: Any) -> CognitoProvider:
     return CognitoProvider.from_mapping(options)
 
 
+@builtin(descope.SERVICE)
+class DescopeProvider(DescopeRecord):
+    """The Descope provider record (see :func:`Descope`)."""
+
+
+def Descope(**options: Any) -> DescopeProvider:
+    """Descope (OpenID Connect); ``AUTH_DESCOPE_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://docs.descope.com/customize/auth/oidc
+    """
+    return DescopeProvider.from_mapping(options)
+
+
 @builtin(discord.SERVICE)
 class DiscordProvider(OAuthProvider):
     """The Discord provider record (see :func:`Discord`)."""
@@ -152,6 +275,21 @@ def Dropbox(**options: Any) -> DropboxProvider:
     return DropboxProvider.from_mapping(options)
 
 
+@builtin(duende_identity_server6.SERVICE)
+class DuendeIdentityServer6Provider(OIDCProvider):
+    """The DuendeIdentityServer6 provider record (see :func:`DuendeIdentityServer6`)."""
+
+
+def DuendeIdentityServer6(**options: Any) -> DuendeIdentityServer6Provider:
+    """DuendeIdentityServer6 (OpenID Connect); ``AUTH_DUENDE_IDENTITY_SERVER6_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is the server's base URL (with its path base), e.g. ``https://demo.duendesoftware.com``.
+
+    Set up: https://docs.duendesoftware.com/identityserver/v6
+    """
+    return DuendeIdentityServer6Provider.from_mapping(options)
+
+
 @builtin(facebook.SERVICE)
 class FacebookProvider(OAuthProvider):
     """The Facebook provider record (see :func:`Facebook`)."""
@@ -163,6 +301,36 @@ def Facebook(**options: Any) -> FacebookProvider:
     Set up: https://developers.facebook.com/docs/facebook-login/manually-build-a-login-flow/
     """
     return FacebookProvider.from_mapping(options)
+
+
+@builtin(frontegg.SERVICE)
+class FronteggProvider(OIDCProvider):
+    """The Frontegg provider record (see :func:`Frontegg`)."""
+
+
+def Frontegg(**options: Any) -> FronteggProvider:
+    """Frontegg (OpenID Connect); ``AUTH_FRONTEGG_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is your environment's domain, e.g. ``https://my-app.frontegg.com``.
+
+    Set up: https://portal.frontegg.com
+    """
+    return FronteggProvider.from_mapping(options)
+
+
+@builtin(fusionauth.SERVICE)
+class FusionAuthProvider(OIDCProvider):
+    """The FusionAuth provider record (see :func:`FusionAuth`)."""
+
+
+def FusionAuth(**options: Any) -> FusionAuthProvider:
+    """FusionAuth (OpenID Connect); ``AUTH_FUSIONAUTH_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is your FusionAuth's URL, e.g. ``https://auth.example.com`` (set it as the tenant's issuer too).
+
+    Set up: https://fusionauth.io/docs/get-started/core-concepts/applications
+    """
+    return FusionAuthProvider.from_mapping(options)
 
 
 @builtin(github.SERVICE)
@@ -204,6 +372,49 @@ def Google(**options: Any) -> GoogleProvider:
     return GoogleProvider.from_mapping(options)
 
 
+@builtin(huggingface.SERVICE)
+class HuggingfaceProvider(OIDCProvider):
+    """The Hugging Face provider record (see :func:`Huggingface`)."""
+
+
+def Huggingface(**options: Any) -> HuggingfaceProvider:
+    """Hugging Face (OpenID Connect); ``AUTH_HUGGINGFACE_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://huggingface.co/settings/applications/new
+    """
+    return HuggingfaceProvider.from_mapping(options)
+
+
+@builtin(ory_hydra.SERVICE)
+class OryHydraProvider(OIDCProvider):
+    """The Hydra provider record (see :func:`OryHydra`)."""
+
+
+def OryHydra(**options: Any) -> OryHydraProvider:
+    """Hydra (OpenID Connect); ``AUTH_HYDRA_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is the Hydra public URL or Ory Network project URL, e.g. ``https://my-project.projects.oryapis.com``.
+
+    Set up: https://www.ory.sh/docs/hydra/5min-tutorial
+    """
+    return OryHydraProvider.from_mapping(options)
+
+
+@builtin(identity_server4.SERVICE)
+class IdentityServer4Provider(OIDCProvider):
+    """The IdentityServer4 provider record (see :func:`IdentityServer4`)."""
+
+
+def IdentityServer4(**options: Any) -> IdentityServer4Provider:
+    """IdentityServer4 (OpenID Connect); ``AUTH_IDENTITY_SERVER4_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is the server's base URL, e.g. ``https://demo.identityserver.io``.
+
+    Set up: https://identityserver4.readthedocs.io/en/latest/
+    """
+    return IdentityServer4Provider.from_mapping(options)
+
+
 @builtin(keycloak.SERVICE)
 class KeycloakProvider(OIDCProvider):
     """The Keycloak provider record (see :func:`Keycloak`)."""
@@ -219,6 +430,37 @@ def Keycloak(**options: Any) -> KeycloakProvider:
     return KeycloakProvider.from_mapping(options)
 
 
+@builtin(kinde.SERVICE)
+class KindeProvider(OIDCProvider):
+    """The Kinde provider record (see :func:`Kinde`)."""
+
+
+def Kinde(**options: Any) -> KindeProvider:
+    """Kinde (OpenID Connect); ``AUTH_KINDE_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is your Kinde domain, e.g. ``https://my-business.kinde.com``.
+
+    Set up: https://docs.kinde.com/developer-tools/about/using-kinde-without-an-sdk/
+    """
+    return KindeProvider.from_mapping(options)
+
+
+@builtin(line.SERVICE)
+class LineProvider(OIDCProvider):
+    """The LINE provider record (see :func:`LINE`)."""
+
+
+def LINE(**options: Any) -> LineProvider:
+    """LINE (OpenID Connect); ``AUTH_LINE_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developers.line.biz/console/
+    """
+    return LineProvider.from_mapping(options)
+
+
+Line = LINE
+
+
 @builtin(linkedin.SERVICE)
 class LinkedInProvider(OIDCProvider):
     """The LinkedIn provider record (see :func:`LinkedIn`)."""
@@ -230,6 +472,21 @@ def LinkedIn(**options: Any) -> LinkedInProvider:
     Set up: https://www.linkedin.com/developers/apps/
     """
     return LinkedInProvider.from_mapping(options)
+
+
+@builtin(logto.SERVICE)
+class LogtoProvider(OIDCProvider):
+    """The Logto provider record (see :func:`Logto`)."""
+
+
+def Logto(**options: Any) -> LogtoProvider:
+    """Logto (OpenID Connect); ``AUTH_LOGTO_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is your tenant's OIDC issuer, e.g. ``https://my-tenant.logto.app/oidc``.
+
+    Set up: https://docs.logto.io/quick-starts/next-auth
+    """
+    return LogtoProvider.from_mapping(options)
 
 
 @builtin(microsoft_entra_id.SERVICE)
@@ -273,6 +530,51 @@ def Okta(**options: Any) -> OktaProvider:
     return OktaProvider.from_mapping(options)
 
 
+@builtin(onelogin.SERVICE)
+class OneLoginProvider(OIDCProvider):
+    """The OneLogin provider record (see :func:`OneLogin`)."""
+
+
+def OneLogin(**options: Any) -> OneLoginProvider:
+    """OneLogin (OpenID Connect); ``AUTH_ONELOGIN_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is your subdomain's OpenID Connect v2 issuer, e.g. ``https://my-company.onelogin.com/oidc/2``.
+
+    Set up: https://developers.onelogin.com/openid-connect/connect-to-onelogin
+    """
+    return OneLoginProvider.from_mapping(options)
+
+
+@builtin(passage.SERVICE)
+class PassageProvider(OIDCProvider):
+    """The Passage provider record (see :func:`Passage`)."""
+
+
+def Passage(**options: Any) -> PassageProvider:
+    """Passage (OpenID Connect); ``AUTH_PASSAGE_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is the app's hosted login URL, e.g. ``https://my-app.withpassage.com``.
+
+    Set up: https://docs.passage.id/hosted-login/oidc-client-configuration
+    """
+    return PassageProvider.from_mapping(options)
+
+
+@builtin(ping_id.SERVICE)
+class PingIdProvider(OIDCProvider):
+    """The Ping Identity provider record (see :func:`PingId`)."""
+
+
+def PingId(**options: Any) -> PingIdProvider:
+    """Ping Identity (OpenID Connect); ``AUTH_PING_ID_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is the environment's, e.g. ``https://auth.pingone.com/<environment id>/as``.
+
+    Set up: https://docs.pingidentity.com/r/en-us/pingone/p1_add_app_worker
+    """
+    return PingIdProvider.from_mapping(options)
+
+
 @builtin(reddit.SERVICE)
 class RedditProvider(OAuthProvider):
     """The Reddit provider record (see :func:`Reddit`)."""
@@ -286,6 +588,19 @@ def Reddit(**options: Any) -> RedditProvider:
     return RedditProvider.from_mapping(options)
 
 
+@builtin(roblox.SERVICE)
+class RobloxProvider(OIDCProvider):
+    """The Roblox provider record (see :func:`Roblox`)."""
+
+
+def Roblox(**options: Any) -> RobloxProvider:
+    """Roblox (OpenID Connect); ``AUTH_ROBLOX_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://create.roblox.com/dashboard/credentials
+    """
+    return RobloxProvider.from_mapping(options)
+
+
 @builtin(salesforce.SERVICE)
 class SalesforceProvider(OIDCProvider):
     """The Salesforce provider record (see :func:`Salesforce`)."""
@@ -297,6 +612,19 @@ def Salesforce(**options: Any) -> SalesforceProvider:
     Set up: https://help.salesforce.com/apex/HTViewHelpDoc?id=xcloud.connected_app_create_openid_connect.htm
     """
     return SalesforceProvider.from_mapping(options)
+
+
+@builtin(simplelogin.SERVICE)
+class SimpleLoginProvider(OIDCProvider):
+    """The SimpleLogin provider record (see :func:`SimpleLogin`)."""
+
+
+def SimpleLogin(**options: Any) -> SimpleLoginProvider:
+    """SimpleLogin (OpenID Connect); ``AUTH_SIMPLELOGIN_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://app.simplelogin.io/developer
+    """
+    return SimpleLoginProvider.from_mapping(options)
 
 
 @builtin(slack.SERVICE)
@@ -351,6 +679,34 @@ def Twitter(**options: Any) -> TwitterProvider:
     return TwitterProvider.from_mapping(options)
 
 
+@builtin(united_effects.SERVICE)
+class UnitedEffectsProvider(OIDCProvider):
+    """The United Effects provider record (see :func:`UnitedEffects`)."""
+
+
+def UnitedEffects(**options: Any) -> UnitedEffectsProvider:
+    """United Effects (OpenID Connect); ``AUTH_UNITED_EFFECTS_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is the URL with your Auth Group id, e.g. ``https://auth.unitedeffects.com/YQpbQV5dbW-224dCovz-3``.
+
+    Set up: https://docs.unitedeffects.com/integrations/nextauthjs
+    """
+    return UnitedEffectsProvider.from_mapping(options)
+
+
+@builtin(vipps.SERVICE)
+class VippsProvider(OIDCProvider):
+    """The Vipps provider record (see :func:`Vipps`)."""
+
+
+def Vipps(**options: Any) -> VippsProvider:
+    """Vipps (OpenID Connect); ``AUTH_VIPPS_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developer.vippsmobilepay.com/docs/APIs/login-api/
+    """
+    return VippsProvider.from_mapping(options)
+
+
 @builtin(zitadel.SERVICE)
 class ZitadelProvider(OIDCProvider):
     """The ZITADEL provider record (see :func:`ZITADEL`)."""
@@ -385,28 +741,51 @@ def Zoom(**options: Any) -> ZoomProvider:
 SERVICES: tuple[Service, ...] = sorted_services(
     [
         apple.SERVICE,
+        asgardeo.SERVICE,
         atlassian.SERVICE,
         auth0.SERVICE,
         authentik.SERVICE,
+        azure_ad.SERVICE,
+        azure_ad_b2c.SERVICE,
+        bankid_no.SERVICE,
+        battlenet.SERVICE,
+        beyondidentity.SERVICE,
         bitbucket.SERVICE,
         cognito.SERVICE,
+        descope.SERVICE,
         discord.SERVICE,
         dropbox.SERVICE,
+        duende_identity_server6.SERVICE,
         facebook.SERVICE,
+        frontegg.SERVICE,
+        fusionauth.SERVICE,
         github.SERVICE,
         gitlab.SERVICE,
         google.SERVICE,
+        huggingface.SERVICE,
+        ory_hydra.SERVICE,
+        identity_server4.SERVICE,
         keycloak.SERVICE,
+        kinde.SERVICE,
+        line.SERVICE,
         linkedin.SERVICE,
+        logto.SERVICE,
         microsoft_entra_id.SERVICE,
         notion.SERVICE,
         okta.SERVICE,
+        onelogin.SERVICE,
+        passage.SERVICE,
+        ping_id.SERVICE,
         reddit.SERVICE,
+        roblox.SERVICE,
         salesforce.SERVICE,
+        simplelogin.SERVICE,
         slack.SERVICE,
         spotify.SERVICE,
         twitch.SERVICE,
         twitter.SERVICE,
+        united_effects.SERVICE,
+        vipps.SERVICE,
         zitadel.SERVICE,
         zoom.SERVICE,
     ]
@@ -415,28 +794,52 @@ SERVICES: tuple[Service, ...] = sorted_services(
 
 BUILTIN_PROVIDERS: Mapping[str, Callable[..., OAuthProvider]] = {
     "apple": Apple,
+    "asgardeo": Asgardeo,
     "atlassian": Atlassian,
     "auth0": Auth0,
     "authentik": Authentik,
+    "azure-ad": AzureAD,
+    "azure-ad-b2c": AzureADB2C,
+    "bankid-no": BankIDNorway,
+    "battlenet": BattleNet,
+    "beyondidentity": BeyondIdentity,
     "bitbucket": Bitbucket,
     "cognito": Cognito,
+    "descope": Descope,
     "discord": Discord,
     "dropbox": Dropbox,
+    "duende-identity-server6": DuendeIdentityServer6,
     "facebook": Facebook,
+    "frontegg": Frontegg,
+    "fusionauth": FusionAuth,
     "github": GitHub,
     "gitlab": GitLab,
     "google": Google,
+    "huggingface": Huggingface,
+    "hydra": OryHydra,
+    "ory-hydra": OryHydra,
+    "identity-server4": IdentityServer4,
     "keycloak": Keycloak,
+    "kinde": Kinde,
+    "line": LINE,
     "linkedin": LinkedIn,
+    "logto": Logto,
     "microsoft-entra-id": MicrosoftEntraID,
     "notion": Notion,
     "okta": Okta,
+    "onelogin": OneLogin,
+    "passage": Passage,
+    "ping-id": PingId,
     "reddit": Reddit,
+    "roblox": Roblox,
     "salesforce": Salesforce,
+    "simplelogin": SimpleLogin,
     "slack": Slack,
     "spotify": Spotify,
     "twitch": Twitch,
     "twitter": Twitter,
+    "united-effects": UnitedEffects,
+    "vipps": Vipps,
     "zitadel": ZITADEL,
     "zoom": Zoom,
 }
@@ -451,42 +854,85 @@ __all__ = [
     "SERVICES",
     "Apple",
     "AppleProvider",
+    "Asgardeo",
+    "AsgardeoProvider",
     "Atlassian",
     "AtlassianProvider",
     "Auth0",
     "Auth0Provider",
     "Authentik",
     "AuthentikProvider",
+    "AzureAD",
+    "AzureADProvider",
+    "AzureADB2C",
+    "AzureADB2CProvider",
+    "BankIDNorway",
+    "BankIDNorwayProvider",
+    "BattleNet",
+    "BattleNetProvider",
+    "BeyondIdentity",
+    "BeyondIdentityProvider",
     "Bitbucket",
     "BitbucketProvider",
     "Cognito",
     "CognitoProvider",
+    "Descope",
+    "DescopeProvider",
     "Discord",
     "DiscordProvider",
     "Dropbox",
     "DropboxProvider",
+    "DuendeIdentityServer6",
+    "DuendeIdentityServer6Provider",
     "Facebook",
     "FacebookProvider",
+    "Frontegg",
+    "FronteggProvider",
+    "FusionAuth",
+    "FusionAuthProvider",
     "GitHub",
     "GitHubProvider",
     "GitLab",
     "GitLabProvider",
     "Google",
     "GoogleProvider",
+    "Huggingface",
+    "HuggingfaceProvider",
+    "OryHydra",
+    "OryHydraProvider",
+    "IdentityServer4",
+    "IdentityServer4Provider",
     "Keycloak",
     "KeycloakProvider",
+    "Kinde",
+    "KindeProvider",
+    "LINE",
+    "LineProvider",
+    "Line",
     "LinkedIn",
     "LinkedInProvider",
+    "Logto",
+    "LogtoProvider",
     "MicrosoftEntraID",
     "MicrosoftEntraIDProvider",
     "Notion",
     "NotionProvider",
     "Okta",
     "OktaProvider",
+    "OneLogin",
+    "OneLoginProvider",
+    "Passage",
+    "PassageProvider",
+    "PingId",
+    "PingIdProvider",
     "Reddit",
     "RedditProvider",
+    "Roblox",
+    "RobloxProvider",
     "Salesforce",
     "SalesforceProvider",
+    "SimpleLogin",
+    "SimpleLoginProvider",
     "Slack",
     "SlackProvider",
     "Spotify",
@@ -495,6 +941,10 @@ __all__ = [
     "TwitchProvider",
     "Twitter",
     "TwitterProvider",
+    "UnitedEffects",
+    "UnitedEffectsProvider",
+    "Vipps",
+    "VippsProvider",
     "ZITADEL",
     "ZitadelProvider",
     "Zitadel",

@@ -15,6 +15,7 @@ issuer's discovery document. Unknown keys are a configuration error naming them.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, get_args
@@ -40,6 +41,11 @@ ID_TOKEN_ALGORITHMS = frozenset(
 HMAC_ID_TOKEN_ALGORITHMS = frozenset({"HS256", "HS384", "HS512"})
 """Accepted only from a provider that declares one as ``id_token_signed_response_alg``
 (the token is keyed by its client secret, OpenID Connect Core §10.1)."""
+
+ISSUER = "{issuer}"
+"""In an endpoint URL, the issuer (without its final ``/``): services that each customer runs
+(Mastodon, Nextcloud) have endpoints under the issuer the configuration or
+``AUTH_<ID>_ISSUER`` names; start-up fails naming it while it is missing."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -168,11 +174,17 @@ class OAuthProvider(Provider):
         super().__post_init__()
         set_ = object.__setattr__
         for name in ("authorization", "token", "userinfo"):
-            set_(self, name, _endpoint(getattr(self, name), self.id, name))
+            endpoint = _endpoint(getattr(self, name), self.id, name)
+            if self.issuer and endpoint.url is not None and ISSUER in endpoint.url:
+                url = endpoint.url.replace(ISSUER, self.issuer.rstrip("/"))
+                endpoint = dataclasses.replace(endpoint, url=url)
+            set_(self, name, endpoint)
         if isinstance(self.client, Mapping):
             set_(self, "client", record_of(ClientOptions, self.client, self.id, "client"))
         set_(self, "checks", self._checks(self.checks))
         set_(self, "authorization_params", dict(self.authorization_params))
+        if self.issuer and self.well_known and ISSUER in self.well_known:
+            set_(self, "well_known", self.well_known.replace(ISSUER, self.issuer.rstrip("/")))
 
     def _checks(self, value: Any) -> tuple[Check, ...]:
         items = (value,) if isinstance(value, str) else tuple(value or self.default_checks)
@@ -234,6 +246,12 @@ class OAuthProvider(Provider):
                     f"provider {self.id!r}: {alg} {what} signatures are keyed by the client "
                     "secret; a public client (auth 'none') has none"
                 )
+        templated = [e for e in ("authorization", "token", "userinfo") if self._templated(e)]
+        if templated:
+            raise Configuration(
+                f"provider {self.id!r} needs an issuer (or {prefix}ISSUER): "
+                f"its {', '.join(templated)} URLs are the issuer's"
+            )
         for name, url in (
             ("issuer", self.issuer),
             ("well_known", self.well_known),
@@ -246,6 +264,10 @@ class OAuthProvider(Provider):
                 raise Configuration(f"provider {self.id!r}: {name} is not an http(s) URL: {url!r}")
         if self.issuer is None:
             self._check_endpoints(prefix)
+
+    def _templated(self, endpoint: str) -> bool:
+        url = getattr(self, endpoint).url
+        return url is not None and ISSUER in url
 
     def _check_endpoints(self, prefix: str) -> None:
         missing = [

@@ -135,6 +135,9 @@ class Service:
     ``<factory>Provider`` (an all-capital name is capitalised: ``ZitadelProvider``)."""
     aliases: tuple[str, ...] = ()
     """More names for the factory (``Zitadel`` for ``ZITADEL``)."""
+    also_ids: tuple[str, ...] = ()
+    """Other ids ``BUILTIN_PROVIDERS`` lists the factory under: Auth.js's module name where
+    it is not the provider id (``ory-hydra`` for ``hydra``)."""
 
     issuer: str | None = None
     """A fixed issuer (discovery, ``iss`` checks); the configuration may still override it."""
@@ -260,7 +263,8 @@ def sorted_services(services: Sequence[Service]) -> tuple[Service, ...]:
     """``services`` by id, refusing two with one id, factory or record name."""
     seen: dict[str, str] = {}
     for service in services:
-        for name in (service.id, service.factory, service.record_name, *service.aliases):
+        names = (service.id, *service.also_ids, service.factory, service.record_name)
+        for name in (*names, *service.aliases):
             if name in seen:
                 raise ValueError(f"{service.id}: {name!r} is also {seen[name]}'s")
             seen[name] = service.id

@@ -31,7 +31,11 @@ the values the engine chose (each the same wherever it appears; the verifier mus
 the challenge). A ``response`` is ``{"status", "headers"}`` and one of ``json`` (a file of
 the folder or a value; with ``"id_token": "<claims file>"`` the engine's nonce and the
 clock's ``iat``/``exp`` are added and the claims signed into an ``id_token`` field),
-``jwks: true`` (the key those ID tokens are signed with), ``text`` or ``file`` (bytes).
+``jwks: true`` (the key those ID tokens are signed with), ``jwt`` (a claims file, signed,
+answered as ``application/jwt``: a signed userinfo response), ``text`` or ``file`` (bytes).
+``"alg"`` signs the ``id_token``/``jwt`` with ``ES256``/``384``/``512`` (the JWKS of a response
+with the same ``"alg"`` publishes that key) or ``HS256``/``384``/``512`` keyed by the client
+secret; default ``RS256``.
 The sign-in must succeed with exactly ``user`` in the session and ``account`` (a subset)
 in the ``sign_in`` event. The callback is a ``POST`` (form) for ``"method": "POST"``
 (``form_post``); ``state`` is added to its ``params`` when the authorization request had one.
@@ -133,12 +137,16 @@ class Script:
 
     def answer(self, spec: Mapping[str, Any]) -> HTTPResponse:
         headers = {"content-type": "application/json", **spec.get("headers", {})}
+        alg = spec.get("alg", "RS256")
         if spec.get("jwks"):
-            body = jwks().body
+            body = jwks(alg=alg).body
+        elif "jwt" in spec:
+            headers["content-type"] = "application/jwt"
+            body = self.signed(self.load(spec["jwt"]), alg).encode()
         elif "json" in spec:
             value = self.load(spec["json"])
             if "id_token" in spec:
-                value = {**value, "id_token": self.id_token(self.load(spec["id_token"]))}
+                value = {**value, "id_token": self.id_token(self.load(spec["id_token"]), alg)}
             body = json.dumps(value).encode()
         elif "text" in spec:
             body = spec["text"].encode()
@@ -153,13 +161,19 @@ class Script:
             return json.loads((self.folder / value).read_text())
         return value
 
-    def id_token(self, claims: Mapping[str, Any]) -> str:
+    def id_token(self, claims: Mapping[str, Any], alg: str) -> str:
         assert self.harness is not None
         now = int(self.harness.pair.clock.now)
         issued = {**claims, "iat": now, "exp": now + 3600}
         if "nonce" in self.harness.authorization:
             issued["nonce"] = self.harness.authorization["nonce"]
-        return sign(issued)
+        return self.signed(issued, alg)
+
+    def signed(self, claims: Mapping[str, Any], alg: str) -> str:
+        """``claims`` signed with ``alg``: the test key, or (HMAC) the provider's client secret."""
+        assert self.harness is not None
+        provider = self.harness.pair.engine.settings.providers_by_id[self.harness.provider_id]
+        return sign(claims, alg=alg, secret=getattr(provider, "client_secret", "") or "")
 
 
 def _without_query(url: str) -> str:

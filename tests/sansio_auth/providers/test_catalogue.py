@@ -9,11 +9,12 @@ import pytest
 from sansio_auth import providers as exported
 from sansio_auth.errors import Configuration
 from sansio_auth.providers import BUILTIN_PROVIDERS, OAuthProvider, OIDCProvider
-from sansio_auth.providers.builtin import ISSUER_REQUIRED
+from sansio_auth.providers.builtin import ISSUER_REQUIRED, SERVICES
 from tests.sansio_auth.driver import ORIGIN, AuthPair
 from tools.catalogue import BUILTIN, builtin_source
 
-IDS = sorted(BUILTIN_PROVIDERS)
+IDS = sorted(row.id for row in SERVICES)
+FACTORIES = [BUILTIN_PROVIDERS[provider_id] for provider_id in IDS]
 REQUIRED = {
     "github", "google", "apple", "microsoft-entra-id", "gitlab", "discord", "auth0", "keycloak",
     "okta", "cognito", "facebook", "twitter", "linkedin", "slack", "spotify", "twitch",
@@ -74,6 +75,14 @@ def test_exported_under_its_auth_js_name(provider_id):
     assert BUILTIN_PROVIDERS[provider_id].__name__ in exported.__all__
 
 
+def test_other_auth_js_names_give_the_same_factory():
+    for row in SERVICES:
+        for other in row.also_ids:
+            assert BUILTIN_PROVIDERS[other] is BUILTIN_PROVIDERS[row.id]
+            assert BUILTIN_PROVIDERS[other]().id == row.id
+    assert BUILTIN_PROVIDERS["ory-hydra"]().id == "hydra"
+
+
 @pytest.mark.parametrize("provider_id", IDS)
 def test_as_a_value_with_credentials_and_issuer_from_env(provider_id):
     pair = AuthPair.build(providers=[BUILTIN_PROVIDERS[provider_id]], env=env_for(provider_id))
@@ -122,12 +131,12 @@ def test_sign_in_page_shows_every_button_with_its_style():
     env = {}
     for provider_id in IDS:
         env.update(env_for(provider_id))
-    pair = AuthPair.build(providers=list(BUILTIN_PROVIDERS.values()), env=env)
+    pair = AuthPair.build(providers=FACTORIES, env=env)
     page = pair.browser.get("/auth/signin").body.decode()
     forms = re.findall(r'<form class="provider" action="([^"]+)" method="POST">(.*?)</form>', page)
     by_url = {html.unescape(url): body for url, body in forms}
     assert len(by_url) == len(IDS)
-    for provider_id, factory in BUILTIN_PROVIDERS.items():
+    for provider_id, factory in zip(IDS, FACTORIES, strict=True):
         provider = factory()
         body = by_url[f"{ORIGIN}/auth/signin/{provider_id}"]
         assert 'name="csrfToken"' in body
@@ -147,5 +156,5 @@ def test_builtin_py_is_generated_from_the_service_rows():
 
 def test_the_docs_list_every_provider():
     table = (Path(__file__).parents[3] / "docs" / "providers.md").read_text()
-    for provider_id, factory in BUILTIN_PROVIDERS.items():
+    for provider_id, factory in zip(IDS, FACTORIES, strict=True):
         assert f"| {provider_id} | `{factory.__name__}`" in table
