@@ -35,7 +35,9 @@ def send(request: OutboundRequest, what: str) -> Step[HTTPResponse]:
     try:
         return (yield from send_http(request))
     except Exception as err:
-        raise ProviderResponseError(f"the {what} request to {request.url} failed: {err!r}") from err
+        raise ProviderResponseError(
+            f"the {what} request to {request.shown()} failed: {err!r}"
+        ) from err
 
 
 def get_json(request: OutboundRequest, what: str) -> Step[Any]:

@@ -322,7 +322,8 @@ def _provider(value: Any, env: Mapping[str, str]) -> Provider:
 
 
 def _fill_from_env(provider: Provider, env: Mapping[str, str]) -> Provider:
-    """``AUTH_<ID>_ID``/``_SECRET``/``_ISSUER`` fill ``client_id``/``client_secret``/``issuer``.
+    """``AUTH_<ID>_ID``/``_SECRET``/``_ISSUER``/``_KEY`` fill ``client_id``/``client_secret``/
+    ``issuer``/``api_key`` (those of the four the provider has).
 
     A provider's built-in ``default_issuer`` comes last: configuration, then env, then it.
     """
@@ -334,6 +335,7 @@ def _fill_from_env(provider: Provider, env: Mapping[str, str]) -> Provider:
             ("client_id", "ID"),
             ("client_secret", "SECRET"),
             ("issuer", "ISSUER"),
+            ("api_key", "KEY"),
         )
         if field in names and getattr(provider, field) is None and env.get(prefix + suffix)
     }
