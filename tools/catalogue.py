@@ -65,10 +65,10 @@ def builtin_source() -> str:
         "from .oauth import OAuthProvider, OIDCProvider",
         "from .service import Service, builtin, sorted_services",
         "from .services import (",
-        *(f"    {name}," for name, _ in rows),
+        *(f"    {name}," for name in sorted(name for name, _ in rows)),  # as isort orders them
         ")",
     ]
-    for name, row in rows:
+    for name, row in sorted(rows, key=lambda pair: pair[0]):
         if row.record is not None:
             out.append(f"from .services.{name} import {row.record.__name__}")
     names: list[str] = []

@@ -17,16 +17,36 @@ from .services import (
     atlassian,
     auth0,
     authentik,
+    azure_devops,
     bitbucket,
+    box,
+    boxyhq_saml,
+    bungie,
+    click_up,
     cognito,
+    coinbase,
+    concept2,
     discord,
+    dribbble,
     dropbox,
+    eventbrite,
+    eveonline,
     facebook,
+    faceit,
+    figma,
+    fortytwo_school,
+    foursquare,
+    freshbooks,
     github,
     gitlab,
     google,
+    hubspot,
+    instagram,
+    kakao,
     keycloak,
     linkedin,
+    mailchimp,
+    mailru,
     microsoft_entra_id,
     notion,
     okta,
@@ -39,7 +59,25 @@ from .services import (
     zitadel,
     zoom,
 )
+from .services.boxyhq_saml import JacksonRecord
+from .services.bungie import BungieRecord
 from .services.microsoft_entra_id import EntraRecord
+
+
+@builtin(fortytwo_school.SERVICE)
+class FortyTwoProvider(OAuthProvider):
+    """The 42 School provider record (see :func:`FortyTwo`)."""
+
+
+def FortyTwo(**options: Any) -> FortyTwoProvider:
+    """42 School (OAuth 2.0); ``AUTH_42_SCHOOL_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://profile.intra.42.fr/oauth/applications/new
+    """
+    return FortyTwoProvider.from_mapping(options)
+
+
+FortyTwoSchool = FortyTwo
 
 
 @builtin(apple.SERVICE)
@@ -98,6 +136,19 @@ def Authentik(**options: Any) -> AuthentikProvider:
     return AuthentikProvider.from_mapping(options)
 
 
+@builtin(azure_devops.SERVICE)
+class AzureDevOpsProvider(OAuthProvider):
+    """The Azure DevOps provider record (see :func:`AzureDevOps`)."""
+
+
+def AzureDevOps(**options: Any) -> AzureDevOpsProvider:
+    """Azure DevOps (OAuth 2.0); ``AUTH_AZURE_DEVOPS_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://app.vsaex.visualstudio.com/app/register
+    """
+    return AzureDevOpsProvider.from_mapping(options)
+
+
 @builtin(bitbucket.SERVICE)
 class BitbucketProvider(OAuthProvider):
     """The Bitbucket provider record (see :func:`Bitbucket`)."""
@@ -109,6 +160,63 @@ def Bitbucket(**options: Any) -> BitbucketProvider:
     Set up: https://support.atlassian.com/bitbucket-cloud/docs/use-oauth-on-bitbucket-cloud/
     """
     return BitbucketProvider.from_mapping(options)
+
+
+@builtin(box.SERVICE)
+class BoxProvider(OAuthProvider):
+    """The Box provider record (see :func:`Box`)."""
+
+
+def Box(**options: Any) -> BoxProvider:
+    """Box (OAuth 2.0); ``AUTH_BOX_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://app.box.com/developers/console
+    """
+    return BoxProvider.from_mapping(options)
+
+
+@builtin(boxyhq_saml.SERVICE)
+class SAMLJacksonProvider(JacksonRecord):
+    """The BoxyHQ SAML provider record (see :func:`SAMLJackson`)."""
+
+
+def SAMLJackson(**options: Any) -> SAMLJacksonProvider:
+    """BoxyHQ SAML (OAuth 2.0); ``AUTH_BOXYHQ_SAML_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is the URL of your SAML Jackson service, e.g. ``https://jackson.example.com``.
+
+    Set up: https://boxyhq.com/docs/jackson/deploy/service
+    """
+    return SAMLJacksonProvider.from_mapping(options)
+
+
+BoxyHQSAML = SAMLJackson
+
+
+@builtin(bungie.SERVICE)
+class BungieProvider(BungieRecord):
+    """The Bungie provider record (see :func:`Bungie`)."""
+
+
+def Bungie(**options: Any) -> BungieProvider:
+    """Bungie (OAuth 2.0); ``AUTH_BUNGIE_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://www.bungie.net/en/Application
+    """
+    return BungieProvider.from_mapping(options)
+
+
+@builtin(click_up.SERVICE)
+class ClickUpProvider(OAuthProvider):
+    """The ClickUp provider record (see :func:`ClickUp`)."""
+
+
+def ClickUp(**options: Any) -> ClickUpProvider:
+    """ClickUp (OAuth 2.0); ``AUTH_CLICK_UP_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://app.clickup.com/settings/apps
+    """
+    return ClickUpProvider.from_mapping(options)
 
 
 @builtin(cognito.SERVICE)
@@ -126,6 +234,32 @@ def Cognito(**options: Any) -> CognitoProvider:
     return CognitoProvider.from_mapping(options)
 
 
+@builtin(coinbase.SERVICE)
+class CoinbaseProvider(OAuthProvider):
+    """The Coinbase provider record (see :func:`Coinbase`)."""
+
+
+def Coinbase(**options: Any) -> CoinbaseProvider:
+    """Coinbase (OAuth 2.0); ``AUTH_COINBASE_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://portal.cdp.coinbase.com/
+    """
+    return CoinbaseProvider.from_mapping(options)
+
+
+@builtin(concept2.SERVICE)
+class Concept2Provider(OAuthProvider):
+    """The Concept2 provider record (see :func:`Concept2`)."""
+
+
+def Concept2(**options: Any) -> Concept2Provider:
+    """Concept2 (OAuth 2.0); ``AUTH_CONCEPT2_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://log.concept2.com/developers/keys
+    """
+    return Concept2Provider.from_mapping(options)
+
+
 @builtin(discord.SERVICE)
 class DiscordProvider(OAuthProvider):
     """The Discord provider record (see :func:`Discord`)."""
@@ -137,6 +271,19 @@ def Discord(**options: Any) -> DiscordProvider:
     Set up: https://discord.com/developers/applications
     """
     return DiscordProvider.from_mapping(options)
+
+
+@builtin(dribbble.SERVICE)
+class DribbbleProvider(OAuthProvider):
+    """The Dribbble provider record (see :func:`Dribbble`)."""
+
+
+def Dribbble(**options: Any) -> DribbbleProvider:
+    """Dribbble (OAuth 2.0); ``AUTH_DRIBBBLE_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://dribbble.com/account/applications/new
+    """
+    return DribbbleProvider.from_mapping(options)
 
 
 @builtin(dropbox.SERVICE)
@@ -152,6 +299,32 @@ def Dropbox(**options: Any) -> DropboxProvider:
     return DropboxProvider.from_mapping(options)
 
 
+@builtin(eventbrite.SERVICE)
+class EventbriteProvider(OAuthProvider):
+    """The Eventbrite provider record (see :func:`Eventbrite`)."""
+
+
+def Eventbrite(**options: Any) -> EventbriteProvider:
+    """Eventbrite (OAuth 2.0); ``AUTH_EVENTBRITE_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://www.eventbrite.com/account-settings/apps
+    """
+    return EventbriteProvider.from_mapping(options)
+
+
+@builtin(eveonline.SERVICE)
+class EVEOnlineProvider(OAuthProvider):
+    """The EVE Online provider record (see :func:`EVEOnline`)."""
+
+
+def EVEOnline(**options: Any) -> EVEOnlineProvider:
+    """EVE Online (OAuth 2.0); ``AUTH_EVEONLINE_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developers.eveonline.com/applications
+    """
+    return EVEOnlineProvider.from_mapping(options)
+
+
 @builtin(facebook.SERVICE)
 class FacebookProvider(OAuthProvider):
     """The Facebook provider record (see :func:`Facebook`)."""
@@ -163,6 +336,58 @@ def Facebook(**options: Any) -> FacebookProvider:
     Set up: https://developers.facebook.com/docs/facebook-login/manually-build-a-login-flow/
     """
     return FacebookProvider.from_mapping(options)
+
+
+@builtin(faceit.SERVICE)
+class FaceitProvider(OAuthProvider):
+    """The FACEIT provider record (see :func:`FACEIT`)."""
+
+
+def FACEIT(**options: Any) -> FaceitProvider:
+    """FACEIT (OAuth 2.0); ``AUTH_FACEIT_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developers.faceit.com/apps
+    """
+    return FaceitProvider.from_mapping(options)
+
+
+@builtin(figma.SERVICE)
+class FigmaProvider(OAuthProvider):
+    """The Figma provider record (see :func:`Figma`)."""
+
+
+def Figma(**options: Any) -> FigmaProvider:
+    """Figma (OAuth 2.0); ``AUTH_FIGMA_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://www.figma.com/developers/apps
+    """
+    return FigmaProvider.from_mapping(options)
+
+
+@builtin(foursquare.SERVICE)
+class FoursquareProvider(OAuthProvider):
+    """The Foursquare provider record (see :func:`Foursquare`)."""
+
+
+def Foursquare(**options: Any) -> FoursquareProvider:
+    """Foursquare (OAuth 2.0); ``AUTH_FOURSQUARE_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://foursquare.com/developers/apps
+    """
+    return FoursquareProvider.from_mapping(options)
+
+
+@builtin(freshbooks.SERVICE)
+class FreshbooksProvider(OAuthProvider):
+    """The Freshbooks provider record (see :func:`Freshbooks`)."""
+
+
+def Freshbooks(**options: Any) -> FreshbooksProvider:
+    """Freshbooks (OAuth 2.0); ``AUTH_FRESHBOOKS_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://my.freshbooks.com/#/developer
+    """
+    return FreshbooksProvider.from_mapping(options)
 
 
 @builtin(github.SERVICE)
@@ -204,6 +429,45 @@ def Google(**options: Any) -> GoogleProvider:
     return GoogleProvider.from_mapping(options)
 
 
+@builtin(hubspot.SERVICE)
+class HubSpotProvider(OAuthProvider):
+    """The HubSpot provider record (see :func:`HubSpot`)."""
+
+
+def HubSpot(**options: Any) -> HubSpotProvider:
+    """HubSpot (OAuth 2.0); ``AUTH_HUBSPOT_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developers.hubspot.com/docs/apps/legacy-apps/public-apps/overview
+    """
+    return HubSpotProvider.from_mapping(options)
+
+
+@builtin(instagram.SERVICE)
+class InstagramProvider(OAuthProvider):
+    """The Instagram provider record (see :func:`Instagram`)."""
+
+
+def Instagram(**options: Any) -> InstagramProvider:
+    """Instagram (OAuth 2.0); ``AUTH_INSTAGRAM_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developers.facebook.com/apps/
+    """
+    return InstagramProvider.from_mapping(options)
+
+
+@builtin(kakao.SERVICE)
+class KakaoProvider(OAuthProvider):
+    """The Kakao provider record (see :func:`Kakao`)."""
+
+
+def Kakao(**options: Any) -> KakaoProvider:
+    """Kakao (OAuth 2.0); ``AUTH_KAKAO_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developers.kakao.com/console/app
+    """
+    return KakaoProvider.from_mapping(options)
+
+
 @builtin(keycloak.SERVICE)
 class KeycloakProvider(OIDCProvider):
     """The Keycloak provider record (see :func:`Keycloak`)."""
@@ -230,6 +494,32 @@ def LinkedIn(**options: Any) -> LinkedInProvider:
     Set up: https://www.linkedin.com/developers/apps/
     """
     return LinkedInProvider.from_mapping(options)
+
+
+@builtin(mailchimp.SERVICE)
+class MailchimpProvider(OAuthProvider):
+    """The Mailchimp provider record (see :func:`Mailchimp`)."""
+
+
+def Mailchimp(**options: Any) -> MailchimpProvider:
+    """Mailchimp (OAuth 2.0); ``AUTH_MAILCHIMP_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://admin.mailchimp.com/account/oauth2/
+    """
+    return MailchimpProvider.from_mapping(options)
+
+
+@builtin(mailru.SERVICE)
+class MailruProvider(OAuthProvider):
+    """The Mail.ru provider record (see :func:`Mailru`)."""
+
+
+def Mailru(**options: Any) -> MailruProvider:
+    """Mail.ru (OAuth 2.0); ``AUTH_MAILRU_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://oauth.mail.ru/app/
+    """
+    return MailruProvider.from_mapping(options)
 
 
 @builtin(microsoft_entra_id.SERVICE)
@@ -384,20 +674,40 @@ def Zoom(**options: Any) -> ZoomProvider:
 
 SERVICES: tuple[Service, ...] = sorted_services(
     [
+        fortytwo_school.SERVICE,
         apple.SERVICE,
         atlassian.SERVICE,
         auth0.SERVICE,
         authentik.SERVICE,
+        azure_devops.SERVICE,
         bitbucket.SERVICE,
+        box.SERVICE,
+        boxyhq_saml.SERVICE,
+        bungie.SERVICE,
+        click_up.SERVICE,
         cognito.SERVICE,
+        coinbase.SERVICE,
+        concept2.SERVICE,
         discord.SERVICE,
+        dribbble.SERVICE,
         dropbox.SERVICE,
+        eventbrite.SERVICE,
+        eveonline.SERVICE,
         facebook.SERVICE,
+        faceit.SERVICE,
+        figma.SERVICE,
+        foursquare.SERVICE,
+        freshbooks.SERVICE,
         github.SERVICE,
         gitlab.SERVICE,
         google.SERVICE,
+        hubspot.SERVICE,
+        instagram.SERVICE,
+        kakao.SERVICE,
         keycloak.SERVICE,
         linkedin.SERVICE,
+        mailchimp.SERVICE,
+        mailru.SERVICE,
         microsoft_entra_id.SERVICE,
         notion.SERVICE,
         okta.SERVICE,
@@ -414,20 +724,40 @@ SERVICES: tuple[Service, ...] = sorted_services(
 """Every built-in service row, by id."""
 
 BUILTIN_PROVIDERS: Mapping[str, Callable[..., OAuthProvider]] = {
+    "42-school": FortyTwo,
     "apple": Apple,
     "atlassian": Atlassian,
     "auth0": Auth0,
     "authentik": Authentik,
+    "azure-devops": AzureDevOps,
     "bitbucket": Bitbucket,
+    "box": Box,
+    "boxyhq-saml": SAMLJackson,
+    "bungie": Bungie,
+    "click-up": ClickUp,
     "cognito": Cognito,
+    "coinbase": Coinbase,
+    "concept2": Concept2,
     "discord": Discord,
+    "dribbble": Dribbble,
     "dropbox": Dropbox,
+    "eventbrite": Eventbrite,
+    "eveonline": EVEOnline,
     "facebook": Facebook,
+    "faceit": FACEIT,
+    "figma": Figma,
+    "foursquare": Foursquare,
+    "freshbooks": Freshbooks,
     "github": GitHub,
     "gitlab": GitLab,
     "google": Google,
+    "hubspot": HubSpot,
+    "instagram": Instagram,
+    "kakao": Kakao,
     "keycloak": Keycloak,
     "linkedin": LinkedIn,
+    "mailchimp": Mailchimp,
+    "mailru": Mailru,
     "microsoft-entra-id": MicrosoftEntraID,
     "notion": Notion,
     "okta": Okta,
@@ -449,6 +779,9 @@ __all__ = [
     "BUILTIN_PROVIDERS",
     "ISSUER_REQUIRED",
     "SERVICES",
+    "FortyTwo",
+    "FortyTwoProvider",
+    "FortyTwoSchool",
     "Apple",
     "AppleProvider",
     "Atlassian",
@@ -457,26 +790,65 @@ __all__ = [
     "Auth0Provider",
     "Authentik",
     "AuthentikProvider",
+    "AzureDevOps",
+    "AzureDevOpsProvider",
     "Bitbucket",
     "BitbucketProvider",
+    "Box",
+    "BoxProvider",
+    "SAMLJackson",
+    "SAMLJacksonProvider",
+    "BoxyHQSAML",
+    "Bungie",
+    "BungieProvider",
+    "ClickUp",
+    "ClickUpProvider",
     "Cognito",
     "CognitoProvider",
+    "Coinbase",
+    "CoinbaseProvider",
+    "Concept2",
+    "Concept2Provider",
     "Discord",
     "DiscordProvider",
+    "Dribbble",
+    "DribbbleProvider",
     "Dropbox",
     "DropboxProvider",
+    "Eventbrite",
+    "EventbriteProvider",
+    "EVEOnline",
+    "EVEOnlineProvider",
     "Facebook",
     "FacebookProvider",
+    "FACEIT",
+    "FaceitProvider",
+    "Figma",
+    "FigmaProvider",
+    "Foursquare",
+    "FoursquareProvider",
+    "Freshbooks",
+    "FreshbooksProvider",
     "GitHub",
     "GitHubProvider",
     "GitLab",
     "GitLabProvider",
     "Google",
     "GoogleProvider",
+    "HubSpot",
+    "HubSpotProvider",
+    "Instagram",
+    "InstagramProvider",
+    "Kakao",
+    "KakaoProvider",
     "Keycloak",
     "KeycloakProvider",
     "LinkedIn",
     "LinkedInProvider",
+    "Mailchimp",
+    "MailchimpProvider",
+    "Mailru",
+    "MailruProvider",
     "MicrosoftEntraID",
     "MicrosoftEntraIDProvider",
     "Notion",
