@@ -43,8 +43,8 @@ def api_key_header(options: dict[str, Any]) -> dict[str, Any]:
 
 def memberships(provider: OAuthProvider, url: str, tokens: TokenSet) -> Step:
     """``GET /User/GetMembershipsForCurrentUser/`` with the bearer token and the API key."""
-    assert isinstance(provider, BungieRecord)
-    request = bearer_request(url, tokens["access_token"], (API_KEY_HEADER, provider.api_key or ""))
+    api_key = getattr(provider, "api_key", None) or ""
+    request = bearer_request(url, tokens["access_token"], (API_KEY_HEADER, api_key))
     answer = yield from get_json(request, "userinfo")
     if not isinstance(answer, dict):
         raise ValueError("the Bungie.net answer is not a JSON object")

@@ -37,5 +37,6 @@ SERVICE = Service(
     hooks=Hooks(userinfo=token_metadata),
     setup="https://developers.hubspot.com/docs/apps/legacy-apps/public-apps/overview",
     notes="The user is the metadata of the access token (`user` is the e-mail, also used as "
-    "the name; no picture). HubSpot retires these v1 OAuth endpoints on 16 February 2027.",
+    "the name; no picture). HubSpot takes the token in that request's path: logs and "
+    "recordings show it redacted. HubSpot retires these v1 OAuth endpoints on 16 February 2027.",
 )

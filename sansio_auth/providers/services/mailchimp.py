@@ -29,6 +29,6 @@ SERVICE = Service(
     notes="No scopes. The user is `GET /oauth2/metadata` (its `dc` and `api_endpoint` name "
     "the account's data centre). Tokens never expire and have no refresh token.",
     differs='The token answer\'s `expires_in: 0` ("never") is dropped rather than read as '
-    "already expired, and the missing `token_type` is taken as `bearer` (Auth.js refuses "
-    "the answer for it).",
+    "already expired, and the missing `token_type` is taken as `bearer` (oauth4webapi, "
+    "under Auth.js, requires one).",
 )
