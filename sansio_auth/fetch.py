@@ -36,7 +36,7 @@ def send(request: OutboundRequest, what: str) -> Step[HTTPResponse]:
         return (yield from send_http(request))
     except Exception as err:
         raise ProviderResponseError(
-            f"the {what} request to {request.url} failed: {err!r}", hint="provider-unreachable"
+            f"the {what} request to {request.shown()} failed: {err!r}", hint="provider-unreachable"
         ) from err
 
 

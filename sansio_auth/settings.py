@@ -323,7 +323,8 @@ def _provider(value: Any, env: Mapping[str, str]) -> Provider:
 
 def _fill_from_env(provider: Provider, env: Mapping[str, str]) -> Provider:
     """``AUTH_<ID>_ID``/``_SECRET``/``_ISSUER``/``_KEY`` fill ``client_id``/``client_secret``/
-    ``issuer``/``api_key`` (e-mail API providers).
+    ``issuer``/``api_key`` (those of the four the provider has: ``api_key`` on e-mail API
+    providers and on services that take a key, such as Bungie).
 
     A provider's built-in ``default_issuer`` comes last: configuration, then env, then it.
     """

@@ -20,28 +20,48 @@ from .services import (
     authentik,
     azure_ad,
     azure_ad_b2c,
+    azure_devops,
     bankid_no,
     battlenet,
     beyondidentity,
     bitbucket,
+    box,
+    boxyhq_saml,
+    bungie,
+    click_up,
     cognito,
+    coinbase,
+    concept2,
     descope,
     discord,
+    dribbble,
     dropbox,
     duende_identity_server6,
+    eventbrite,
+    eveonline,
     facebook,
+    faceit,
+    figma,
+    fortytwo_school,
+    foursquare,
+    freshbooks,
     frontegg,
     fusionauth,
     github,
     gitlab,
     google,
+    hubspot,
     huggingface,
     identity_server4,
+    instagram,
+    kakao,
     keycloak,
     kinde,
     line,
     linkedin,
     logto,
+    mailchimp,
+    mailru,
     microsoft_entra_id,
     notion,
     okta,
@@ -62,8 +82,26 @@ from .services import (
     zitadel,
     zoom,
 )
+from .services.boxyhq_saml import JacksonRecord
+from .services.bungie import BungieRecord
 from .services.descope import DescopeRecord
 from .services.microsoft_entra_id import EntraRecord
+
+
+@builtin(fortytwo_school.SERVICE)
+class FortyTwoProvider(OAuthProvider):
+    """The 42 School provider record (see :func:`FortyTwo`)."""
+
+
+def FortyTwo(**options: Any) -> FortyTwoProvider:
+    """42 School (OAuth 2.0); ``AUTH_42_SCHOOL_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://profile.intra.42.fr/oauth/applications/new
+    """
+    return FortyTwoProvider.from_mapping(options)
+
+
+FortyTwoSchool = FortyTwo
 
 
 @builtin(apple.SERVICE)
@@ -165,6 +203,19 @@ def AzureADB2C(**options: Any) -> AzureADB2CProvider:
     return AzureADB2CProvider.from_mapping(options)
 
 
+@builtin(azure_devops.SERVICE)
+class AzureDevOpsProvider(OAuthProvider):
+    """The Azure DevOps provider record (see :func:`AzureDevOps`)."""
+
+
+def AzureDevOps(**options: Any) -> AzureDevOpsProvider:
+    """Azure DevOps (OAuth 2.0); ``AUTH_AZURE_DEVOPS_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://app.vsaex.visualstudio.com/app/register
+    """
+    return AzureDevOpsProvider.from_mapping(options)
+
+
 @builtin(bankid_no.SERVICE)
 class BankIDNorwayProvider(OIDCProvider):
     """The BankID Norge provider record (see :func:`BankIDNorway`)."""
@@ -221,6 +272,63 @@ def Bitbucket(**options: Any) -> BitbucketProvider:
     return BitbucketProvider.from_mapping(options)
 
 
+@builtin(box.SERVICE)
+class BoxProvider(OAuthProvider):
+    """The Box provider record (see :func:`Box`)."""
+
+
+def Box(**options: Any) -> BoxProvider:
+    """Box (OAuth 2.0); ``AUTH_BOX_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://app.box.com/developers/console
+    """
+    return BoxProvider.from_mapping(options)
+
+
+@builtin(boxyhq_saml.SERVICE)
+class SAMLJacksonProvider(JacksonRecord):
+    """The BoxyHQ SAML provider record (see :func:`SAMLJackson`)."""
+
+
+def SAMLJackson(**options: Any) -> SAMLJacksonProvider:
+    """BoxyHQ SAML (OAuth 2.0); ``AUTH_BOXYHQ_SAML_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is the URL of your SAML Jackson service, e.g. ``https://jackson.example.com``.
+
+    Set up: https://boxyhq.com/docs/jackson/deploy/service
+    """
+    return SAMLJacksonProvider.from_mapping(options)
+
+
+BoxyHQSAML = SAMLJackson
+
+
+@builtin(bungie.SERVICE)
+class BungieProvider(BungieRecord):
+    """The Bungie provider record (see :func:`Bungie`)."""
+
+
+def Bungie(**options: Any) -> BungieProvider:
+    """Bungie (OAuth 2.0); ``AUTH_BUNGIE_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://www.bungie.net/en/Application
+    """
+    return BungieProvider.from_mapping(options)
+
+
+@builtin(click_up.SERVICE)
+class ClickUpProvider(OAuthProvider):
+    """The ClickUp provider record (see :func:`ClickUp`)."""
+
+
+def ClickUp(**options: Any) -> ClickUpProvider:
+    """ClickUp (OAuth 2.0); ``AUTH_CLICK_UP_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://app.clickup.com/settings/apps
+    """
+    return ClickUpProvider.from_mapping(options)
+
+
 @builtin(cognito.SERVICE)
 class CognitoProvider(OIDCProvider):
     """The Cognito provider record (see :func:`Cognito`)."""
@@ -234,6 +342,32 @@ def Cognito(**options: Any) -> CognitoProvider:
     Set up: https://docs.aws.amazon.com/cognito/latest/developerguide/cognito-userpools-server-contract-reference.html
     """
     return CognitoProvider.from_mapping(options)
+
+
+@builtin(coinbase.SERVICE)
+class CoinbaseProvider(OAuthProvider):
+    """The Coinbase provider record (see :func:`Coinbase`)."""
+
+
+def Coinbase(**options: Any) -> CoinbaseProvider:
+    """Coinbase (OAuth 2.0); ``AUTH_COINBASE_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://portal.cdp.coinbase.com/
+    """
+    return CoinbaseProvider.from_mapping(options)
+
+
+@builtin(concept2.SERVICE)
+class Concept2Provider(OAuthProvider):
+    """The Concept2 provider record (see :func:`Concept2`)."""
+
+
+def Concept2(**options: Any) -> Concept2Provider:
+    """Concept2 (OAuth 2.0); ``AUTH_CONCEPT2_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://log.concept2.com/developers/keys
+    """
+    return Concept2Provider.from_mapping(options)
 
 
 @builtin(descope.SERVICE)
@@ -260,6 +394,19 @@ def Discord(**options: Any) -> DiscordProvider:
     Set up: https://discord.com/developers/applications
     """
     return DiscordProvider.from_mapping(options)
+
+
+@builtin(dribbble.SERVICE)
+class DribbbleProvider(OAuthProvider):
+    """The Dribbble provider record (see :func:`Dribbble`)."""
+
+
+def Dribbble(**options: Any) -> DribbbleProvider:
+    """Dribbble (OAuth 2.0); ``AUTH_DRIBBBLE_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://dribbble.com/account/applications/new
+    """
+    return DribbbleProvider.from_mapping(options)
 
 
 @builtin(dropbox.SERVICE)
@@ -290,6 +437,32 @@ def DuendeIdentityServer6(**options: Any) -> DuendeIdentityServer6Provider:
     return DuendeIdentityServer6Provider.from_mapping(options)
 
 
+@builtin(eventbrite.SERVICE)
+class EventbriteProvider(OAuthProvider):
+    """The Eventbrite provider record (see :func:`Eventbrite`)."""
+
+
+def Eventbrite(**options: Any) -> EventbriteProvider:
+    """Eventbrite (OAuth 2.0); ``AUTH_EVENTBRITE_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://www.eventbrite.com/account-settings/apps
+    """
+    return EventbriteProvider.from_mapping(options)
+
+
+@builtin(eveonline.SERVICE)
+class EVEOnlineProvider(OAuthProvider):
+    """The EVE Online provider record (see :func:`EVEOnline`)."""
+
+
+def EVEOnline(**options: Any) -> EVEOnlineProvider:
+    """EVE Online (OAuth 2.0); ``AUTH_EVEONLINE_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developers.eveonline.com/applications
+    """
+    return EVEOnlineProvider.from_mapping(options)
+
+
 @builtin(facebook.SERVICE)
 class FacebookProvider(OAuthProvider):
     """The Facebook provider record (see :func:`Facebook`)."""
@@ -301,6 +474,58 @@ def Facebook(**options: Any) -> FacebookProvider:
     Set up: https://developers.facebook.com/docs/facebook-login/manually-build-a-login-flow/
     """
     return FacebookProvider.from_mapping(options)
+
+
+@builtin(faceit.SERVICE)
+class FaceitProvider(OAuthProvider):
+    """The FACEIT provider record (see :func:`FACEIT`)."""
+
+
+def FACEIT(**options: Any) -> FaceitProvider:
+    """FACEIT (OAuth 2.0); ``AUTH_FACEIT_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developers.faceit.com/apps
+    """
+    return FaceitProvider.from_mapping(options)
+
+
+@builtin(figma.SERVICE)
+class FigmaProvider(OAuthProvider):
+    """The Figma provider record (see :func:`Figma`)."""
+
+
+def Figma(**options: Any) -> FigmaProvider:
+    """Figma (OAuth 2.0); ``AUTH_FIGMA_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://www.figma.com/developers/apps
+    """
+    return FigmaProvider.from_mapping(options)
+
+
+@builtin(foursquare.SERVICE)
+class FoursquareProvider(OAuthProvider):
+    """The Foursquare provider record (see :func:`Foursquare`)."""
+
+
+def Foursquare(**options: Any) -> FoursquareProvider:
+    """Foursquare (OAuth 2.0); ``AUTH_FOURSQUARE_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://foursquare.com/developers/apps
+    """
+    return FoursquareProvider.from_mapping(options)
+
+
+@builtin(freshbooks.SERVICE)
+class FreshbooksProvider(OAuthProvider):
+    """The Freshbooks provider record (see :func:`Freshbooks`)."""
+
+
+def Freshbooks(**options: Any) -> FreshbooksProvider:
+    """Freshbooks (OAuth 2.0); ``AUTH_FRESHBOOKS_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://my.freshbooks.com/#/developer
+    """
+    return FreshbooksProvider.from_mapping(options)
 
 
 @builtin(frontegg.SERVICE)
@@ -372,6 +597,19 @@ def Google(**options: Any) -> GoogleProvider:
     return GoogleProvider.from_mapping(options)
 
 
+@builtin(hubspot.SERVICE)
+class HubSpotProvider(OAuthProvider):
+    """The HubSpot provider record (see :func:`HubSpot`)."""
+
+
+def HubSpot(**options: Any) -> HubSpotProvider:
+    """HubSpot (OAuth 2.0); ``AUTH_HUBSPOT_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developers.hubspot.com/docs/apps/legacy-apps/public-apps/overview
+    """
+    return HubSpotProvider.from_mapping(options)
+
+
 @builtin(huggingface.SERVICE)
 class HuggingfaceProvider(OIDCProvider):
     """The Hugging Face provider record (see :func:`Huggingface`)."""
@@ -413,6 +651,32 @@ def IdentityServer4(**options: Any) -> IdentityServer4Provider:
     Set up: https://identityserver4.readthedocs.io/en/latest/
     """
     return IdentityServer4Provider.from_mapping(options)
+
+
+@builtin(instagram.SERVICE)
+class InstagramProvider(OAuthProvider):
+    """The Instagram provider record (see :func:`Instagram`)."""
+
+
+def Instagram(**options: Any) -> InstagramProvider:
+    """Instagram (OAuth 2.0); ``AUTH_INSTAGRAM_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developers.facebook.com/apps/
+    """
+    return InstagramProvider.from_mapping(options)
+
+
+@builtin(kakao.SERVICE)
+class KakaoProvider(OAuthProvider):
+    """The Kakao provider record (see :func:`Kakao`)."""
+
+
+def Kakao(**options: Any) -> KakaoProvider:
+    """Kakao (OAuth 2.0); ``AUTH_KAKAO_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developers.kakao.com/console/app
+    """
+    return KakaoProvider.from_mapping(options)
 
 
 @builtin(keycloak.SERVICE)
@@ -487,6 +751,32 @@ def Logto(**options: Any) -> LogtoProvider:
     Set up: https://docs.logto.io/quick-starts/next-auth
     """
     return LogtoProvider.from_mapping(options)
+
+
+@builtin(mailchimp.SERVICE)
+class MailchimpProvider(OAuthProvider):
+    """The Mailchimp provider record (see :func:`Mailchimp`)."""
+
+
+def Mailchimp(**options: Any) -> MailchimpProvider:
+    """Mailchimp (OAuth 2.0); ``AUTH_MAILCHIMP_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://admin.mailchimp.com/account/oauth2/
+    """
+    return MailchimpProvider.from_mapping(options)
+
+
+@builtin(mailru.SERVICE)
+class MailruProvider(OAuthProvider):
+    """The Mail.ru provider record (see :func:`Mailru`)."""
+
+
+def Mailru(**options: Any) -> MailruProvider:
+    """Mail.ru (OAuth 2.0); ``AUTH_MAILRU_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://oauth.mail.ru/app/
+    """
+    return MailruProvider.from_mapping(options)
 
 
 @builtin(microsoft_entra_id.SERVICE)
@@ -740,6 +1030,7 @@ def Zoom(**options: Any) -> ZoomProvider:
 
 SERVICES: tuple[Service, ...] = sorted_services(
     [
+        fortytwo_school.SERVICE,
         apple.SERVICE,
         asgardeo.SERVICE,
         atlassian.SERVICE,
@@ -747,29 +1038,48 @@ SERVICES: tuple[Service, ...] = sorted_services(
         authentik.SERVICE,
         azure_ad.SERVICE,
         azure_ad_b2c.SERVICE,
+        azure_devops.SERVICE,
         bankid_no.SERVICE,
         battlenet.SERVICE,
         beyondidentity.SERVICE,
         bitbucket.SERVICE,
+        box.SERVICE,
+        boxyhq_saml.SERVICE,
+        bungie.SERVICE,
+        click_up.SERVICE,
         cognito.SERVICE,
+        coinbase.SERVICE,
+        concept2.SERVICE,
         descope.SERVICE,
         discord.SERVICE,
+        dribbble.SERVICE,
         dropbox.SERVICE,
         duende_identity_server6.SERVICE,
+        eventbrite.SERVICE,
+        eveonline.SERVICE,
         facebook.SERVICE,
+        faceit.SERVICE,
+        figma.SERVICE,
+        foursquare.SERVICE,
+        freshbooks.SERVICE,
         frontegg.SERVICE,
         fusionauth.SERVICE,
         github.SERVICE,
         gitlab.SERVICE,
         google.SERVICE,
+        hubspot.SERVICE,
         huggingface.SERVICE,
         ory_hydra.SERVICE,
         identity_server4.SERVICE,
+        instagram.SERVICE,
+        kakao.SERVICE,
         keycloak.SERVICE,
         kinde.SERVICE,
         line.SERVICE,
         linkedin.SERVICE,
         logto.SERVICE,
+        mailchimp.SERVICE,
+        mailru.SERVICE,
         microsoft_entra_id.SERVICE,
         notion.SERVICE,
         okta.SERVICE,
@@ -793,6 +1103,7 @@ SERVICES: tuple[Service, ...] = sorted_services(
 """Every built-in service row, by id."""
 
 BUILTIN_PROVIDERS: Mapping[str, Callable[..., OAuthProvider]] = {
+    "42-school": FortyTwo,
     "apple": Apple,
     "asgardeo": Asgardeo,
     "atlassian": Atlassian,
@@ -800,30 +1111,49 @@ BUILTIN_PROVIDERS: Mapping[str, Callable[..., OAuthProvider]] = {
     "authentik": Authentik,
     "azure-ad": AzureAD,
     "azure-ad-b2c": AzureADB2C,
+    "azure-devops": AzureDevOps,
     "bankid-no": BankIDNorway,
     "battlenet": BattleNet,
     "beyondidentity": BeyondIdentity,
     "bitbucket": Bitbucket,
+    "box": Box,
+    "boxyhq-saml": SAMLJackson,
+    "bungie": Bungie,
+    "click-up": ClickUp,
     "cognito": Cognito,
+    "coinbase": Coinbase,
+    "concept2": Concept2,
     "descope": Descope,
     "discord": Discord,
+    "dribbble": Dribbble,
     "dropbox": Dropbox,
     "duende-identity-server6": DuendeIdentityServer6,
+    "eventbrite": Eventbrite,
+    "eveonline": EVEOnline,
     "facebook": Facebook,
+    "faceit": FACEIT,
+    "figma": Figma,
+    "foursquare": Foursquare,
+    "freshbooks": Freshbooks,
     "frontegg": Frontegg,
     "fusionauth": FusionAuth,
     "github": GitHub,
     "gitlab": GitLab,
     "google": Google,
+    "hubspot": HubSpot,
     "huggingface": Huggingface,
     "hydra": OryHydra,
     "ory-hydra": OryHydra,
     "identity-server4": IdentityServer4,
+    "instagram": Instagram,
+    "kakao": Kakao,
     "keycloak": Keycloak,
     "kinde": Kinde,
     "line": LINE,
     "linkedin": LinkedIn,
     "logto": Logto,
+    "mailchimp": Mailchimp,
+    "mailru": Mailru,
     "microsoft-entra-id": MicrosoftEntraID,
     "notion": Notion,
     "okta": Okta,
@@ -852,6 +1182,9 @@ __all__ = [
     "BUILTIN_PROVIDERS",
     "ISSUER_REQUIRED",
     "SERVICES",
+    "FortyTwo",
+    "FortyTwoProvider",
+    "FortyTwoSchool",
     "Apple",
     "AppleProvider",
     "Asgardeo",
@@ -866,6 +1199,8 @@ __all__ = [
     "AzureADProvider",
     "AzureADB2C",
     "AzureADB2CProvider",
+    "AzureDevOps",
+    "AzureDevOpsProvider",
     "BankIDNorway",
     "BankIDNorwayProvider",
     "BattleNet",
@@ -874,18 +1209,45 @@ __all__ = [
     "BeyondIdentityProvider",
     "Bitbucket",
     "BitbucketProvider",
+    "Box",
+    "BoxProvider",
+    "SAMLJackson",
+    "SAMLJacksonProvider",
+    "BoxyHQSAML",
+    "Bungie",
+    "BungieProvider",
+    "ClickUp",
+    "ClickUpProvider",
     "Cognito",
     "CognitoProvider",
+    "Coinbase",
+    "CoinbaseProvider",
+    "Concept2",
+    "Concept2Provider",
     "Descope",
     "DescopeProvider",
     "Discord",
     "DiscordProvider",
+    "Dribbble",
+    "DribbbleProvider",
     "Dropbox",
     "DropboxProvider",
     "DuendeIdentityServer6",
     "DuendeIdentityServer6Provider",
+    "Eventbrite",
+    "EventbriteProvider",
+    "EVEOnline",
+    "EVEOnlineProvider",
     "Facebook",
     "FacebookProvider",
+    "FACEIT",
+    "FaceitProvider",
+    "Figma",
+    "FigmaProvider",
+    "Foursquare",
+    "FoursquareProvider",
+    "Freshbooks",
+    "FreshbooksProvider",
     "Frontegg",
     "FronteggProvider",
     "FusionAuth",
@@ -896,12 +1258,18 @@ __all__ = [
     "GitLabProvider",
     "Google",
     "GoogleProvider",
+    "HubSpot",
+    "HubSpotProvider",
     "Huggingface",
     "HuggingfaceProvider",
     "OryHydra",
     "OryHydraProvider",
     "IdentityServer4",
     "IdentityServer4Provider",
+    "Instagram",
+    "InstagramProvider",
+    "Kakao",
+    "KakaoProvider",
     "Keycloak",
     "KeycloakProvider",
     "Kinde",
@@ -913,6 +1281,10 @@ __all__ = [
     "LinkedInProvider",
     "Logto",
     "LogtoProvider",
+    "Mailchimp",
+    "MailchimpProvider",
+    "Mailru",
+    "MailruProvider",
     "MicrosoftEntraID",
     "MicrosoftEntraIDProvider",
     "Notion",

@@ -36,6 +36,7 @@ AUTH_JS_NAMES = {
 def env_for(provider_id, *, issuer=True):
     prefix = "AUTH_" + provider_id.upper().replace("-", "_")
     env = {f"{prefix}_ID": f"{provider_id}-client", f"{prefix}_SECRET": f"{provider_id}-secret"}
+    env[f"{prefix}_KEY"] = f"{provider_id}-api-key"  # for services that need an API key too
     if issuer:
         env[f"{prefix}_ISSUER"] = f"https://{provider_id}.idp.example/tenant"
     return env
