@@ -31,11 +31,15 @@ def bearer_request(url: str, access_token: str, *headers: tuple[str, str]) -> Ou
 
 
 def send(request: OutboundRequest, what: str) -> Step[HTTPResponse]:
-    """Send ``request``; a transport failure (timeout, size cap, refused) is a response error."""
+    """Send ``request``; a transport failure (timeout, size cap, refused) is a response error.
+
+    The error names the URL without its query: some services take tokens there (WeChat).
+    """
     try:
         return (yield from send_http(request))
     except Exception as err:
-        raise ProviderResponseError(f"the {what} request to {request.url} failed: {err!r}") from err
+        url = request.url.partition("?")[0]
+        raise ProviderResponseError(f"the {what} request to {url} failed: {err!r}") from err
 
 
 def get_json(request: OutboundRequest, what: str) -> Step[Any]:

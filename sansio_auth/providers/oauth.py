@@ -15,6 +15,7 @@ issuer's discovery document. Unknown keys are a configuration error naming them.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, get_args
@@ -40,6 +41,11 @@ ID_TOKEN_ALGORITHMS = frozenset(
 HMAC_ID_TOKEN_ALGORITHMS = frozenset({"HS256", "HS384", "HS512"})
 """Accepted only from a provider that declares one as ``id_token_signed_response_alg``
 (the token is keyed by its client secret, OpenID Connect Core §10.1)."""
+
+ISSUER = "{issuer}"
+"""In an endpoint URL, the issuer (without its final ``/``): services that each customer runs
+(Mastodon, Nextcloud) have endpoints under the issuer the configuration or
+``AUTH_<ID>_ISSUER`` names; start-up fails naming it while it is missing."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -101,6 +107,9 @@ class Hooks:
     token_error: Callable[[OAuthProvider, TokenResponseError], Exception] | None = None
     """The error a refused code exchange in the callback ends with (default: the error
     page, ``Configuration``); Microsoft Entra ID's is ``OAuthCallbackError``."""
+    token_status: Callable[[int], int] | None = None
+    """``conform_token_status``: the token endpoint's HTTP status as the standard has it
+    (Medium answers ``201 Created`` where OAuth 2.0 says ``200``)."""
     userinfo: Callable[[OAuthProvider, str, TokenSet], Step] | None = None
     """``request_userinfo``: the requests that get the profile."""
     complete_profile: (
@@ -167,7 +176,11 @@ class OAuthProvider(Provider):
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         for name in ("authorization", "token", "userinfo"):
-            set_(self, name, _endpoint(getattr(self, name), self.id, name))
+            endpoint = _endpoint(getattr(self, name), self.id, name)
+            if self.issuer and endpoint.url is not None and ISSUER in endpoint.url:
+                url = endpoint.url.replace(ISSUER, self.issuer.rstrip("/"))
+                endpoint = dataclasses.replace(endpoint, url=url)
+            set_(self, name, endpoint)
         if isinstance(self.client, Mapping):
             set_(self, "client", _record(ClientOptions, self.client, self.id, "client"))
         if isinstance(self.style, Mapping):
@@ -239,6 +252,12 @@ class OAuthProvider(Provider):
                     f"provider {self.id!r}: {alg} {what} signatures are keyed by the client "
                     "secret; a public client (auth 'none') has none"
                 )
+        templated = [e for e in ("authorization", "token", "userinfo") if self._templated(e)]
+        if templated:
+            raise Configuration(
+                f"provider {self.id!r} needs an issuer (or {prefix}ISSUER): "
+                f"its {', '.join(templated)} URLs are the issuer's"
+            )
         for name, url in (
             ("issuer", self.issuer),
             ("well_known", self.well_known),
@@ -251,6 +270,10 @@ class OAuthProvider(Provider):
                 raise Configuration(f"provider {self.id!r}: {name} is not an http(s) URL: {url!r}")
         if self.issuer is None:
             self._check_endpoints(prefix)
+
+    def _templated(self, endpoint: str) -> bool:
+        url = getattr(self, endpoint).url
+        return url is not None and ISSUER in url
 
     def _check_endpoints(self, prefix: str) -> None:
         missing = [
@@ -284,6 +307,11 @@ class OAuthProvider(Provider):
         """Fix a token endpoint's non-standard JSON before it is read (hook ``token_response``)."""
         hook = self.hooks.token_response
         return body if hook is None else hook(body)
+
+    def conform_token_status(self, status: int) -> int:
+        """The token endpoint's HTTP status as the standard has it (hook ``token_status``)."""
+        hook = self.hooks.token_status
+        return status if hook is None else hook(status)
 
     def discovered_issuer(self, issuer: str) -> str:
         """The issuer a discovery document names, as this provider reads it."""
