@@ -65,6 +65,7 @@ from .services import (
     zoom,
 )
 from .services.microsoft_entra_id import EntraRecord
+from .services.netsuite import NetSuiteRecord
 
 
 @builtin(apple.SERVICE)
@@ -340,7 +341,7 @@ def Netlify(**options: Any) -> NetlifyProvider:
 
 
 @builtin(netsuite.SERVICE)
-class NetSuiteProvider(OAuthProvider):
+class NetSuiteProvider(NetSuiteRecord):
     """The NetSuite provider record (see :func:`NetSuite`)."""
 
 
