@@ -1,6 +1,6 @@
 """Nextcloud (the OAuth 2.0 app of a Nextcloud server), named by the issuer."""
 
-from ...fetch import bearer_request, get_json
+from ...fetch import ProviderResponseError, bearer_request, get_json
 from .._base import ProviderStyle
 from ..oauth import Hooks, OAuthProvider, Step, TokenSet
 from ..service import ProfileMap, Service, read_path
@@ -17,12 +17,12 @@ def provisioned_user(provider: OAuthProvider, url: str, tokens: TokenSet) -> Ste
     """
     user_id = tokens.get("user_id")
     if not isinstance(user_id, str) or not user_id:
-        raise ValueError("the Nextcloud token response names no `user_id`")
+        raise ProviderResponseError("the Nextcloud token response names no `user_id`")
     request = bearer_request(f"{url}/{user_id}", tokens["access_token"], OCS_API)
     answer = yield from get_json(request, "userinfo")
     user = read_path(answer, "ocs.data")
     if not isinstance(user, dict) or not user.get("id"):
-        raise ValueError("the Nextcloud answer has no user (`ocs.data`)")
+        raise ProviderResponseError("the Nextcloud answer has no user (`ocs.data`)")
     if provider.issuer:
         user = {**user, "avatar_url": f"{provider.issuer.rstrip('/')}/avatar/{user['id']}/512"}
     return user

@@ -1,6 +1,6 @@
 """Trakt (OAuth 2.0)."""
 
-from ...fetch import bearer_request, get_json
+from ...fetch import ProviderResponseError, bearer_request, get_json
 from .._base import ProviderStyle
 from ..oauth import Hooks, OAuthProvider, Step, TokenSet
 from ..service import ProfileMap, Service
@@ -16,7 +16,7 @@ def api_user(provider: OAuthProvider, url: str, tokens: TokenSet) -> Step:
     )
     profile = yield from get_json(request, "userinfo")
     if not isinstance(profile, dict):
-        raise ValueError("the Trakt user is not a JSON object")
+        raise ProviderResponseError("the Trakt user is not a JSON object")
     return profile
 
 

@@ -1,6 +1,6 @@
 """VK (VKontakte OAuth 2.0, API 5.131)."""
 
-from ...fetch import bearer_request, get_json
+from ...fetch import ProviderResponseError, bearer_request, get_json
 from .._base import ProviderStyle
 from ..oauth import Hooks, OAuthProvider, Step, TokenSet
 from ..quirks import bearer_token_type
@@ -17,7 +17,7 @@ def users_get(provider: OAuthProvider, url: str, tokens: TokenSet) -> Step:
     answer = yield from get_json(request, "userinfo")
     users = answer.get("response") if isinstance(answer, dict) else None
     if not isinstance(users, list) or not users or not isinstance(users[0], dict):
-        raise ValueError("the VK users.get answer has no user")
+        raise ProviderResponseError("the VK users.get answer has no user")
     email = tokens.get("email")
     return {**users[0], "email": email if isinstance(email, str) and email else None}
 

@@ -5,7 +5,7 @@ from typing import Any, Literal
 
 from ...errors import Configuration
 from ...events import OutboundRequest
-from ...fetch import ACCEPT_JSON, get_json
+from ...fetch import ACCEPT_JSON, ProviderResponseError, get_json
 from .._base import ProviderStyle
 from ..oauth import Hooks, OAuthProvider, Step, TokenSet, merge_options
 from ..quirks import bearer_token_type, with_form, with_params
@@ -54,7 +54,7 @@ def sns_userinfo(provider: OAuthProvider, url: str, tokens: TokenSet) -> Step:
     request = OutboundRequest(method="GET", url=with_params(url, query), headers=(ACCEPT_JSON,))
     profile = yield from get_json(request, "userinfo")
     if not isinstance(profile, dict) or "errcode" in profile:
-        raise ValueError("the WeChat userinfo answer is an error or not a JSON object")
+        raise ProviderResponseError("the WeChat userinfo answer is an error or not a JSON object")
     return profile
 
 
