@@ -34,8 +34,9 @@ def platform_type(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def appid_param(provider: OAuthProvider, url: str) -> str:
-    """WeChat names the client id ``appid`` on the authorization request."""
-    return with_params(url, {"appid": provider.client_id or ""})
+    """WeChat names the client id ``appid`` on the authorization request, and its
+    authorization URLs end with ``#wechat_redirect`` (WeChat's documentation requires it)."""
+    return with_params(url, {"appid": provider.client_id or ""}) + "#wechat_redirect"
 
 
 def app_credentials(provider: OAuthProvider, request: OutboundRequest) -> OutboundRequest:
@@ -85,5 +86,7 @@ SERVICE = Service(
     "Platform account). WeChat gives no e-mail.",
     differs="`appid`/`secret` are the configured credentials wherever they come from (Auth.js "
     "reads them from the factory's options only, so `AUTH_WECHAT_ID`/`_SECRET` leave them "
-    "`undefined`).",
+    "`undefined`), and they travel in the token request's form body, not in its URL. The "
+    "authorization URL ends with `#wechat_redirect`, as WeChat's documentation requires "
+    "(Auth.js leaves it out).",
 )

@@ -1,6 +1,8 @@
 """Rules of the services mastodon … zoho beyond their sign-in scripts (``test_sign_in``):
 issuer-named endpoints, options of their own, the answers that are refused."""
 
+from urllib.parse import urlsplit
+
 import pytest
 
 from sansio_auth.errors import Configuration
@@ -123,6 +125,15 @@ def test_wechat_platform_types():
     assert website.authorization.params == {"scope": "snsapi_login"}
     with pytest.raises(Configuration, match="platform_type"):
         WeChat(platform_type="MiniProgram")
+
+
+def test_the_wechat_authorization_url_ends_with_wechat_redirect():
+    for platform_type in ("OfficialAccount", "WebsiteApp"):
+        provider = WeChat(platform_type=platform_type)
+        h = Harness.build(provider, env={"AUTH_WECHAT_ID": "wx1", "AUTH_WECHAT_SECRET": "s"})
+        h.start()
+        assert urlsplit(h.authorization_url).fragment == "wechat_redirect"
+        assert h.authorization["appid"] == "wx1"
 
 
 def test_webex_api_base_url():
