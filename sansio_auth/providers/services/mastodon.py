@@ -16,4 +16,6 @@ SERVICE = Service(
     setup="https://docs.joinmastodon.org/client/token/",
     notes="The issuer is the instance (`https://mastodon.social`); the application is "
     "registered on it (`/settings/applications`). Mastodon gives no e-mail.",
+    differs="The issuer may also come from `AUTH_MASTODON_ISSUER` (Auth.js builds the URLs "
+    "from the factory's `issuer` option only).",
 )

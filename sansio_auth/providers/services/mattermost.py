@@ -18,4 +18,6 @@ SERVICE = Service(
     setup="https://developers.mattermost.com/integrate/apps/authentication/oauth2/",
     notes="The issuer is the server (`https://my-team.cloud.mattermost.com`); OAuth 2.0 "
     "applications are registered at `<server>/<team>/integrations/oauth2-apps`.",
+    differs="The issuer may also come from `AUTH_MATTERMOST_ISSUER` (Auth.js builds the URLs "
+    "from the factory's `issuer` option only).",
 )

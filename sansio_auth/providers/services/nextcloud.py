@@ -44,4 +44,6 @@ SERVICE = Service(
     notes="The issuer is the server. The user comes from the provisioning API "
     "(`GET /ocs/v1.php/cloud/users/<user_id>`, `OCS-APIRequest: true`) for the `user_id` "
     "of the token response; the image is the server's `/avatar/<id>/512`.",
+    differs="The issuer may also come from `AUTH_NEXTCLOUD_ISSUER` (Auth.js builds the URLs "
+    "from the factory's `issuer` option only).",
 )

@@ -17,5 +17,5 @@ SERVICE = Service(
     "Osso's login form. The profile is Auth.js's default mapping (`id`, `email`).",
     differs="The issuer is a URL (`https://demo.ossoapp.com`, with or without the final "
     "`/`): Auth.js documents a bare domain and joins it without a `/`, which gives no usable "
-    "URL.",
+    "URL. The issuer may also come from `AUTH_OSSO_ISSUER`.",
 )

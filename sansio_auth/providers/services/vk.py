@@ -43,5 +43,6 @@ SERVICE = Service(
     notes="VK's OAuth (`oauth.vk.com`, API version 5.131). The e-mail comes in the token "
     "answer (scope `email`), the user from `users.get`.",
     differs="The token answer has no `token_type` (VK's documentation shows none): a bearer "
-    "token is assumed, where Auth.js refuses the answer.",
+    "token is assumed, where Auth.js refuses the answer. `users.get` is asked with "
+    "`User-Agent: sansio-auth` (Auth.js: `authjs`).",
 )
