@@ -31,7 +31,11 @@ def bearer_request(url: str, access_token: str, *headers: tuple[str, str]) -> Ou
 
 
 def send(request: OutboundRequest, what: str) -> Step[HTTPResponse]:
-    """Send ``request``; a transport failure (timeout, size cap, refused) is a response error."""
+    """Send ``request``; a transport failure (timeout, size cap, refused) is a response error.
+
+    The error names the URL as :meth:`OutboundRequest.shown` gives it, without its query and
+    any secret in its path: some services take tokens there (WeChat, HubSpot).
+    """
     try:
         return (yield from send_http(request))
     except Exception as err:

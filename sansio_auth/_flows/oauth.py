@@ -291,7 +291,10 @@ def _exchange_code(
     response = yield from send(provider.prepare_token_request(request), "token")
     try:
         return parse_token_response(
-            response.status, response.body, now=ctx.now, conform=provider.conform_token_response
+            provider.conform_token_status(response.status),
+            response.body,
+            now=ctx.now,
+            conform=provider.conform_token_response,
         )
     except TokenResponseError as err:
         if provider.hooks.token_error is None or err.error is None:

@@ -89,7 +89,10 @@ def refresh_tokens(
             raise ProviderResponseError(f"the refresh request failed: {event.error!r}")
         assert isinstance(event, HTTPResponse)
         tokens = parse_token_response(
-            event.status, event.body, now=ctx.now, conform=provider.conform_token_response
+            provider.conform_token_status(event.status),
+            event.body,
+            now=ctx.now,
+            conform=provider.conform_token_response,
         )
     except TokenResponseError as err:
         refused = err.error in REFUSED

@@ -62,30 +62,56 @@ from .services import (
     logto,
     mailchimp,
     mailru,
+    mastodon,
+    mattermost,
+    medium,
     microsoft_entra_id,
+    naver,
+    netlify,
+    netsuite,
+    nextcloud,
     notion,
     okta,
     onelogin,
     ory_hydra,
+    osso,
+    osu,
     passage,
+    patreon,
     ping_id,
+    pinterest,
+    pipedrive,
     reddit,
     roblox,
     salesforce,
     simplelogin,
     slack,
     spotify,
+    strava,
+    threads,
+    tiktok,
+    todoist,
+    trakt,
     twitch,
     twitter,
     united_effects,
     vipps,
+    vk,
+    webex,
+    wechat,
+    wikimedia,
+    wordpress,
+    workos,
+    yandex,
     zitadel,
+    zoho,
     zoom,
 )
 from .services.boxyhq_saml import JacksonRecord
 from .services.bungie import BungieRecord
 from .services.descope import DescopeRecord
 from .services.microsoft_entra_id import EntraRecord
+from .services.netsuite import NetSuiteRecord
 
 
 @builtin(fortytwo_school.SERVICE)
@@ -779,6 +805,49 @@ def Mailru(**options: Any) -> MailruProvider:
     return MailruProvider.from_mapping(options)
 
 
+@builtin(mastodon.SERVICE)
+class MastodonProvider(OAuthProvider):
+    """The Mastodon provider record (see :func:`Mastodon`)."""
+
+
+def Mastodon(**options: Any) -> MastodonProvider:
+    """Mastodon (OAuth 2.0); ``AUTH_MASTODON_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is your instance's URL, e.g. ``https://mastodon.social``.
+
+    Set up: https://docs.joinmastodon.org/client/token/
+    """
+    return MastodonProvider.from_mapping(options)
+
+
+@builtin(mattermost.SERVICE)
+class MattermostProvider(OAuthProvider):
+    """The Mattermost provider record (see :func:`Mattermost`)."""
+
+
+def Mattermost(**options: Any) -> MattermostProvider:
+    """Mattermost (OAuth 2.0); ``AUTH_MATTERMOST_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is your server's URL, e.g. ``https://my-team.cloud.mattermost.com``.
+
+    Set up: https://developers.mattermost.com/integrate/apps/authentication/oauth2/
+    """
+    return MattermostProvider.from_mapping(options)
+
+
+@builtin(medium.SERVICE)
+class MediumProvider(OAuthProvider):
+    """The Medium provider record (see :func:`Medium`)."""
+
+
+def Medium(**options: Any) -> MediumProvider:
+    """Medium (OAuth 2.0); ``AUTH_MEDIUM_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://github.com/Medium/medium-api-docs#22-browser-based-authentication
+    """
+    return MediumProvider.from_mapping(options)
+
+
 @builtin(microsoft_entra_id.SERVICE)
 class MicrosoftEntraIDProvider(EntraRecord):
     """The Microsoft Entra ID provider record (see :func:`MicrosoftEntraID`)."""
@@ -790,6 +859,60 @@ def MicrosoftEntraID(**options: Any) -> MicrosoftEntraIDProvider:
     Set up: https://learn.microsoft.com/en-us/entra/identity-platform/quickstart-register-app
     """
     return MicrosoftEntraIDProvider.from_mapping(options)
+
+
+@builtin(naver.SERVICE)
+class NaverProvider(OAuthProvider):
+    """The Naver provider record (see :func:`Naver`)."""
+
+
+def Naver(**options: Any) -> NaverProvider:
+    """Naver (OAuth 2.0); ``AUTH_NAVER_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developers.naver.com/docs/login/overview/overview.md
+    """
+    return NaverProvider.from_mapping(options)
+
+
+@builtin(netlify.SERVICE)
+class NetlifyProvider(OAuthProvider):
+    """The Netlify provider record (see :func:`Netlify`)."""
+
+
+def Netlify(**options: Any) -> NetlifyProvider:
+    """Netlify (OAuth 2.0); ``AUTH_NETLIFY_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://app.netlify.com/user/applications
+    """
+    return NetlifyProvider.from_mapping(options)
+
+
+@builtin(netsuite.SERVICE)
+class NetSuiteProvider(NetSuiteRecord):
+    """The NetSuite provider record (see :func:`NetSuite`)."""
+
+
+def NetSuite(**options: Any) -> NetSuiteProvider:
+    """NetSuite (OAuth 2.0); ``AUTH_NETSUITE_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://docs.oracle.com/en/cloud/saas/netsuite/ns-online-help/section_157771281570.html
+    """
+    return NetSuiteProvider.from_mapping(options)
+
+
+@builtin(nextcloud.SERVICE)
+class NextcloudProvider(OAuthProvider):
+    """The Nextcloud provider record (see :func:`Nextcloud`)."""
+
+
+def Nextcloud(**options: Any) -> NextcloudProvider:
+    """Nextcloud (OAuth 2.0); ``AUTH_NEXTCLOUD_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is your server's URL, e.g. ``https://cloud.example.com``.
+
+    Set up: https://docs.nextcloud.com/server/latest/admin_manual/configuration_server/oauth2.html
+    """
+    return NextcloudProvider.from_mapping(options)
 
 
 @builtin(notion.SERVICE)
@@ -835,6 +958,34 @@ def OneLogin(**options: Any) -> OneLoginProvider:
     return OneLoginProvider.from_mapping(options)
 
 
+@builtin(osso.SERVICE)
+class OssoProvider(OAuthProvider):
+    """The Osso provider record (see :func:`Osso`)."""
+
+
+def Osso(**options: Any) -> OssoProvider:
+    """Osso (OAuth 2.0); ``AUTH_OSSO_ID``/``_SECRET``/``_ISSUER`` fill the rest.
+
+    The issuer is your Osso instance's URL, e.g. ``https://demo.ossoapp.com``.
+
+    Set up: https://ossoapp.com/docs/configure/overview
+    """
+    return OssoProvider.from_mapping(options)
+
+
+@builtin(osu.SERVICE)
+class OsuProvider(OAuthProvider):
+    """The osu! provider record (see :func:`Osu`)."""
+
+
+def Osu(**options: Any) -> OsuProvider:
+    """osu! (OAuth 2.0); ``AUTH_OSU_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://osu.ppy.sh/home/account/edit#oauth
+    """
+    return OsuProvider.from_mapping(options)
+
+
 @builtin(passage.SERVICE)
 class PassageProvider(OIDCProvider):
     """The Passage provider record (see :func:`Passage`)."""
@@ -850,6 +1001,19 @@ def Passage(**options: Any) -> PassageProvider:
     return PassageProvider.from_mapping(options)
 
 
+@builtin(patreon.SERVICE)
+class PatreonProvider(OAuthProvider):
+    """The Patreon provider record (see :func:`Patreon`)."""
+
+
+def Patreon(**options: Any) -> PatreonProvider:
+    """Patreon (OAuth 2.0); ``AUTH_PATREON_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://www.patreon.com/portal/registration/register-clients
+    """
+    return PatreonProvider.from_mapping(options)
+
+
 @builtin(ping_id.SERVICE)
 class PingIdProvider(OIDCProvider):
     """The Ping Identity provider record (see :func:`PingId`)."""
@@ -863,6 +1027,32 @@ def PingId(**options: Any) -> PingIdProvider:
     Set up: https://docs.pingidentity.com/r/en-us/pingone/p1_add_app_worker
     """
     return PingIdProvider.from_mapping(options)
+
+
+@builtin(pinterest.SERVICE)
+class PinterestProvider(OAuthProvider):
+    """The Pinterest provider record (see :func:`Pinterest`)."""
+
+
+def Pinterest(**options: Any) -> PinterestProvider:
+    """Pinterest (OAuth 2.0); ``AUTH_PINTEREST_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developers.pinterest.com/apps/
+    """
+    return PinterestProvider.from_mapping(options)
+
+
+@builtin(pipedrive.SERVICE)
+class PipedriveProvider(OAuthProvider):
+    """The Pipedrive provider record (see :func:`Pipedrive`)."""
+
+
+def Pipedrive(**options: Any) -> PipedriveProvider:
+    """Pipedrive (OAuth 2.0); ``AUTH_PIPEDRIVE_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developers.pipedrive.com/docs/api/v1/Oauth
+    """
+    return PipedriveProvider.from_mapping(options)
 
 
 @builtin(reddit.SERVICE)
@@ -943,6 +1133,71 @@ def Spotify(**options: Any) -> SpotifyProvider:
     return SpotifyProvider.from_mapping(options)
 
 
+@builtin(strava.SERVICE)
+class StravaProvider(OAuthProvider):
+    """The Strava provider record (see :func:`Strava`)."""
+
+
+def Strava(**options: Any) -> StravaProvider:
+    """Strava (OAuth 2.0); ``AUTH_STRAVA_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://www.strava.com/settings/api
+    """
+    return StravaProvider.from_mapping(options)
+
+
+@builtin(threads.SERVICE)
+class ThreadsProvider(OAuthProvider):
+    """The Threads provider record (see :func:`Threads`)."""
+
+
+def Threads(**options: Any) -> ThreadsProvider:
+    """Threads (OAuth 2.0); ``AUTH_THREADS_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developers.facebook.com/docs/threads/get-started/get-access-tokens-and-permissions
+    """
+    return ThreadsProvider.from_mapping(options)
+
+
+@builtin(tiktok.SERVICE)
+class TikTokProvider(OAuthProvider):
+    """The TikTok provider record (see :func:`TikTok`)."""
+
+
+def TikTok(**options: Any) -> TikTokProvider:
+    """TikTok (OAuth 2.0); ``AUTH_TIKTOK_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developers.tiktok.com/doc/login-kit-web/
+    """
+    return TikTokProvider.from_mapping(options)
+
+
+@builtin(todoist.SERVICE)
+class TodoistProvider(OAuthProvider):
+    """The Todoist provider record (see :func:`Todoist`)."""
+
+
+def Todoist(**options: Any) -> TodoistProvider:
+    """Todoist (OAuth 2.0); ``AUTH_TODOIST_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developer.todoist.com/appconsole.html
+    """
+    return TodoistProvider.from_mapping(options)
+
+
+@builtin(trakt.SERVICE)
+class TraktProvider(OAuthProvider):
+    """The Trakt provider record (see :func:`Trakt`)."""
+
+
+def Trakt(**options: Any) -> TraktProvider:
+    """Trakt (OAuth 2.0); ``AUTH_TRAKT_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://trakt.tv/oauth/applications
+    """
+    return TraktProvider.from_mapping(options)
+
+
 @builtin(twitch.SERVICE)
 class TwitchProvider(OIDCProvider):
     """The Twitch provider record (see :func:`Twitch`)."""
@@ -997,6 +1252,97 @@ def Vipps(**options: Any) -> VippsProvider:
     return VippsProvider.from_mapping(options)
 
 
+@builtin(vk.SERVICE)
+class VkProvider(OAuthProvider):
+    """The VK provider record (see :func:`VK`)."""
+
+
+def VK(**options: Any) -> VkProvider:
+    """VK (OAuth 2.0); ``AUTH_VK_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://vk.com/apps?act=manage
+    """
+    return VkProvider.from_mapping(options)
+
+
+@builtin(webex.SERVICE)
+class WebexProvider(OAuthProvider):
+    """The Webex provider record (see :func:`Webex`)."""
+
+
+def Webex(**options: Any) -> WebexProvider:
+    """Webex (OAuth 2.0); ``AUTH_WEBEX_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developer.webex.com/my-apps/new/integration
+    """
+    return WebexProvider.from_mapping(options)
+
+
+@builtin(wechat.SERVICE)
+class WeChatProvider(OAuthProvider):
+    """The WeChat provider record (see :func:`WeChat`)."""
+
+
+def WeChat(**options: Any) -> WeChatProvider:
+    """WeChat (OAuth 2.0); ``AUTH_WECHAT_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developers.weixin.qq.com/doc/offiaccount/OA_Web_Apps/Wechat_webpage_authorization.html
+    """
+    return WeChatProvider.from_mapping(options)
+
+
+@builtin(wikimedia.SERVICE)
+class WikimediaProvider(OAuthProvider):
+    """The Wikimedia provider record (see :func:`Wikimedia`)."""
+
+
+def Wikimedia(**options: Any) -> WikimediaProvider:
+    """Wikimedia (OAuth 2.0); ``AUTH_WIKIMEDIA_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://meta.wikimedia.org/wiki/Special:OAuthConsumerRegistration/propose/oauth2
+    """
+    return WikimediaProvider.from_mapping(options)
+
+
+@builtin(wordpress.SERVICE)
+class WordPressProvider(OAuthProvider):
+    """The WordPress.com provider record (see :func:`WordPress`)."""
+
+
+def WordPress(**options: Any) -> WordPressProvider:
+    """WordPress.com (OAuth 2.0); ``AUTH_WORDPRESS_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://developer.wordpress.com/apps/
+    """
+    return WordPressProvider.from_mapping(options)
+
+
+@builtin(workos.SERVICE)
+class WorkOSProvider(OAuthProvider):
+    """The WorkOS provider record (see :func:`WorkOS`)."""
+
+
+def WorkOS(**options: Any) -> WorkOSProvider:
+    """WorkOS (OAuth 2.0); ``AUTH_WORKOS_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://dashboard.workos.com/configuration
+    """
+    return WorkOSProvider.from_mapping(options)
+
+
+@builtin(yandex.SERVICE)
+class YandexProvider(OAuthProvider):
+    """The Yandex provider record (see :func:`Yandex`)."""
+
+
+def Yandex(**options: Any) -> YandexProvider:
+    """Yandex (OAuth 2.0); ``AUTH_YANDEX_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://oauth.yandex.com/client/new
+    """
+    return YandexProvider.from_mapping(options)
+
+
 @builtin(zitadel.SERVICE)
 class ZitadelProvider(OIDCProvider):
     """The ZITADEL provider record (see :func:`ZITADEL`)."""
@@ -1013,6 +1359,19 @@ def ZITADEL(**options: Any) -> ZitadelProvider:
 
 
 Zitadel = ZITADEL
+
+
+@builtin(zoho.SERVICE)
+class ZohoProvider(OAuthProvider):
+    """The Zoho provider record (see :func:`Zoho`)."""
+
+
+def Zoho(**options: Any) -> ZohoProvider:
+    """Zoho (OAuth 2.0); ``AUTH_ZOHO_ID``/``_SECRET`` give the credentials.
+
+    Set up: https://api-console.zoho.com/
+    """
+    return ZohoProvider.from_mapping(options)
 
 
 @builtin(zoom.SERVICE)
@@ -1080,23 +1439,48 @@ SERVICES: tuple[Service, ...] = sorted_services(
         logto.SERVICE,
         mailchimp.SERVICE,
         mailru.SERVICE,
+        mastodon.SERVICE,
+        mattermost.SERVICE,
+        medium.SERVICE,
         microsoft_entra_id.SERVICE,
+        naver.SERVICE,
+        netlify.SERVICE,
+        netsuite.SERVICE,
+        nextcloud.SERVICE,
         notion.SERVICE,
         okta.SERVICE,
         onelogin.SERVICE,
+        osso.SERVICE,
+        osu.SERVICE,
         passage.SERVICE,
+        patreon.SERVICE,
         ping_id.SERVICE,
+        pinterest.SERVICE,
+        pipedrive.SERVICE,
         reddit.SERVICE,
         roblox.SERVICE,
         salesforce.SERVICE,
         simplelogin.SERVICE,
         slack.SERVICE,
         spotify.SERVICE,
+        strava.SERVICE,
+        threads.SERVICE,
+        tiktok.SERVICE,
+        todoist.SERVICE,
+        trakt.SERVICE,
         twitch.SERVICE,
         twitter.SERVICE,
         united_effects.SERVICE,
         vipps.SERVICE,
+        vk.SERVICE,
+        webex.SERVICE,
+        wechat.SERVICE,
+        wikimedia.SERVICE,
+        wordpress.SERVICE,
+        workos.SERVICE,
+        yandex.SERVICE,
         zitadel.SERVICE,
+        zoho.SERVICE,
         zoom.SERVICE,
     ]
 )
@@ -1154,23 +1538,48 @@ BUILTIN_PROVIDERS: Mapping[str, Callable[..., OAuthProvider]] = {
     "logto": Logto,
     "mailchimp": Mailchimp,
     "mailru": Mailru,
+    "mastodon": Mastodon,
+    "mattermost": Mattermost,
+    "medium": Medium,
     "microsoft-entra-id": MicrosoftEntraID,
+    "naver": Naver,
+    "netlify": Netlify,
+    "netsuite": NetSuite,
+    "nextcloud": Nextcloud,
     "notion": Notion,
     "okta": Okta,
     "onelogin": OneLogin,
+    "osso": Osso,
+    "osu": Osu,
     "passage": Passage,
+    "patreon": Patreon,
     "ping-id": PingId,
+    "pinterest": Pinterest,
+    "pipedrive": Pipedrive,
     "reddit": Reddit,
     "roblox": Roblox,
     "salesforce": Salesforce,
     "simplelogin": SimpleLogin,
     "slack": Slack,
     "spotify": Spotify,
+    "strava": Strava,
+    "threads": Threads,
+    "tiktok": TikTok,
+    "todoist": Todoist,
+    "trakt": Trakt,
     "twitch": Twitch,
     "twitter": Twitter,
     "united-effects": UnitedEffects,
     "vipps": Vipps,
+    "vk": VK,
+    "webex": Webex,
+    "wechat": WeChat,
+    "wikimedia": Wikimedia,
+    "wordpress": WordPress,
+    "workos": WorkOS,
+    "yandex": Yandex,
     "zitadel": ZITADEL,
+    "zoho": Zoho,
     "zoom": Zoom,
 }
 """Every built-in OAuth/OIDC provider factory, by provider id."""
@@ -1285,18 +1694,42 @@ __all__ = [
     "MailchimpProvider",
     "Mailru",
     "MailruProvider",
+    "Mastodon",
+    "MastodonProvider",
+    "Mattermost",
+    "MattermostProvider",
+    "Medium",
+    "MediumProvider",
     "MicrosoftEntraID",
     "MicrosoftEntraIDProvider",
+    "Naver",
+    "NaverProvider",
+    "Netlify",
+    "NetlifyProvider",
+    "NetSuite",
+    "NetSuiteProvider",
+    "Nextcloud",
+    "NextcloudProvider",
     "Notion",
     "NotionProvider",
     "Okta",
     "OktaProvider",
     "OneLogin",
     "OneLoginProvider",
+    "Osso",
+    "OssoProvider",
+    "Osu",
+    "OsuProvider",
     "Passage",
     "PassageProvider",
+    "Patreon",
+    "PatreonProvider",
     "PingId",
     "PingIdProvider",
+    "Pinterest",
+    "PinterestProvider",
+    "Pipedrive",
+    "PipedriveProvider",
     "Reddit",
     "RedditProvider",
     "Roblox",
@@ -1309,6 +1742,16 @@ __all__ = [
     "SlackProvider",
     "Spotify",
     "SpotifyProvider",
+    "Strava",
+    "StravaProvider",
+    "Threads",
+    "ThreadsProvider",
+    "TikTok",
+    "TikTokProvider",
+    "Todoist",
+    "TodoistProvider",
+    "Trakt",
+    "TraktProvider",
     "Twitch",
     "TwitchProvider",
     "Twitter",
@@ -1317,9 +1760,25 @@ __all__ = [
     "UnitedEffectsProvider",
     "Vipps",
     "VippsProvider",
+    "VK",
+    "VkProvider",
+    "Webex",
+    "WebexProvider",
+    "WeChat",
+    "WeChatProvider",
+    "Wikimedia",
+    "WikimediaProvider",
+    "WordPress",
+    "WordPressProvider",
+    "WorkOS",
+    "WorkOSProvider",
+    "Yandex",
+    "YandexProvider",
     "ZITADEL",
     "ZitadelProvider",
     "Zitadel",
+    "Zoho",
+    "ZohoProvider",
     "Zoom",
     "ZoomProvider",
 ]

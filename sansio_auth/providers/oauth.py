@@ -107,6 +107,9 @@ class Hooks:
     token_error: Callable[[OAuthProvider, TokenResponseError], Exception] | None = None
     """The error a refused code exchange in the callback ends with (default: the error
     page, ``Configuration``); Microsoft Entra ID's is ``OAuthCallbackError``."""
+    token_status: Callable[[int], int] | None = None
+    """``conform_token_status``: the token endpoint's HTTP status as the standard has it
+    (Medium answers ``201 Created`` where OAuth 2.0 says ``200``)."""
     userinfo: Callable[[OAuthProvider, str, TokenSet], Step] | None = None
     """``request_userinfo``: the requests that get the profile."""
     complete_profile: (
@@ -301,6 +304,11 @@ class OAuthProvider(Provider):
         """Fix a token endpoint's non-standard JSON before it is read (hook ``token_response``)."""
         hook = self.hooks.token_response
         return body if hook is None else hook(body)
+
+    def conform_token_status(self, status: int) -> int:
+        """The token endpoint's HTTP status as the standard has it (hook ``token_status``)."""
+        hook = self.hooks.token_status
+        return status if hook is None else hook(status)
 
     def discovered_issuer(self, issuer: str) -> str:
         """The issuer a discovery document names, as this provider reads it."""

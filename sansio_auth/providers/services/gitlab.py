@@ -1,25 +1,15 @@
 """GitLab (OAuth 2.0), gitlab.com or a self-managed instance."""
 
-from typing import Any
-
 from .._base import ProviderStyle
-from ..oauth import Hooks, merge_options
+from ..oauth import Hooks
+from ..quirks import base_url_option
 from ..service import ProfileMap, Service
 
-
-def base_url(options: dict[str, Any]) -> dict[str, Any]:
-    """``base_url="https://gitlab.example.com"``: every URL on that instance."""
-    base = options.pop("base_url", None)
-    if base is None:
-        return options
-    base = str(base).rstrip("/")
-    for key, path in (
-        ("authorization", "/oauth/authorize"),
-        ("token", "/oauth/token"),
-        ("userinfo", "/api/v4/user"),
-    ):
-        options[key] = merge_options({"url": base + path}, options.get(key))
-    return options
+base_url = base_url_option(
+    "base_url",
+    {"authorization": "/oauth/authorize", "token": "/oauth/token", "userinfo": "/api/v4/user"},
+)
+"""``base_url="https://gitlab.example.com"``: every URL on that instance."""
 
 
 SERVICE = Service(

@@ -4,6 +4,7 @@ from typing import Any
 
 from .._base import ProviderStyle
 from ..oauth import Hooks
+from ..quirks import scope_text
 from ..service import Service
 
 
@@ -15,12 +16,7 @@ def standard_token_response(body: dict[str, Any]) -> dict[str, Any]:
             "error": "invalid_request",
             "error_description": message if isinstance(message, str) else "",
         }
-    scope = body.get("scope")
-    if isinstance(scope, list):
-        return {**body, "scope": " ".join(str(item) for item in scope)}
-    if "scope" in body and not isinstance(scope, str):
-        return {key: value for key, value in body.items() if key != "scope"}
-    return body
+    return scope_text(body)
 
 
 SERVICE = Service(

@@ -156,6 +156,7 @@ def test_an_unknown_hook_slot_is_refused_by_name():
         "token_request",
         "token_response",
         "token_error",
+        "token_status",
         "userinfo",
         "complete_profile",
         "discovered_issuer",
