@@ -52,6 +52,14 @@ def get_json(request: OutboundRequest, what: str) -> Step[Any]:
     return decode_json(response.body, what)
 
 
+def get_object(request: OutboundRequest, what: str) -> Step[dict[str, Any]]:
+    """:func:`get_json` for an answer that must be a JSON object (a profile, most often)."""
+    answer = yield from get_json(request, what)
+    if not isinstance(answer, dict):
+        raise ProviderResponseError(f"the {what} response is not a JSON object")
+    return answer
+
+
 def decode_json(body: bytes, what: str) -> Any:
     """``body`` as JSON, or :class:`ProviderResponseError`."""
     try:

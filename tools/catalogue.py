@@ -11,6 +11,7 @@ import pkgutil
 from pathlib import Path
 
 from sansio_auth.providers import services
+from sansio_auth.providers._base import env_prefix
 from sansio_auth.providers.email_apis import COMMON_DIFFERENCE, EMAIL_APIS
 from sansio_auth.providers.service import Service, sorted_services
 
@@ -187,7 +188,7 @@ OTHERS = (
 
 def _other_providers() -> list[str]:
     rows = [
-        (api.id, api.factory, "email", f"the {api.name} API (`AUTH_{api.id.upper()}_KEY`)",
+        (api.id, api.factory, "email", f"the {api.name} API (`{env_prefix(api.id)}KEY`)",
          f"[{api.name}]({api.setup})")
         for api in EMAIL_APIS.values()
     ]  # fmt: skip

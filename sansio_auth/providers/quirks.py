@@ -17,8 +17,9 @@ from .oauth import merge_options
 
 
 def bearer_token_type(body: dict[str, Any]) -> dict[str, Any]:
-    """A token answer without ``token_type`` (VK, Threads, WeChat) carries a bearer token."""
-    if "access_token" in body and "token_type" not in body:
+    """A ``token_response`` hook: a successful answer without ``token_type`` (VK, Threads,
+    WeChat, ClickUp, Mailchimp) carries a bearer token (RFC 6749 §5.1 requires the field)."""
+    if isinstance(body.get("access_token"), str) and "token_type" not in body:
         return {**body, "token_type": "bearer"}
     return body
 
@@ -32,6 +33,20 @@ def scope_text(body: dict[str, Any]) -> dict[str, Any]:
     if "scope" in body and not isinstance(scope, str):
         return {key: value for key, value in body.items() if key != "scope"}
     return body
+
+
+def scope_keyword(options: dict[str, Any]) -> dict[str, Any]:
+    """An ``options`` hook: the factory's ``scope=`` keyword (as in Auth.js: Dribbble, Azure
+    DevOps) is the authorization request's ``scope``."""
+    scope = options.pop("scope", None)
+    if scope is None:
+        return options
+    if not isinstance(scope, str):
+        raise TypeError(f"`scope` must be a space-separated string, got {type(scope).__name__}")
+    options["authorization"] = merge_options(
+        options.get("authorization"), {"params": {"scope": scope}}
+    )
+    return options
 
 
 def with_params(url: str, params: Mapping[str, str]) -> str:

@@ -269,28 +269,3 @@ def sorted_services(services: Sequence[Service]) -> tuple[Service, ...]:
                 raise ValueError(f"{service.id}: {name!r} is also {seen[name]}'s")
             seen[name] = service.id
     return tuple(sorted(services, key=lambda s: s.id))
-
-
-def scope_keyword(options: dict[str, Any]) -> dict[str, Any]:
-    """An ``options`` hook: the factory's ``scope=`` keyword (as in Auth.js) is the
-    authorization request's ``scope``."""
-    scope = options.pop("scope", None)
-    if scope is None:
-        return options
-    if not isinstance(scope, str):
-        raise TypeError(f"`scope` must be a space-separated string, got {type(scope).__name__}")
-    authorization = options.get("authorization")
-    if isinstance(authorization, str):
-        authorization = {"url": authorization}
-    authorization = dict(authorization or {})
-    authorization["params"] = {**authorization.get("params", {}), "scope": scope}
-    options["authorization"] = authorization
-    return options
-
-
-def bearer_token_type(body: dict[str, Any]) -> dict[str, Any]:
-    """A ``token_response`` hook for services that leave ``token_type`` out of a successful
-    answer although their tokens are bearer tokens (RFC 6749 §5.1 requires it)."""
-    if isinstance(body.get("access_token"), str) and "token_type" not in body:
-        return {**body, "token_type": "bearer"}
-    return body

@@ -2,13 +2,14 @@
 
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode
 
 import msgspec
 
 from ...events import OutboundRequest
 from ..oauth import Hooks, OAuthProvider
-from ..service import Service, read_path, scope_keyword
+from ..quirks import scope_keyword, with_params
+from ..service import Service, read_path
 
 VSSPS = "https://app.vssps.visualstudio.com"
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
@@ -17,9 +18,7 @@ CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
 def assertion_response(provider: OAuthProvider, url: str) -> str:
     """Azure DevOps answers ``response_type=Assertion`` (its code comes back as ``code``)."""
-    parts = urlsplit(url)
-    query = [(k, "Assertion" if k == "response_type" else v) for k, v in parse_qsl(parts.query)]
-    return urlunsplit(parts._replace(query=urlencode(query)))
+    return with_params(url, {"response_type": "Assertion"})
 
 
 def assertion_grant(provider: OAuthProvider, request: OutboundRequest) -> OutboundRequest:

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from ...fetch import bearer_request, decode_json, get_json, send
+from ...fetch import bearer_request, decode_json, get_object, send
 from .._base import ProviderStyle
 from ..oauth import Hooks, OAuthProvider, Step, TokenSet
 from ..service import ProfileMap, Service, read_path
@@ -30,9 +30,7 @@ def _granted(tokens: TokenSet, scope: str) -> bool:
 def user_and_emails(provider: OAuthProvider, url: str, tokens: TokenSet) -> Step:
     """``GET /2.0/user``; with the ``email`` scope also ``GET /2.0/user/emails``."""
     access_token = tokens["access_token"]
-    profile = yield from get_json(bearer_request(url, access_token), "userinfo")
-    if not isinstance(profile, dict):
-        raise ValueError("the Bitbucket user is not a JSON object")
+    profile = yield from get_object(bearer_request(url, access_token), "userinfo")
     if _granted(tokens, "email"):
         response = yield from send(bearer_request(f"{url}/emails", access_token), "e-mails")
         if response.status == 200:

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import Configuration
-from ...fetch import bearer_request, get_json
+from ...fetch import bearer_request, get_object
 from ..oauth import Hooks, OAuthProvider, Step, TokenSet
 from ..service import Service, read_path
 
@@ -45,10 +45,7 @@ def memberships(provider: OAuthProvider, url: str, tokens: TokenSet) -> Step:
     """``GET /User/GetMembershipsForCurrentUser/`` with the bearer token and the API key."""
     api_key = getattr(provider, "api_key", None) or ""
     request = bearer_request(url, tokens["access_token"], (API_KEY_HEADER, api_key))
-    answer = yield from get_json(request, "userinfo")
-    if not isinstance(answer, dict):
-        raise ValueError("the Bungie.net answer is not a JSON object")
-    return answer
+    return (yield from get_object(request, "userinfo"))
 
 
 def bungie_profile(profile: Mapping[str, Any]) -> dict[str, Any]:

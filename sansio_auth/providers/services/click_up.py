@@ -2,7 +2,8 @@
 
 from .._base import ProviderStyle
 from ..oauth import Hooks
-from ..service import ProfileMap, Service, bearer_token_type
+from ..quirks import bearer_token_type
+from ..service import ProfileMap, Service
 
 SERVICE = Service(
     id="click-up",

@@ -2,7 +2,8 @@
 
 from .._base import ProviderStyle
 from ..oauth import Hooks
-from ..service import ProfileMap, Service, scope_keyword
+from ..quirks import scope_keyword
+from ..service import ProfileMap, Service
 
 SERVICE = Service(
     id="dribbble",

@@ -1,7 +1,7 @@
 """Dropbox (OAuth 2.0)."""
 
 from ...events import OutboundRequest
-from ...fetch import ACCEPT_JSON, get_json
+from ...fetch import ACCEPT_JSON, get_object
 from .._base import ProviderStyle
 from ..oauth import Hooks, OAuthProvider, Step, TokenSet
 from ..service import ProfileMap, Service
@@ -14,10 +14,7 @@ def current_account(provider: OAuthProvider, url: str, tokens: TokenSet) -> Step
         url=url,
         headers=(("authorization", f"Bearer {tokens['access_token']}"), ACCEPT_JSON),
     )
-    profile = yield from get_json(request, "userinfo")
-    if not isinstance(profile, dict):
-        raise ValueError("the Dropbox account is not a JSON object")
-    return profile
+    return (yield from get_object(request, "userinfo"))
 
 
 SERVICE = Service(

@@ -2,13 +2,13 @@
 
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlencode
 
 from ...events import OutboundRequest
-from ...fetch import ACCEPT_JSON, get_json
+from ...fetch import ACCEPT_JSON, get_object
 from .._base import ProviderStyle
-from ..oauth import Hooks, OAuthProvider, Step, TokenSet
-from ..service import Join, Service, bearer_token_type, read_path
+from ..oauth import Hooks, OAuthProvider, Step, TokenSet, merge_options
+from ..quirks import bearer_token_type, with_params
+from ..service import Join, Service, read_path
 
 API_VERSION = "20230131"
 """The ``v`` (``YYYYMMDD``) Auth.js pins by default."""
@@ -19,25 +19,16 @@ def api_version(options: dict[str, Any]) -> dict[str, Any]:
     version = options.pop("api_version", options.pop("apiVersion", None))
     if version is None:
         return options
-    userinfo = options.get("userinfo")
-    userinfo = {"url": userinfo} if isinstance(userinfo, str) else dict(userinfo or {})
-    userinfo["params"] = {**userinfo.get("params", {}), "v": str(version)}
-    options["userinfo"] = userinfo
+    params = {"params": {"v": str(version)}}
+    options["userinfo"] = merge_options(options.get("userinfo"), params)
     return options
 
 
 def oauth_token_param(provider: OAuthProvider, url: str, tokens: TokenSet) -> Step:
     """``GET /v2/users/self?v=...&oauth_token=...``: the v2 API takes the token in the query."""
-    separator = "&" if "?" in url else "?"
-    request = OutboundRequest(
-        method="GET",
-        url=f"{url}{separator}{urlencode({'oauth_token': tokens['access_token']})}",
-        headers=(ACCEPT_JSON,),
-    )
-    profile = yield from get_json(request, "userinfo")
-    if not isinstance(profile, dict):
-        raise ValueError("the Foursquare answer is not a JSON object")
-    return profile
+    query = {"oauth_token": tokens["access_token"]}
+    request = OutboundRequest(method="GET", url=with_params(url, query), headers=(ACCEPT_JSON,))
+    return (yield from get_object(request, "userinfo"))
 
 
 def foursquare_profile(profile: Mapping[str, Any]) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 from typing import Any
 
 from ...errors import Configuration
-from ...fetch import bearer_request, decode_json, get_json, send
+from ...fetch import bearer_request, decode_json, get_object, send
 from .._base import ProviderStyle
 from ..oauth import Hooks, OAuthProvider, Step, TokenSet, merge_options
 from ..service import ProfileMap, Service
@@ -39,9 +39,7 @@ def enterprise(options: dict[str, Any]) -> dict[str, Any]:
 def user_and_emails(provider: OAuthProvider, url: str, tokens: TokenSet) -> Step:
     """``GET /user``, and ``GET /user/emails`` when the profile has no public e-mail."""
     access_token = tokens["access_token"]
-    profile = yield from get_json(bearer_request(url, access_token, USER_AGENT), "userinfo")
-    if not isinstance(profile, dict):
-        raise ValueError("the GitHub user is not a JSON object")
+    profile = yield from get_object(bearer_request(url, access_token, USER_AGENT), "userinfo")
     if not profile.get("email"):
         request = bearer_request(f"{url}/emails", access_token, USER_AGENT)
         response = yield from send(request, "GitHub e-mails")

@@ -1,7 +1,7 @@
 """HubSpot (OAuth 2.0)."""
 
 from ...events import OutboundRequest
-from ...fetch import ACCEPT_JSON, get_json
+from ...fetch import ACCEPT_JSON, get_object
 from .._base import ProviderStyle
 from ..oauth import Hooks, OAuthProvider, Step, TokenSet
 from ..service import ProfileMap, Service
@@ -16,10 +16,7 @@ def token_metadata(provider: OAuthProvider, url: str, tokens: TokenSet) -> Step:
         headers=(ACCEPT_JSON,),
         shown_url=f"{url.rstrip('/')}/…",
     )
-    metadata = yield from get_json(request, "userinfo")
-    if not isinstance(metadata, dict):
-        raise ValueError("the HubSpot token metadata is not a JSON object")
-    return metadata
+    return (yield from get_object(request, "userinfo"))
 
 
 SERVICE = Service(

@@ -4,7 +4,8 @@ from typing import Any
 
 from .._base import ProviderStyle
 from ..oauth import Hooks
-from ..service import ProfileMap, Service, bearer_token_type
+from ..quirks import bearer_token_type
+from ..service import ProfileMap, Service
 
 
 def never_expiring(body: dict[str, Any]) -> dict[str, Any]:

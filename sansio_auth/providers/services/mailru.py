@@ -1,25 +1,17 @@
 """Mail.ru (OAuth 2.0)."""
 
-from urllib.parse import urlencode
-
 from ...events import OutboundRequest
-from ...fetch import ACCEPT_JSON, get_json
+from ...fetch import ACCEPT_JSON, get_object
 from ..oauth import Hooks, OAuthProvider, Step, TokenSet
+from ..quirks import with_params
 from ..service import Service
 
 
 def token_in_query(provider: OAuthProvider, url: str, tokens: TokenSet) -> Step:
     """``GET /userinfo?access_token=...``: Mail.ru reads the token from the query only."""
-    separator = "&" if "?" in url else "?"
-    request = OutboundRequest(
-        method="GET",
-        url=f"{url}{separator}{urlencode({'access_token': tokens['access_token']})}",
-        headers=(ACCEPT_JSON,),
-    )
-    profile = yield from get_json(request, "userinfo")
-    if not isinstance(profile, dict):
-        raise ValueError("the Mail.ru user is not a JSON object")
-    return profile
+    query = {"access_token": tokens["access_token"]}
+    request = OutboundRequest(method="GET", url=with_params(url, query), headers=(ACCEPT_JSON,))
+    return (yield from get_object(request, "userinfo"))
 
 
 SERVICE = Service(

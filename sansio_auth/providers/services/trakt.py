@@ -1,6 +1,6 @@
 """Trakt (OAuth 2.0)."""
 
-from ...fetch import ProviderResponseError, bearer_request, get_json
+from ...fetch import bearer_request, get_object
 from .._base import ProviderStyle
 from ..oauth import Hooks, OAuthProvider, Step, TokenSet
 from ..service import ProfileMap, Service
@@ -14,10 +14,7 @@ def api_user(provider: OAuthProvider, url: str, tokens: TokenSet) -> Step:
         ("trakt-api-version", "2"),
         ("trakt-api-key", provider.client_id or ""),
     )
-    profile = yield from get_json(request, "userinfo")
-    if not isinstance(profile, dict):
-        raise ProviderResponseError("the Trakt user is not a JSON object")
-    return profile
+    return (yield from get_object(request, "userinfo"))
 
 
 SERVICE = Service(

@@ -37,6 +37,13 @@ from tests.sansio_auth.providers.recorded import (
 KID = "recorded-signing-key"
 
 
+def settled(provider: Any, env: Mapping[str, str] | None = None) -> Any:
+    """``provider`` as the engine runs it once configured: ``AUTH_<ID>_*`` applied, checked."""
+    pair = AuthPair.build(providers=[provider], env=dict(env or {}))
+    [configured] = pair.engine.settings.providers
+    return configured
+
+
 EC_CURVES = {"ES256": "P-256", "ES384": "P-384", "ES512": "P-521"}
 
 

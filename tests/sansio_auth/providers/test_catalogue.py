@@ -15,12 +15,28 @@ from tools.catalogue import BUILTIN, builtin_source
 
 IDS = sorted(row.id for row in SERVICES)
 FACTORIES = [BUILTIN_PROVIDERS[provider_id] for provider_id in IDS]
-REQUIRED = {
-    "github", "google", "apple", "microsoft-entra-id", "gitlab", "discord", "auth0", "keycloak",
-    "okta", "cognito", "facebook", "twitter", "linkedin", "slack", "spotify", "twitch",
-    "bitbucket", "dropbox", "zoom", "reddit", "notion", "atlassian", "salesforce", "authentik",
-    "zitadel",
+AUTH_JS_OAUTH_IDS = {
+    "42-school", "apple", "asgardeo", "atlassian", "auth0", "authentik", "azure-ad-b2c",
+    "azure-ad", "azure-devops", "bankid-no", "battlenet", "beyondidentity", "bitbucket", "box",
+    "boxyhq-saml", "bungie", "click-up", "cognito", "coinbase", "concept2", "descope", "discord",
+    "dribbble", "dropbox", "duende-identity-server6", "eventbrite", "eveonline", "facebook",
+    "faceit", "figma", "foursquare", "freshbooks", "frontegg", "fusionauth", "github", "gitlab",
+    "google", "hubspot", "huggingface", "identity-server4", "instagram", "kakao", "keycloak",
+    "kinde", "line", "linkedin", "logto", "mailchimp", "mailru", "mastodon", "mattermost",
+    "medium", "microsoft-entra-id", "naver", "netlify", "netsuite", "nextcloud", "notion", "okta",
+    "onelogin", "hydra", "osso", "osu", "passage", "patreon", "ping-id", "pinterest", "pipedrive",
+    "reddit", "roblox", "salesforce", "simplelogin", "slack", "spotify", "strava", "threads",
+    "tiktok", "todoist", "trakt", "twitch", "twitter", "united-effects", "vipps", "vk", "webex",
+    "wechat", "wikimedia", "wordpress", "workos", "yandex", "zitadel", "zoho", "zoom",
 }  # fmt: skip
+"""Auth.js 0.41.3's OAuth/OIDC provider ids (``@auth/core/providers/*``; ``ory-hydra``'s is
+``hydra``)."""
+AUTH_JS_OTHER_IDS = {
+    "email": "Email", "nodemailer": "Nodemailer", "resend": "Resend", "sendgrid": "SendGrid",
+    "postmark": "Postmark", "mailgun": "Mailgun", "forwardemail": "ForwardEmail",
+    "loops": "Loops", "credentials": "Credentials", "webauthn": "WebAuthn", "passkey": "Passkey",
+}  # fmt: skip
+"""Auth.js's e-mail and other provider ids, each with its factory here."""
 AUTH_JS_NAMES = {
     "apple": "Apple",
     "microsoft-entra-id": "MicrosoftEntraID",
@@ -56,8 +72,19 @@ def env_for(provider_id, *, issuer=True):
     return env
 
 
-def test_the_catalogue_has_every_required_provider():
-    assert set(IDS) >= REQUIRED
+def test_every_auth_js_provider_id_is_built_in():
+    assert len(AUTH_JS_OAUTH_IDS) + len(AUTH_JS_OTHER_IDS) == 104
+    assert set(IDS) == AUTH_JS_OAUTH_IDS
+    assert set(BUILTIN_PROVIDERS) == AUTH_JS_OAUTH_IDS | {"ory-hydra"}  # Auth.js's module name
+    for provider_id, factory in AUTH_JS_OTHER_IDS.items():
+        assert getattr(exported, factory)().id == provider_id
+        assert factory in exported.__all__
+
+
+def test_the_docs_table_lists_every_auth_js_provider_id():
+    table = (Path(__file__).parents[3] / "docs" / "providers.md").read_text()
+    listed = set(re.findall(r"^\| ([a-z0-9-]+) \| `", table, re.M))
+    assert listed == AUTH_JS_OAUTH_IDS | set(AUTH_JS_OTHER_IDS)
 
 
 @pytest.mark.parametrize("provider_id", IDS)

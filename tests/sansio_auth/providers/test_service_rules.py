@@ -21,22 +21,15 @@ from sansio_auth.providers import (
     Yandex,
 )
 from sansio_auth.providers.services.yandex import yandex_profile
-from tests.sansio_auth.driver import AuthPair, written
+from tests.sansio_auth.driver import written
 from tests.sansio_auth.providers.recorded import fixture, fixture_json, json_response
-from tests.sansio_auth.providers.service import Harness
+from tests.sansio_auth.providers.service import Harness, settled
 
 CREDENTIALS = {"client_id": "c", "client_secret": "s"}
 
 
 def urls(provider):
     return provider.authorization.url, provider.token.url, provider.userinfo.url
-
-
-def settled(provider, env=None):
-    """``provider`` as the engine holds it once configured (``AUTH_<ID>_*`` applied)."""
-    pair = AuthPair.build(providers=[provider], env=env or {})
-    [configured] = pair.engine.settings.providers
-    return configured
 
 
 # -- endpoints under the issuer ({issuer}) ---------------------------------------------------

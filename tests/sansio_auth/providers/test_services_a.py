@@ -15,10 +15,9 @@ from sansio_auth.providers.services.bungie import bungie_profile
 from sansio_auth.providers.services.eventbrite import eventbrite_profile
 from sansio_auth.providers.services.foursquare import foursquare_profile
 from sansio_auth.providers.services.instagram import short_lived_token
-from tests.sansio_auth.driver import AuthPair
 from tests.sansio_auth.providers.cases import CASE, Script
 from tests.sansio_auth.providers.recorded import FIXTURES, fixture_json, json_response
-from tests.sansio_auth.providers.service import Harness
+from tests.sansio_auth.providers.service import Harness, settled
 
 
 def scripted(provider_id: str, **config: Any) -> Harness:
@@ -32,10 +31,6 @@ def scripted(provider_id: str, **config: Any) -> Harness:
     for step in case["requests"]:
         h.route(step["method"], step["url"].partition("?")[0], script.answer(step["response"]))
     return h
-
-
-def settings_of(factory, env):
-    return AuthPair.build(providers=[factory], env=env).engine.settings
 
 
 # -- options Auth.js takes ---------------------------------------------------------------------
@@ -60,7 +55,7 @@ def test_bungie_api_key_from_auth_js_headers_option_or_env():
     provider = builtin.Bungie(headers={"X-API-Key": "from-headers"})
     assert provider.api_key == "from-headers"
     env = {"AUTH_BUNGIE_ID": "i", "AUTH_BUNGIE_SECRET": "s", "AUTH_BUNGIE_KEY": "from-env"}
-    [provider] = settings_of(builtin.Bungie, env).providers
+    provider = settled(builtin.Bungie, env)
     assert provider.api_key == "from-env"
     assert "from-env" not in repr(provider)
     with pytest.raises(Configuration, match="X-API-Key"):
@@ -70,7 +65,7 @@ def test_bungie_api_key_from_auth_js_headers_option_or_env():
 def test_bungie_without_api_key_fails_at_start_up_naming_the_variable():
     env = {"AUTH_BUNGIE_ID": "i", "AUTH_BUNGIE_SECRET": "s"}
     with pytest.raises(Configuration, match="AUTH_BUNGIE_KEY"):
-        settings_of(builtin.Bungie, env)
+        settled(builtin.Bungie, env)
 
 
 def test_boxyhq_issuer_from_env_builds_the_endpoints():
@@ -79,7 +74,7 @@ def test_boxyhq_issuer_from_env_builds_the_endpoints():
         "AUTH_BOXYHQ_SAML_SECRET": "dummy",
         "AUTH_BOXYHQ_SAML_ISSUER": "https://jackson.acme.com/",
     }
-    [provider] = settings_of(builtin.SAMLJackson, env).providers
+    provider = settled(builtin.SAMLJackson, env)
     assert provider.authorization.url == "https://jackson.acme.com/api/oauth/authorize"
     assert provider.authorization.params == {"provider": "saml"}
     assert provider.token.url == "https://jackson.acme.com/api/oauth/token"
@@ -89,7 +84,7 @@ def test_boxyhq_issuer_from_env_builds_the_endpoints():
 def test_boxyhq_without_issuer_fails_at_start_up_naming_the_variable():
     env = {"AUTH_BOXYHQ_SAML_ID": "i", "AUTH_BOXYHQ_SAML_SECRET": "s"}
     with pytest.raises(Configuration, match="AUTH_BOXYHQ_SAML_ISSUER"):
-        settings_of(builtin.SAMLJackson, env)
+        settled(builtin.SAMLJackson, env)
 
 
 def test_boxyhq_keeps_an_endpoint_given_explicitly():

@@ -27,14 +27,7 @@ from sansio_auth.providers.services.microsoft_entra_id import EntraRecord
 from tests.sansio_auth.driver import AuthPair
 from tests.sansio_auth.oauth.fake_op import assert_failed
 from tests.sansio_auth.providers.recorded import fixture, fixture_json, json_response
-from tests.sansio_auth.providers.service import Harness, jwks, recorded_oidc, sign
-
-
-def settled(provider, env):
-    """``provider`` as the engine runs it: after ``AUTH_<ID>_*`` inference and the checks."""
-    pair = AuthPair.build(providers=[provider], env=env)
-    [record] = pair.engine.settings.providers
-    return record
+from tests.sansio_auth.providers.service import Harness, jwks, recorded_oidc, settled, sign
 
 
 def script_env(provider_id):
