@@ -14,7 +14,13 @@ import cryptography
 from . import authjs
 from .app import DEFAULT_UPDATE_AGE
 from .crypto_floor import decrypt_encrypt_per_second
-from .database import database_checks_per_second, postgres, postgres_adapters, sqlite_adapters
+from .database import (
+    database_checks_per_second,
+    postgres,
+    postgres_adapters,
+    sqlalchemy_figures,
+    sqlite_adapters,
+)
 from .database_http import database_http_figures
 from .inprocess import session_checks_per_second
 from .load import generator
@@ -71,7 +77,8 @@ def _in_process(seconds: float, postgres_server: PostgresServer) -> list[Figure]
                 (f"database session check, {database}, update_age=0 (write each)",
                  database_checks_per_second(make_adapter, 0, seconds)),
             ]  # fmt: skip
-    return [Figure(IN_PROCESS, name, "per second", rate, floor) for name, rate in rows]
+    figures = [Figure(IN_PROCESS, name, "per second", rate, floor) for name, rate in rows]
+    return figures + sqlalchemy_figures(postgres_server, seconds, rounds=5)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -81,9 +81,14 @@ def database_config(adapter: StoreAdapter, update_age: int = DEFAULT_UPDATE_AGE)
 
 def create_database_app() -> AuthApp:
     """``uvicorn --factory bench.app:create_database_app``: database sessions in PostgreSQL
-    (``BENCH_POSTGRES``, a DSN) or else in SQLite (``BENCH_SQLITE``, a file)."""
+    (``BENCH_POSTGRES``, a DSN, or ``BENCH_SQLALCHEMY``, a SQLAlchemy URL) or else in SQLite
+    (``BENCH_SQLITE``, a file)."""
     adapter: StoreAdapter
-    if dsn := os.environ.get("BENCH_POSTGRES"):
+    if url := os.environ.get("BENCH_SQLALCHEMY"):
+        from io_bindings.db.sqlalchemy import SQLAlchemyAdapter
+
+        adapter = SQLAlchemyAdapter(url)
+    elif dsn := os.environ.get("BENCH_POSTGRES"):
         from io_bindings.db.postgres import PostgresAdapter
 
         adapter = PostgresAdapter(dsn)

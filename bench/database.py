@@ -23,6 +23,7 @@ from sansio_auth.adapters import AdapterUser
 
 from .app import SESSION_COOKIE, USER, database_config
 from .inprocess import checks_per_second
+from .report import Figure
 
 if TYPE_CHECKING:
     from db_servers import PostgresServer
@@ -90,3 +91,62 @@ def postgres_adapters(server: PostgresServer) -> Iterator[Callable[[], StoreAdap
     from io_bindings.db.postgres import PostgresAdapter
 
     yield lambda: PostgresAdapter(server.create_database())
+
+
+SQLALCHEMY = (
+    "SQLAlchemy adapter against our psycopg adapter: database session check on PostgreSQL, "
+    "in process, the same rows on the same server, alternating rounds (× = SQLAlchemy ÷ "
+    "psycopg; target ×0.67 or more, i.e. within 1.5×)"
+)
+
+
+async def _alternating(
+    adapters: dict[str, StoreAdapter], seconds: float, rounds: int
+) -> dict[str, list[float]]:
+    """Session checks per second through each adapter, in ``rounds`` alternating rounds."""
+    rates: dict[str, list[float]] = {name: [] for name in adapters}
+    auths = {}
+    for name, adapter in adapters.items():
+        await adapter.open()
+        auths[name] = Auth(database_config(adapter), env={})
+    try:
+        for _ in range(rounds):
+            for name, auth in auths.items():
+                rate = await checks_per_second(auth, SESSION_COOKIE_HEADER, seconds, reissued=False)
+                rates[name].append(rate)
+    finally:
+        for adapter in adapters.values():
+            await adapter.aclose()
+    return rates
+
+
+def sqlalchemy_figures(server: PostgresServer, seconds: float, rounds: int) -> list[Figure]:
+    """Our psycopg adapter and the SQLAlchemy adapter (its default models are the same
+    tables) reading one session row of one database, alternating rounds."""
+    from db_servers import sqlalchemy_url
+
+    from io_bindings.db.postgres import PostgresAdapter
+    from io_bindings.db.sqlalchemy import SQLAlchemyAdapter
+
+    dsn = server.create_database()
+    anyio.run(seed_once, PostgresAdapter(dsn))
+    adapters: dict[str, StoreAdapter] = {
+        "psycopg (PostgresAdapter)": PostgresAdapter(dsn),
+        "SQLAlchemy (SQLAlchemyAdapter, postgresql+psycopg)": SQLAlchemyAdapter(
+            sqlalchemy_url(dsn)
+        ),
+    }
+    rates = anyio.run(_alternating, adapters, seconds, rounds)
+    server.drop_database(dsn)
+    psycopg, sqlalchemy = rates.values()
+    baseline = max(psycopg)
+    return [
+        Figure.best(SQLALCHEMY, name, "per second", rounds_, baseline)
+        for name, rounds_ in zip(adapters, (psycopg, sqlalchemy), strict=True)
+    ]
+
+
+async def seed_once(adapter: StoreAdapter) -> None:
+    """Open ``adapter``, :func:`seed` it, close it."""
+    async with adapter:
+        await seed(adapter)

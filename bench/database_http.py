@@ -1,10 +1,11 @@
 """Database-session checks over HTTP: ``GET /auth/session`` with a database session's cookie.
 
 Ours: :func:`bench.app.create_database_app` under uvicorn (httptools + uvloop) on SQLite (a
-file) and on PostgreSQL. Auth.js: ``@auth/core`` with its official ``@auth/pg-adapter`` on
-the same PostgreSQL database: the same tables (ours are Auth.js's), the same user and
-session rows (seeded once, by our adapter), the same default ``update_age`` (a read, no
-write). The servers are pinned to core 0; PostgreSQL is not pinned.
+file) and on PostgreSQL (through our psycopg adapter, and through the SQLAlchemy adapter
+on the same rows: its default models are the same tables). Auth.js: ``@auth/core`` with
+its official ``@auth/pg-adapter`` on the same PostgreSQL database: the same tables (ours are
+Auth.js's), the same user and session rows (seeded once, by our adapter), the same default
+``update_age`` (a read, no write). The servers are pinned to core 0; PostgreSQL is not pinned.
 """
 
 from __future__ import annotations
@@ -15,13 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from io_bindings.db._base import StoreAdapter
 from io_bindings.db.postgres import PostgresAdapter
 from io_bindings.db.sqlite import SQLiteAdapter
 
 from . import authjs
 from .app import USER
-from .database import SESSION_COOKIE_HEADER, seed
+from .database import SESSION_COOKIE_HEADER, seed_once
 from .load import alternating, described, first_visit
 from .plan import Plan
 from .report import Figure
@@ -32,11 +32,11 @@ if TYPE_CHECKING:
 
 AUTHJS = "Auth.js + @auth/pg-adapter (node)"
 OURS = "ours, uvicorn httptools + uvloop"
-
-
-async def _seed(adapter: StoreAdapter) -> None:
-    async with adapter:
-        await seed(adapter)
+VIA_SQLALCHEMY = "PostgreSQL via SQLAlchemy"
+SQLALCHEMY_HTTP = (
+    "SQLAlchemy adapter against our psycopg adapter over HTTP: GET /auth/session per second, "
+    "the same rows on the same PostgreSQL (× = ÷ psycopg; target ×0.67 or more)"
+)
 
 
 def _url(dsn: str) -> str:
@@ -59,15 +59,20 @@ def section(plan: Plan) -> str:
 
 def database_http_figures(plan: Plan, postgres: PostgresServer) -> list[Figure]:
     """Ours on SQLite and PostgreSQL, Auth.js on the same PostgreSQL, alternating rounds."""
+    from db_servers import sqlalchemy_url
+
     dsn = postgres.create_database()
-    anyio.run(_seed, PostgresAdapter(dsn))
+    anyio.run(seed_once, PostgresAdapter(dsn))
     with tempfile.TemporaryDirectory(prefix="sansio-auth-bench-") as directory:
         sqlite = str(Path(directory) / "auth.db")
-        anyio.run(_seed, SQLiteAdapter(sqlite))
+        anyio.run(seed_once, SQLiteAdapter(sqlite))
         app, stack = "bench.app:create_database_app", "httptools + uvloop"
         servers: dict[tuple[str, str], Server] = {
             ("SQLite file", OURS): uvicorn(app, stack, env={"BENCH_SQLITE": sqlite}),
             ("PostgreSQL", OURS): uvicorn(app, stack, env={"BENCH_POSTGRES": dsn}),
+            (VIA_SQLALCHEMY, OURS): uvicorn(
+                app, stack, env={"BENCH_SQLALCHEMY": sqlalchemy_url(dsn)}
+            ),
         }
         if authjs.node_missing() is None:
             servers["PostgreSQL", AUTHJS] = authjs_peer(DATABASE_URL=_url(dsn))
@@ -88,4 +93,7 @@ def database_http_figures(plan: Plan, postgres: PostgresServer) -> list[Figure]:
         baseline = figures[0].per_second
     figures.append(Figure.best(title, "PostgreSQL", OURS, rates["PostgreSQL", OURS], baseline))
     figures.append(Figure.best(title, "SQLite file", OURS, rates["SQLite file", OURS]))
+    psycopg = max(rates["PostgreSQL", OURS])
+    for row, column in (("PostgreSQL", OURS), (VIA_SQLALCHEMY, OURS)):
+        figures.append(Figure.best(SQLALCHEMY_HTTP, row, column, rates[row, column], psycopg))
     return figures

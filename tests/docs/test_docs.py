@@ -149,7 +149,8 @@ class Example:
 
 
 def doc_files() -> list[Path]:
-    return [ROOT / "README.md", *sorted(DOCS.glob("*.md")), *sorted(DOCS.glob("adapters/*.md"))]
+    pages = [*sorted(DOCS.glob("adapters/*.md")), *sorted(DOCS.glob("databases/*.md"))]
+    return [ROOT / "README.md", *sorted(DOCS.glob("*.md")), *pages]
 
 
 def examples(path: Path) -> list[Example]:
@@ -167,7 +168,10 @@ def matches(text: str, pattern: str) -> bool:
 def run(example: Example, namespace: Namespace) -> None:
     """Run ``example`` in ``namespace``; top-level ``await`` runs on an asyncio loop."""
     source = "\n" * (example.line - 1) + example.code  # tracebacks point at the doc's lines
-    code = compile(source, str(example.path), "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    # dont_inherit: an example runs as a script of its own would, without this module's
+    # `from __future__ import annotations` (SQLAlchemy models read their annotations)
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    code = compile(source, str(example.path), "exec", flags=flags, dont_inherit=True)
     result = eval(code, namespace)  # the docs' own examples
     if inspect.iscoroutine(result):
         asyncio.run(result)

@@ -1,5 +1,6 @@
 """Real servers for the e2e tests: uvicorn (asyncio) and hypercorn (trio) on 127.0.0.1, and
-PostgreSQL and Redis (started once per test session, for the adapter and database tests)."""
+PostgreSQL, MariaDB and Redis (started once per test session, for the adapter and database
+tests)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,13 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from db_servers import PostgresServer, postgres_cluster, redis_server
+from db_servers import (
+    MariaDBServer,
+    PostgresServer,
+    mariadb_server,
+    postgres_cluster,
+    redis_server,
+)
 from live_server import SERVERS, LiveServer, free_port, serve
 
 
@@ -62,3 +69,18 @@ def redis_url() -> Iterator[str]:
     """A throw-away Redis server on 127.0.0.1, without persistence."""
     with redis_server() as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def mariadb() -> Iterator[MariaDBServer]:
+    """A throw-away MariaDB server on 127.0.0.1."""
+    with mariadb_server() as server:
+        yield server
+
+
+@pytest.fixture
+def mariadb_url(mariadb: MariaDBServer) -> Iterator[str]:
+    """The SQLAlchemy URL of an empty database of its own for this test."""
+    url = mariadb.create_database()
+    yield url
+    mariadb.drop_database(url)

@@ -1,5 +1,6 @@
-"""A PostgreSQL server that goes down under a running app, or was never there: every request
-that needs it fails closed (error page, or ``null`` session with the cookie kept), the cause is
+"""A PostgreSQL server that goes down under a running app, or was never there, with the psycopg
+adapter and with the SQLAlchemy adapter on the same tables: every request that needs it fails
+closed (error page, or ``null`` session with the cookie kept), the cause is
 logged, and when the server is back nothing was lost and nothing was half-written."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import httpx
 import psycopg
 import pytest
 from db_app import adapter_for
-from db_servers import PostgresServer, postgres_cluster
+from db_servers import PostgresServer, postgres_cluster, sqlalchemy_url
 from live_server import SERVERS, LiveServer, free_port
 from mail_server import MailServer, mail_server
 
@@ -63,9 +64,22 @@ def database(cluster: PostgresServer) -> str:
     return dsn
 
 
+def as_adapter(kind: str, dsn: str) -> str:
+    """``E2E_DATABASE`` for the adapter ``kind`` on the PostgreSQL database ``dsn``."""
+    return dsn if kind == "psycopg" else f"sqlalchemy:{sqlalchemy_url(dsn)}"
+
+
+@pytest.fixture(scope="module", params=["psycopg", "sqlalchemy"])
+def kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 @pytest.fixture(scope="module", params=sorted(SERVERS))
-def site(request: pytest.FixtureRequest, database: str, smtp: MailServer) -> Iterator[LiveServer]:
-    with serve_db_app(request.param, database, smtp.port, E2E_DB_TIMEOUT=DB_TIMEOUT) as live:
+def site(
+    request: pytest.FixtureRequest, kind: str, database: str, smtp: MailServer
+) -> Iterator[LiveServer]:
+    url = as_adapter(kind, database)
+    with serve_db_app(request.param, url, smtp.port, E2E_DB_TIMEOUT=DB_TIMEOUT) as live:
         yield live
 
 
@@ -157,10 +171,11 @@ async def test_a_database_that_goes_down_fails_closed_and_loses_nothing(
 
 
 @pytest.fixture(scope="module")
-def site_without_database(smtp: MailServer) -> Iterator[LiveServer]:
-    """``db_app`` on a PostgreSQL DSN whose port nothing listens on."""
-    dsn = f"host=127.0.0.1 port={free_port()} user=postgres dbname=auth connect_timeout=1"
-    with serve_db_app("uvicorn", dsn, smtp.port, E2E_DB_TIMEOUT="1") as live:
+def site_without_database(kind: str, smtp: MailServer) -> Iterator[LiveServer]:
+    """``db_app`` on a PostgreSQL database whose port nothing listens on."""
+    dsn = f"host=127.0.0.1 port={free_port()} user=postgres dbname=auth"
+    url = as_adapter(kind, dsn) if kind == "sqlalchemy" else f"{dsn} connect_timeout=1"
+    with serve_db_app("uvicorn", url, smtp.port, E2E_DB_TIMEOUT="1") as live:
         yield live
 
 

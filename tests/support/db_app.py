@@ -2,9 +2,10 @@
 
 Configured by the environment of the server process:
 
-* ``E2E_DATABASE`` — ``sqlite:<path>``, ``redis://host:port/db?key_prefix=<prefix>`` or
-  a PostgreSQL DSN;
-* ``E2E_DB_TIMEOUT`` — how long the PostgreSQL pool waits for a connection (default 10 s);
+* ``E2E_DATABASE`` — ``sqlite:<path>``, ``redis://host:port/db?key_prefix=<prefix>``,
+  ``sqlalchemy:<SQLAlchemy URL>`` or a PostgreSQL DSN;
+* ``E2E_DB_TIMEOUT`` — how long the PostgreSQL or SQLAlchemy pool waits for a connection
+  (default 10 s);
 * ``E2E_SMTP_PORT`` — a plain SMTP server on 127.0.0.1 that takes the sign-in e-mails
   (:class:`io_bindings.email.SMTPSender`, no TLS);
 * ``E2E_EMAIL_MAX_AGE`` — lifetime of a sign-in link in seconds (default 24 h).
@@ -32,6 +33,12 @@ FROM = "Shop <no-reply@shop.example>"
 
 def adapter_for(database: str, timeout: float = 10.0) -> StoreAdapter:
     """The adapter for ``E2E_DATABASE`` (see the module's docstring)."""
+    if database.startswith("sqlalchemy:"):
+        from io_bindings.db.sqlalchemy import SQLAlchemyAdapter
+
+        url = database.removeprefix("sqlalchemy:")
+        connect = {"connect_timeout": max(1, int(timeout))} if "+psycopg" in url else {}
+        return SQLAlchemyAdapter(url, pool_timeout=timeout, connect_args=connect)
     if database.startswith("sqlite:"):
         from io_bindings.db.sqlite import SQLiteAdapter
 

@@ -1,8 +1,8 @@
-"""Throw-away PostgreSQL and Redis servers on 127.0.0.1, from the Debian packages.
+"""Throw-away PostgreSQL, MariaDB and Redis servers on 127.0.0.1, from the Debian packages.
 
 Used by the tests' fixtures (``tests/io_bindings/conftest.py``) and by ``make bench``.
 ``make system-deps`` installs the servers; when we are root, PostgreSQL runs as
-``postgres``.
+``postgres`` and MariaDB as ``mysql``.
 """
 
 from __future__ import annotations
@@ -87,6 +87,12 @@ class PostgresServer:
             conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
 
 
+def sqlalchemy_url(dsn: str) -> str:
+    """The SQLAlchemy URL (psycopg 3) of a ``host=… port=… user=… dbname=…`` libpq DSN."""
+    part = dict(item.split("=", 1) for item in dsn.split())
+    return f"postgresql+psycopg://{part['user']}@{part['host']}:{part['port']}/{part['dbname']}"
+
+
 @contextlib.contextmanager
 def postgres_cluster() -> Iterator[PostgresServer]:
     """A throw-away PostgreSQL cluster on 127.0.0.1 (run as ``postgres`` when we are root)."""
@@ -139,4 +145,90 @@ def redis_server() -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(10)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class MariaDBServer:
+    port: int
+    control: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
+    """``control("stop")`` shuts the server down cleanly, ``control("start")`` starts it again."""
+
+    def stop(self) -> None:
+        """Shut the server down (clients cut off); :meth:`start` brings it back, data kept."""
+        assert self.control is not None
+        self.control("stop")
+
+    def start(self) -> None:
+        assert self.control is not None
+        self.control("start")
+
+    def url(self, database: str = "mysql") -> str:
+        """A SQLAlchemy URL (PyMySQL) of ``database``."""
+        return f"mysql+pymysql://root@127.0.0.1:{self.port}/{database}?charset=utf8mb4"
+
+    def _execute(self, statement: str) -> None:
+        import pymysql
+
+        conn = pymysql.connect(host="127.0.0.1", port=self.port, user="root", password="")
+        try:
+            conn.cursor().execute(statement)
+        finally:
+            conn.close()
+
+    def create_database(self) -> str:
+        """A new empty database; its SQLAlchemy URL."""
+        name = f"t_{uuid.uuid4().hex}"
+        self._execute(f"CREATE DATABASE `{name}`")
+        return self.url(name)
+
+    def drop_database(self, url: str) -> None:
+        """Drop the database of ``url`` (made by :meth:`create_database`)."""
+        name = url.rpartition("/")[2].partition("?")[0]
+        self._execute(f"DROP DATABASE IF EXISTS `{name}`")
+
+
+@contextlib.contextmanager
+def mariadb_server() -> Iterator[MariaDBServer]:
+    """A throw-away MariaDB server on 127.0.0.1 (``root`` without a password), utf8mb4."""
+    install, daemon = shutil.which("mariadb-install-db"), shutil.which("mariadbd")
+    if install is None or daemon is None:
+        daemon = daemon or "/usr/sbin/mariadbd"
+        if install is None or not os.access(daemon, os.X_OK):
+            raise RuntimeError("mariadb-server is not installed: run `make system-deps`")
+    root = Path(tempfile.mkdtemp(prefix="sansio-auth-mariadb-"))
+    user = ["--user=mysql"] if os.geteuid() == 0 else []
+    if user:
+        shutil.chown(root, "mysql", "mysql")
+    data, port = root / "data", free_port()
+    subprocess.run(
+        [install, "--no-defaults", *user, f"--datadir={data}", "--skip-test-db",
+         "--auth-root-authentication-method=normal"],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    options = [
+        "--no-defaults", *user, f"--datadir={data}", f"--port={port}",
+        "--bind-address=127.0.0.1", f"--socket={root / 'mariadb.sock'}",
+        f"--pid-file={root / 'mariadb.pid'}", "--skip-name-resolve", "--skip-log-bin",
+        "--character-set-server=utf8mb4", "--collation-server=utf8mb4_unicode_ci",
+        "--innodb-flush-log-at-trx-commit=0", "--innodb-buffer-pool-size=64M",
+        "--max-connections=300",
+    ]  # fmt: skip
+    process: list[subprocess.Popen[bytes]] = []
+
+    def control(command: str) -> None:
+        if command == "start":
+            with open(root / "server.log", "ab") as log:
+                process[:] = [subprocess.Popen([daemon, *options], stdout=log, stderr=log)]
+            wait_for_port(port, process[0])
+        elif process and process[0].poll() is None:
+            process[0].terminate()  # a clean shutdown
+            process[0].wait(60)
+
+    control("start")
+    try:
+        yield MariaDBServer(port=port, control=control)
+    finally:
+        control("stop")
         shutil.rmtree(root, ignore_errors=True)

@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio
 import pytest
+from db_servers import sqlalchemy_url as sqlalchemy_url_of
 from npm_cache import require_npm
 
 from io_bindings.db._base import StoreAdapter
@@ -25,6 +26,9 @@ ADAPTER_KINDS = [
     pytest.param("sqlite"),
     pytest.param("postgres", marks=pytest.mark.e2e),
     pytest.param("redis", marks=pytest.mark.e2e),
+    pytest.param("sqlalchemy-sqlite"),
+    pytest.param("sqlalchemy-postgres", marks=pytest.mark.e2e),
+    pytest.param("sqlalchemy-mariadb", marks=pytest.mark.e2e),
 ]
 
 
@@ -51,6 +55,8 @@ def make_adapter(
         from io_bindings.db.sqlite import SQLiteAdapter
 
         return lambda: SQLiteAdapter(tmp_path / "auth.db")
+    if adapter_kind.startswith("sqlalchemy-"):
+        return sqlalchemy_adapters(adapter_kind.removeprefix("sqlalchemy-"), request, tmp_path)
     if adapter_kind == "postgres":
         from io_bindings.db.postgres import PostgresAdapter
 
@@ -60,6 +66,26 @@ def make_adapter(
 
     url, prefix = request.getfixturevalue("redis_url"), f"test:{uuid.uuid4().hex}:"
     return lambda: RedisAdapter(url, key_prefix=prefix)
+
+
+def sqlalchemy_url(database: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A SQLAlchemy URL of an empty database of ``database`` ("sqlite", "postgres", "mariadb")."""
+    if database == "sqlite":
+        return f"sqlite:///{tmp_path / 'auth.db'}"
+    if database == "postgres":
+        return sqlalchemy_url_of(request.getfixturevalue("postgres_dsn"))
+    url: str = request.getfixturevalue("mariadb_url")
+    return url
+
+
+def sqlalchemy_adapters(
+    database: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> Callable[[], StoreAdapter]:
+    """Makes SQLAlchemy adapters on one new database (tables made by the first to open)."""
+    from io_bindings.db.sqlalchemy import SQLAlchemyAdapter
+
+    url = sqlalchemy_url(database, request, tmp_path)
+    return lambda: SQLAlchemyAdapter(url, create_tables=True)
 
 
 @pytest.fixture

@@ -11,7 +11,8 @@ DOC = Path(__file__).parents[3] / "docs" / "testing.md"
 
 
 def example(**replace: str) -> dict[str, Any]:
-    code = re.search(r"```python\n(.*?)```", DOC.read_text(), re.S)
+    text = DOC.read_text()
+    code = re.search(r"```python\n(.*?)```", text, re.S)
     assert code is not None
     source = code.group(1)
     assert len(source.strip().splitlines()) <= 40
@@ -19,6 +20,8 @@ def example(**replace: str) -> dict[str, Any]:
         assert old in source
         source = source.replace(old, new)
     namespace: dict[str, Any] = {"__name__": "docs_testing"}
+    # at its own lines of the document, so that inspect.getsource (hypothesis) finds it there
+    source = "\n" * text.count("\n", 0, code.start(1)) + source
     exec(compile(source, str(DOC), "exec"), namespace)
     return namespace
 

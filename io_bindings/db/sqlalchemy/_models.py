@@ -1,0 +1,298 @@
+"""The declarative models of the SQLAlchemy adapter: Auth.js's tables, or your own.
+
+The default tables are those of ``@auth/pg-adapter`` (``users``, ``accounts``,
+``sessions``, ``verification_token``) with their camelCase column names, plus
+``authenticators`` (passkeys) in the same style and ``session_revocations``
+(revocable sessions, not in Auth.js). Attributes are snake_case, as the adapter's
+records are: ``User.email_verified`` is the column ``"emailVerified"``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects import mysql
+from sqlalchemy.orm import DeclarativeBase, mapped_column
+from sqlalchemy.types import TypeEngine
+
+TABLES = {
+    "users": "users",
+    "accounts": "accounts",
+    "sessions": "sessions",
+    "verification_tokens": "verification_token",
+    "authenticators": "authenticators",
+    "session_revocations": "session_revocations",
+}
+"""Our name of each table → its default table name (``@auth/pg-adapter``'s where it has one)."""
+
+USER_KEYS = ("id", "email", "email_verified", "name", "image")
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A point in time, stored in UTC and read back timezone-aware (UTC).
+
+    ``TIMESTAMP WITH TIME ZONE`` where the database has it (PostgreSQL); elsewhere the
+    UTC wall time (SQLite text, MySQL/MariaDB ``DATETIME(6)``, microseconds kept).
+    Naive datetimes are refused: their zone is unknown.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
+        if dialect.name in ("mysql", "mariadb"):
+            return dialect.type_descriptor(mysql.DATETIME(fsp=6))
+        return dialect.type_descriptor(DateTime(timezone=True))
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError(f"a naive datetime cannot be stored: {value!r}")
+        value = value.astimezone(UTC)
+        return value if dialect.name == "postgresql" else value.replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        return None if value is None else as_utc(value)
+
+
+def as_utc(value: datetime) -> datetime:
+    """``value`` in UTC; a naive one is taken to be UTC already (as :class:`UTCDateTime` stores)."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def Key(length: int = 255) -> TypeEngine[str]:  # noqa: N802 - reads as a type
+    """A string compared exactly: e-mail addresses, tokens and ids must not match in another
+    case (MySQL's and MariaDB's default collations ignore case)."""
+    return String(length).with_variant(
+        mysql.VARCHAR(length, charset="utf8mb4", collation="utf8mb4_bin"), "mysql", "mariadb"
+    )
+
+
+class AuthBase(DeclarativeBase):
+    """The declarative base of the default models (:data:`io_bindings.db.sqlalchemy.models`)."""
+
+
+class User(AuthBase):
+    """A user: ``@auth/pg-adapter``'s ``users`` table (``SERIAL`` ids)."""
+
+    __tablename__ = "users"
+    id = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name = mapped_column(String(255))
+    email = mapped_column(Key(), unique=True)
+    email_verified = mapped_column("emailVerified", UTCDateTime)
+    image = mapped_column(Text)
+
+
+def _user_id_type(user_id: Column[Any]) -> TypeEngine[Any]:
+    """The type of a column that refers to the user id column ``user_id``."""
+    id_type = user_id.type
+    return Key() if isinstance(id_type, String) else id_type
+
+
+def _owner(user_id: Column[Any]) -> Any:
+    """A ``"userId"`` column: a user's, removed with the user."""
+    return mapped_column(
+        "userId",
+        _user_id_type(user_id),
+        ForeignKey(user_id, ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    )
+
+
+def _account_columns(user_id: Column[Any], table: str) -> dict[str, Any]:
+    return {
+        "__tablename__": table,
+        "__table_args__": (UniqueConstraint("provider", "providerAccountId"),),
+        "id": mapped_column(Integer, primary_key=True, autoincrement=True),
+        "user_id": _owner(user_id),
+        "type": mapped_column(String(255), nullable=False),
+        "provider": mapped_column(Key(), nullable=False),
+        "provider_account_id": mapped_column("providerAccountId", Key(), nullable=False),
+        "refresh_token": mapped_column(Text),
+        "access_token": mapped_column(Text),
+        "expires_at": mapped_column(BigInteger),
+        "id_token": mapped_column(Text),
+        "scope": mapped_column(Text),
+        "session_state": mapped_column(Text),
+        "token_type": mapped_column(Text),
+    }
+
+
+def _session_columns(user_id: Column[Any], table: str) -> dict[str, Any]:
+    return {
+        "__tablename__": table,
+        "id": mapped_column(Integer, primary_key=True, autoincrement=True),
+        "user_id": _owner(user_id),
+        "expires": mapped_column(UTCDateTime, nullable=False),
+        "session_token": mapped_column("sessionToken", Key(), unique=True, nullable=False),
+    }
+
+
+def _verification_token_columns(table: str) -> dict[str, Any]:
+    return {
+        "__tablename__": table,
+        "identifier": mapped_column(Key(), primary_key=True),
+        "expires": mapped_column(UTCDateTime, nullable=False),
+        "token": mapped_column(Key(), primary_key=True),
+    }
+
+
+def _authenticator_columns(user_id: Column[Any], table: str) -> dict[str, Any]:
+    return {
+        "__tablename__": table,
+        "credential_id": mapped_column("credentialID", Key(512), primary_key=True),
+        "user_id": _owner(user_id),
+        "provider_account_id": mapped_column("providerAccountId", Key(512), nullable=False),
+        "credential_public_key": mapped_column("credentialPublicKey", Text, nullable=False),
+        "counter": mapped_column(BigInteger, nullable=False),
+        "credential_device_type": mapped_column("credentialDeviceType", String(32), nullable=False),
+        "credential_backed_up": mapped_column("credentialBackedUp", Boolean, nullable=False),
+        "transports": mapped_column(String(255)),
+    }
+
+
+def _revocation_columns(table: str) -> dict[str, Any]:
+    return {
+        "__tablename__": table,
+        "key": mapped_column(Key(), primary_key=True),
+        "not_before": mapped_column("notBefore", UTCDateTime, nullable=False),
+    }
+
+
+def _make_models(base: type[DeclarativeBase], users: Column[Any], names: Mapping[str, str]) -> Any:
+    """The models but the user's, made on ``base`` (their ``userId`` refers to ``users``)."""
+
+    def model(name: str, columns: dict[str, Any]) -> Any:
+        return type(name, (base,), {"__module__": __name__, **columns})
+
+    return (
+        model("Account", _account_columns(users, names["accounts"])),
+        model("Session", _session_columns(users, names["sessions"])),
+        model("VerificationToken", _verification_token_columns(names["verification_tokens"])),
+        model("Authenticator", _authenticator_columns(users, names["authenticators"])),
+        model("SessionRevocation", _revocation_columns(names["session_revocations"])),
+    )
+
+
+Account, Session, VerificationToken, Authenticator, SessionRevocation = _make_models(
+    AuthBase, User.__mapper__.columns["id"], TABLES
+)
+
+
+class AuthModels:
+    """The models the adapter stores in: Auth.js's tables on ``base``, or your own.
+
+    >>> auth = AuthModels()                           # the default models (AuthBase)
+    >>> auth = AuthModels(Base, user=User)            # your User; the rest made on your Base
+    >>> auth = AuthModels(Base, user=User, tables={"accounts": "auth_accounts"},
+    ...                   user_fields={"email_verified": "verified_at"})
+
+    ``user`` must have a primary key attribute ``id`` (an integer the database assigns,
+    a string or a UUID), ``email`` (unique) and ``email_verified`` (a :class:`UTCDateTime`);
+    ``name`` and ``image`` if it has them; ``user_fields`` maps those names to your
+    attributes when they differ. Its other columns come back in the user records and take
+    the values of the keys of that name. The other models are made on ``base`` (table names
+    from :data:`TABLES`, overridden by ``tables``) and are the attributes ``Account``,
+    ``Session``, ``VerificationToken``, ``Authenticator`` and ``SessionRevocation``.
+    """
+
+    def __init__(
+        self,
+        base: type[DeclarativeBase] | None = None,
+        *,
+        user: type[Any] | None = None,
+        tables: Mapping[str, str] | None = None,
+        user_fields: Mapping[str, str] | None = None,
+    ) -> None:
+        unknown = sorted(set(tables or {}) - set(TABLES))
+        if unknown:
+            raise ValueError(f"unknown tables {unknown}: the names are {sorted(TABLES)}")
+        self.tables = {**TABLES, **(tables or {})}
+        self.user_fields = {key: key for key in USER_KEYS} | dict(user_fields or {})
+        if base is None:
+            base = AuthBase
+            if user is None and not tables:
+                user = User
+        if user is None:
+            raise ValueError("pass your user model too (AuthModels(Base, user=User))")
+        self.base, self.User = base, user
+        self.metadata: MetaData = base.metadata
+        self.users: Table = user.__table__
+        self.user_columns: dict[str, Column[Any]] = dict(user.__mapper__.columns.items())
+        """The user model's columns by attribute name."""
+        self._check_user()
+        if user is User and self.tables == TABLES:
+            made = (Account, Session, VerificationToken, Authenticator, SessionRevocation)
+        else:
+            made = _make_models(base, self.user_columns[self.user_fields["id"]], self.tables)
+        (
+            self.Account,
+            self.Session,
+            self.VerificationToken,
+            self.Authenticator,
+            self.SessionRevocation,
+        ) = made
+
+    def _check_user(self) -> None:
+        for key in ("id", "email", "email_verified"):
+            if self.user_fields[key] not in self.user_columns:
+                raise ValueError(f"the user model has no attribute {self.user_fields[key]!r}")
+        if not self.user_columns[self.user_fields["id"]].primary_key:
+            raise ValueError("the user model's id must be its primary key")
+
+    @property
+    def auth_tables(self) -> list[Table]:
+        """The adapter's tables (for ``metadata.create_all(engine, tables=...)`` when your
+        metadata holds other tables you create otherwise)."""
+        models = (self.User, self.Account, self.Session, self.VerificationToken)
+        models += (self.Authenticator, self.SessionRevocation)  # type: ignore[assignment]
+        return [model.__table__ for model in models]
+
+    def new_user_id(self, proposed: str) -> Any:
+        """The id to insert for a new user: ``None`` when the database assigns it."""
+        python_type = _python_type(self.user_columns[self.user_fields["id"]])
+        if python_type is int:
+            return None
+        if python_type is uuid.UUID:
+            return self.user_key(proposed) or uuid.uuid4()
+        return proposed
+
+    def user_key(self, user_id: str) -> Any:
+        """``user_id`` as the id column takes it, ``None`` if no user can have that id."""
+        python_type = _python_type(self.user_columns[self.user_fields["id"]])
+        if python_type is int:
+            digits = user_id.isascii() and user_id.isdigit() and len(user_id) < 19
+            return int(user_id) if digits else None
+        if python_type is uuid.UUID:
+            try:
+                return uuid.UUID(user_id)
+            except ValueError:
+                return None
+        return user_id
+
+
+def _python_type(column: Column[Any]) -> type:
+    try:
+        return column.type.python_type
+    except NotImplementedError:
+        return str

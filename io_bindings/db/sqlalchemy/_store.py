@@ -1,0 +1,533 @@
+"""The synchronous store of the SQLAlchemy adapter: SQLAlchemy Core on the models' tables.
+
+Each method is one transaction on a connection of the engine's pool. Statements are
+the portable subset (no ``RETURNING``, which MySQL lacks): a write that must report
+what it changed reads the row in the same transaction. Constraint failures are named
+as the adapter contract names them; a deadlock (two racing sign-ups on MariaDB) is
+retried.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    Column,
+    Connection,
+    Engine,
+    Table,
+    bindparam,
+    delete,
+    event,
+    exc,
+    func,
+    insert,
+    select,
+    update,
+)
+
+from sansio_auth.adapters import AdapterConflict
+
+from .._base import AUTHENTICATOR_FIELDS, SESSION_FIELDS, TOKEN_FIELDS, USER_FIELDS, Record
+from ._models import AuthModels, as_utc
+
+ACCOUNT_KEYS = ("user_id", "type", "provider", "provider_account_id", *TOKEN_FIELDS)
+_UNIQUE_CODES = {"23505", 1062, 1586, 2067, 1555}  # PostgreSQL, MySQL, SQLite extended codes
+_FOREIGN_KEY_CODES = {"23503", 1452, 1216, 787}
+_RETRY_CODES = {"40001", "40P01", 1213, 1205}  # serialization failure, deadlock, lock timeout
+_ATTEMPTS = 5
+
+
+def _columns(model: Any) -> dict[str, Column[Any]]:
+    """A model's columns by attribute name."""
+    return dict(model.__mapper__.columns.items())
+
+
+def _code(err: exc.DBAPIError) -> Any:
+    """The database's error code of ``err``: a MySQL number, SQLSTATE or SQLite's code."""
+    orig = err.orig
+    args = getattr(orig, "args", ())
+    if args and isinstance(args[0], int):  # MySQL's own number (its SQLSTATEs are generic)
+        return args[0]
+    for name in ("sqlstate", "sqlite_errorcode"):
+        code = getattr(orig, name, None)
+        if code is not None:
+            return code
+    return None
+
+
+def _conflict_or_missing(err: exc.IntegrityError) -> Exception:
+    """A constraint failure as the contract names it."""
+    code, text = _code(err), str(err.orig)
+    if code in _FOREIGN_KEY_CODES or "FOREIGN KEY" in text:
+        return LookupError("no such user")
+    if code in _UNIQUE_CODES or "UNIQUE" in text:
+        return AdapterConflict(text)
+    return err
+
+
+def _sqlite_transactions(engine: Engine) -> None:
+    """SQLite as the other stores use it: foreign keys on, WAL, and a write transaction
+    that takes the write lock when it begins (``BEGIN IMMEDIATE``), so concurrent writers
+    wait for each other instead of failing; a read begins a plain snapshot."""
+
+    @event.listens_for(engine, "connect")
+    def connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # we say BEGIN ourselves
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def begin(conn: Connection) -> None:
+        write = conn.get_execution_options().get("sansio_auth_write", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+class SQLAlchemyStore:
+    """The synchronous store behind :class:`~io_bindings.db.sqlalchemy.SQLAlchemyAdapter`."""
+
+    def __init__(self, engine: Engine, models: AuthModels, *, create_tables: bool) -> None:
+        self.engine, self.models, self.create_tables = engine, models, create_tables
+        if engine.dialect.name == "sqlite":
+            _sqlite_transactions(engine)
+        fields = models.user_fields
+        user_columns = models.user_columns
+        self.user = {
+            key: user_columns[fields[key]] for key in USER_FIELDS if fields[key] in user_columns
+        }
+        self.user |= {k: c for k, c in user_columns.items() if k not in fields.values()}
+        self.account = _columns(models.Account)
+        self.session = _columns(models.Session)
+        self.token = _columns(models.VerificationToken)
+        self.authenticator = _columns(models.Authenticator)
+        self.revocation = _columns(models.SessionRevocation)
+        self.users: Table = models.users
+        self._user_columns = list(self.user.items())
+        session_columns = [self.session[key] for key in SESSION_FIELDS]
+        self.session_check = (  # the session check: one JOIN, the token bound as "token"
+            select(*session_columns, *self.user.values())
+            .join_from(
+                models.Session.__table__, self.users, self.session["user_id"] == self.user["id"]
+            )
+            .where(self.session["session_token"] == bindparam("token"))
+        )
+        self._users = select(*self.user.values())
+
+    def open(self) -> None:
+        """Check the database answers; create the tables when asked to."""
+        if self.create_tables:
+            self.models.metadata.create_all(self.engine, tables=self.models.auth_tables)
+        with self._read() as conn:
+            conn.execute(select(1))
+
+    def close(self) -> None:
+        """Close the pool's connections (the engine stays usable)."""
+        self.engine.dispose()
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[Connection]:
+        with self.engine.connect() as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[Connection]:
+        """One write transaction, committed on success; constraint failures named."""
+        try:
+            with self.engine.connect() as conn:
+                conn = conn.execution_options(sansio_auth_write=True)
+                with conn.begin():
+                    yield conn
+        except exc.IntegrityError as err:
+            raise _conflict_or_missing(err) from err
+
+    def _retried(self, work: Any, *args: Any) -> Any:
+        """``work(conn, *args)`` in a write transaction, again after a deadlock."""
+        for attempt in range(_ATTEMPTS):
+            try:
+                with self._write() as conn:
+                    return work(conn, *args)
+            except exc.DBAPIError as err:
+                if _code(err) not in _RETRY_CODES or attempt == _ATTEMPTS - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    # records
+
+    def _user(self, row: Sequence[Any] | None, offset: int = 0) -> Record | None:
+        if row is None:
+            return None
+        record = {key: row[offset + i] for i, (key, _) in enumerate(self._user_columns)}
+        record["id"] = str(record["id"])
+        for key, value in record.items():
+            if isinstance(value, datetime):
+                record[key] = as_utc(value)
+        return record
+
+    def _record(self, row: Sequence[Any] | None, keys: tuple[str, ...]) -> Record | None:
+        if row is None:
+            return None
+        record = dict(zip(keys, row, strict=True))
+        if "user_id" in record:
+            record["user_id"] = str(record["user_id"])
+        for key, value in record.items():
+            if isinstance(value, datetime):
+                record[key] = as_utc(value)
+        return record
+
+    def _account(self, row: Sequence[Any] | None) -> Record | None:
+        return self._record(row, ACCOUNT_KEYS)
+
+    def _session(self, row: Sequence[Any] | None) -> Record | None:
+        return self._record(row, SESSION_FIELDS)
+
+    def _authenticator(self, row: Sequence[Any] | None) -> Record | None:
+        record = self._record(row, AUTHENTICATOR_FIELDS)
+        if record is not None:
+            record["credential_backed_up"] = bool(record["credential_backed_up"])
+        return record
+
+    def _select(self, columns: dict[str, Column[Any]], keys: tuple[str, ...]) -> Any:
+        return select(*(columns[key] for key in keys))
+
+    def _key(self, user_id: str) -> Any:
+        return self.models.user_key(user_id)
+
+    def _owner(self, user_id: str) -> Any:
+        key = self._key(user_id)
+        if key is None:
+            raise LookupError(f"no user with id {user_id!r}")
+        return key
+
+    def _user_values(self, record: Record) -> dict[str, Any]:
+        return {self.user[k].key: v for k, v in record.items() if k in self.user and k != "id"}
+
+    # users
+
+    def create_user(self, user: Record) -> Record:
+        return self._retried(self._insert_user, user)  # type: ignore[no-any-return]
+
+    def _insert_user(self, conn: Connection, user: Record) -> Record:
+        values = self._user_values(user)
+        new_id = self.models.new_user_id(user["id"])
+        if new_id is not None:
+            values[self.user["id"].key] = new_id
+        result = conn.execute(insert(self.users).values(values))
+        key = new_id if new_id is not None else result.inserted_primary_key[0]  # type: ignore[index]
+        created = self._user(conn.execute(self._users.where(self.user["id"] == key)).first())
+        assert created is not None
+        return created
+
+    def get_user(self, user_id: str) -> Record | None:
+        key = self._key(user_id)
+        if key is None:
+            return None
+        with self._read() as conn:
+            return self._user(conn.execute(self._users.where(self.user["id"] == key)).first())
+
+    def get_user_by_email(self, email: str) -> Record | None:
+        with self._read() as conn:
+            return self._user(conn.execute(self._users.where(self.user["email"] == email)).first())
+
+    def get_user_by_account(self, provider: str, provider_account_id: str) -> Record | None:
+        query = self._users.join_from(
+            self.users, self.models.Account.__table__, self.account["user_id"] == self.user["id"]
+        ).where(
+            self.account["provider"] == provider,
+            self.account["provider_account_id"] == provider_account_id,
+        )
+        with self._read() as conn:
+            return self._user(conn.execute(query).first())
+
+    def update_user(self, update: Record) -> Record:
+        key = self._owner(update["id"])
+
+        def work(conn: Connection) -> Record:
+            values = self._user_values(update)
+            where = self.user["id"] == key
+            if values:
+                conn.execute(self.users.update().where(where).values(values))
+            user = self._user(conn.execute(self._users.where(where)).first())
+            if user is None:
+                raise LookupError(f"no user with id {update['id']!r}")
+            return user
+
+        return self._retried(work)  # type: ignore[no-any-return]
+
+    def delete_user(self, user_id: str) -> Record | None:
+        key = self._key(user_id)
+        if key is None:
+            return None
+
+        def work(conn: Connection) -> Record | None:
+            where = self.user["id"] == key
+            user = self._user(conn.execute(self._users.where(where)).first())
+            if user is not None:
+                # Explicit deletes too: tables made without cascades (older Auth.js schemas).
+                for model, columns in (
+                    (self.models.Session, self.session),
+                    (self.models.Account, self.account),
+                    (self.models.Authenticator, self.authenticator),
+                ):
+                    conn.execute(delete(model.__table__).where(columns["user_id"] == key))
+                conn.execute(delete(self.users).where(where))
+            return user
+
+        return self._retried(work)  # type: ignore[no-any-return]
+
+    # accounts
+
+    def link_account(self, account: Record) -> Record:
+        return self._retried(self._insert_account, account)  # type: ignore[no-any-return]
+
+    def _insert_account(self, conn: Connection, account: Record) -> Record:
+        values = {self.account[k].key: account[k] for k in ACCOUNT_KEYS}
+        values[self.account["user_id"].key] = self._owner(account["user_id"])
+        conn.execute(insert(self.models.Account.__table__).values(values))
+        return {k: account[k] for k in ACCOUNT_KEYS}
+
+    def unlink_account(self, provider: str, provider_account_id: str) -> Record | None:
+        def work(conn: Connection) -> Record | None:
+            where = (
+                self.account["provider"] == provider,
+                self.account["provider_account_id"] == provider_account_id,
+            )
+            found = self._account(
+                conn.execute(self._select(self.account, ACCOUNT_KEYS).where(*where)).first()
+            )
+            if found is not None:
+                conn.execute(delete(self.models.Account.__table__).where(*where))
+            return found
+
+        return self._retried(work)  # type: ignore[no-any-return]
+
+    def create_user_and_account(self, user: Record, account: Record) -> tuple[Record, Record]:
+        def work(conn: Connection) -> tuple[Record, Record]:
+            created = self._insert_user(conn, user)
+            return created, self._insert_account(conn, {**account, "user_id": created["id"]})
+
+        return self._retried(work)  # type: ignore[no-any-return]
+
+    def get_account(self, provider: str, provider_account_id: str) -> Record | None:
+        query = self._select(self.account, ACCOUNT_KEYS).where(
+            self.account["provider"] == provider,
+            self.account["provider_account_id"] == provider_account_id,
+        )
+        with self._read() as conn:
+            return self._account(conn.execute(query).first())
+
+    def list_accounts_by_user_id(self, user_id: str) -> list[Record]:
+        key = self._key(user_id)
+        if key is None:
+            return []
+        query = self._select(self.account, ACCOUNT_KEYS).where(self.account["user_id"] == key)
+        with self._read() as conn:
+            rows = conn.execute(query.order_by(self.account["id"])).all()
+        return [a for a in map(self._account, rows) if a is not None]
+
+    def update_account_tokens(
+        self, provider: str, provider_account_id: str, expected: str | None, tokens: Record
+    ) -> Record | None:
+        where = (
+            self.account["provider"] == provider,
+            self.account["provider_account_id"] == provider_account_id,
+        )
+
+        def work(conn: Connection) -> Record | None:
+            if tokens:
+                values = {self.account[k].key: v for k, v in tokens.items()}
+                changed = conn.execute(
+                    update(self.models.Account.__table__)
+                    .where(*where, self.account["refresh_token"].is_not_distinct_from(expected))
+                    .values(values)
+                ).rowcount
+                if changed != 1:
+                    return None
+            found = self._account(
+                conn.execute(self._select(self.account, ACCOUNT_KEYS).where(*where)).first()
+            )
+            if not tokens and (found is None or found["refresh_token"] != expected):
+                return None
+            return found
+
+        return self._retried(work)  # type: ignore[no-any-return]
+
+    # sessions
+
+    def create_session(self, session: Record) -> Record:
+        values = {self.session[k].key: session[k] for k in SESSION_FIELDS}
+        values[self.session["user_id"].key] = self._owner(session["user_id"])
+
+        def work(conn: Connection) -> None:
+            conn.execute(insert(self.models.Session.__table__).values(values))
+
+        self._retried(work)
+        return session
+
+    def get_session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
+        with self._read() as conn:
+            row = conn.execute(self.session_check, {"token": session_token}).first()
+        return None if row is None else self.session_and_user_records(row)
+
+    def session_and_user_records(self, row: Sequence[Any]) -> tuple[Record, Record]:
+        """A row of the session check as the session and its user."""
+        token, user_id, expires = row[0], row[1], row[2]
+        session = {"session_token": token, "user_id": str(user_id), "expires": as_utc(expires)}
+        user = self._user(row, 3)
+        assert user is not None
+        return session, user
+
+    def update_session(self, update_: Record) -> Record | None:
+        values: dict[str, Any] = {}
+        if "user_id" in update_:
+            values[self.session["user_id"].key] = self._owner(update_["user_id"])
+        if "expires" in update_:
+            values[self.session["expires"].key] = update_["expires"]
+        where = self.session["session_token"] == update_["session_token"]
+
+        def work(conn: Connection) -> Record | None:
+            if values:
+                conn.execute(update(self.models.Session.__table__).where(where).values(values))
+            return self._session(
+                conn.execute(self._select(self.session, SESSION_FIELDS).where(where)).first()
+            )
+
+        return self._retried(work)  # type: ignore[no-any-return]
+
+    def delete_session(self, session_token: str) -> Record | None:
+        where = self.session["session_token"] == session_token
+
+        def work(conn: Connection) -> Record | None:
+            found = self._session(
+                conn.execute(self._select(self.session, SESSION_FIELDS).where(where)).first()
+            )
+            if found is None:
+                return None
+            deleted = conn.execute(delete(self.models.Session.__table__).where(where)).rowcount
+            return found if deleted == 1 else None
+
+        return self._retried(work)  # type: ignore[no-any-return]
+
+    def delete_sessions_by_user_id(self, user_id: str) -> int:
+        key = self._key(user_id)
+        if key is None:
+            return 0
+
+        def work(conn: Connection) -> int:
+            table = self.models.Session.__table__
+            return conn.execute(delete(table).where(self.session["user_id"] == key)).rowcount
+
+        return self._retried(work)  # type: ignore[no-any-return]
+
+    # verification tokens
+
+    def create_verification_token(self, token: Record) -> Record:
+        values = {self.token[k].key: token[k] for k in ("identifier", "token", "expires")}
+
+        def work(conn: Connection) -> None:
+            conn.execute(insert(self.models.VerificationToken.__table__).values(values))
+
+        self._retried(work)
+        return token
+
+    def use_verification_token(self, identifier: str, token: str) -> Record | None:
+        keys = ("identifier", "token", "expires")
+        where = (self.token["identifier"] == identifier, self.token["token"] == token)
+
+        def work(conn: Connection) -> Record | None:
+            found = self._record(
+                conn.execute(self._select(self.token, keys).where(*where)).first(), keys
+            )
+            if found is None:
+                return None
+            # Of two racing uses both may read the row; only one deletes it.
+            table = self.models.VerificationToken.__table__
+            deleted = conn.execute(delete(table).where(*where)).rowcount
+            return found if deleted == 1 else None
+
+        return self._retried(work)  # type: ignore[no-any-return]
+
+    # authenticators
+
+    def get_authenticator(self, credential_id: str) -> Record | None:
+        query = self._select(self.authenticator, AUTHENTICATOR_FIELDS).where(
+            self.authenticator["credential_id"] == credential_id
+        )
+        with self._read() as conn:
+            return self._authenticator(conn.execute(query).first())
+
+    def create_authenticator(self, authenticator: Record) -> Record:
+        values = {self.authenticator[k].key: v for k, v in authenticator.items()}
+        values[self.authenticator["user_id"].key] = self._owner(authenticator["user_id"])
+
+        def work(conn: Connection) -> None:
+            conn.execute(insert(self.models.Authenticator.__table__).values(values))
+
+        self._retried(work)
+        return authenticator
+
+    def list_authenticators_by_user_id(self, user_id: str) -> list[Record]:
+        key = self._key(user_id)
+        if key is None:
+            return []
+        query = self._select(self.authenticator, AUTHENTICATOR_FIELDS).where(
+            self.authenticator["user_id"] == key
+        )
+        with self._read() as conn:
+            rows = conn.execute(query.order_by(self.authenticator["credential_id"])).all()
+        return [a for a in map(self._authenticator, rows) if a is not None]
+
+    def update_authenticator_counter(self, credential_id: str, counter: int) -> Record:
+        where = self.authenticator["credential_id"] == credential_id
+        table = self.models.Authenticator.__table__
+
+        def work(conn: Connection) -> Record:
+            conn.execute(
+                update(table).where(where).values({self.authenticator["counter"].key: counter})
+            )
+            found = self._authenticator(
+                conn.execute(
+                    self._select(self.authenticator, AUTHENTICATOR_FIELDS).where(where)
+                ).first()
+            )
+            if found is None:
+                raise LookupError(f"no authenticator with credential id {credential_id!r}")
+            return found
+
+        return self._retried(work)  # type: ignore[no-any-return]
+
+    # revocations
+
+    def set_sessions_not_before(self, key: str, not_before: datetime) -> None:
+        table = self.models.SessionRevocation.__table__
+        column, mark = self.revocation["key"], self.revocation["not_before"]
+
+        def work(conn: Connection) -> None:
+            raise_mark = update(table).where(column == key, mark < not_before)
+            if conn.execute(raise_mark.values({mark.key: not_before})).rowcount:
+                return
+            if conn.execute(select(column).where(column == key)).first() is None:
+                conn.execute(insert(table).values({column.key: key, mark.key: not_before}))
+            else:  # it may have been committed since the update looked (READ COMMITTED)
+                conn.execute(raise_mark.values({mark.key: not_before}))
+
+        for attempt in range(_ATTEMPTS):  # a racing first mark of the key: the update wins
+            try:
+                self._retried(work)
+                return
+            except AdapterConflict:
+                if attempt == _ATTEMPTS - 1:
+                    raise
+
+    def get_sessions_not_before(self, keys: list[str]) -> datetime | None:
+        query = select(func.max(self.revocation["not_before"])).where(
+            self.revocation["key"].in_(keys)
+        )
+        with self._read() as conn:
+            latest = conn.execute(query).scalar()
+        return None if latest is None else as_utc(latest)

@@ -1,0 +1,101 @@
+"""Auth.js's tables for the SQLAlchemy adapter's default models (Alembic revision).
+
+Copy this file into your Alembic ``versions/`` directory and set ``down_revision`` to your
+latest revision (or leave ``None`` if it is your first). It creates what
+``io_bindings.db.sqlalchemy.models.metadata.create_all()`` creates: ``users``,
+``accounts``, ``sessions``, ``verification_token``, ``authenticators`` and
+``session_revocations`` (a test checks that ``alembic revision --autogenerate`` finds
+nothing to add after it, on SQLite, PostgreSQL and MariaDB). With your own models
+(``AuthModels(Base, user=User)``), let ``--autogenerate`` write the revision instead.
+
+Revision ID: sansio_auth_0001
+Revises:
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+from io_bindings.db.sqlalchemy import Key, UTCDateTime
+
+revision = "sansio_auth_0001"
+down_revision: str | None = None
+branch_labels = None
+depends_on = None
+
+
+def _owner() -> sa.Column[int]:
+    """The ``"userId"`` column: a user's, removed with the user."""
+    return sa.Column(
+        "userId",
+        sa.Integer(),
+        sa.ForeignKey("users.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    )
+
+
+def upgrade() -> None:
+    """Create the tables."""
+    op.create_table(
+        "users",
+        sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
+        sa.Column("name", sa.String(255)),
+        sa.Column("email", Key(), unique=True),
+        sa.Column("emailVerified", UTCDateTime()),
+        sa.Column("image", sa.Text()),
+    )
+    op.create_table(
+        "accounts",
+        sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
+        _owner(),
+        sa.Column("type", sa.String(255), nullable=False),
+        sa.Column("provider", Key(), nullable=False),
+        sa.Column("providerAccountId", Key(), nullable=False),
+        sa.Column("refresh_token", sa.Text()),
+        sa.Column("access_token", sa.Text()),
+        sa.Column("expires_at", sa.BigInteger()),
+        sa.Column("id_token", sa.Text()),
+        sa.Column("scope", sa.Text()),
+        sa.Column("session_state", sa.Text()),
+        sa.Column("token_type", sa.Text()),
+        sa.UniqueConstraint("provider", "providerAccountId"),
+    )
+    op.create_table(
+        "sessions",
+        sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
+        _owner(),
+        sa.Column("expires", UTCDateTime(), nullable=False),
+        sa.Column("sessionToken", Key(), nullable=False, unique=True),
+    )
+    op.create_table(
+        "verification_token",
+        sa.Column("identifier", Key(), primary_key=True),
+        sa.Column("expires", UTCDateTime(), nullable=False),
+        sa.Column("token", Key(), primary_key=True),
+    )
+    op.create_table(
+        "authenticators",
+        sa.Column("credentialID", Key(512), primary_key=True),
+        _owner(),
+        sa.Column("providerAccountId", Key(512), nullable=False),
+        sa.Column("credentialPublicKey", sa.Text(), nullable=False),
+        sa.Column("counter", sa.BigInteger(), nullable=False),
+        sa.Column("credentialDeviceType", sa.String(32), nullable=False),
+        sa.Column("credentialBackedUp", sa.Boolean(), nullable=False),
+        sa.Column("transports", sa.String(255)),
+    )
+    op.create_table(
+        "session_revocations",
+        sa.Column("key", Key(), primary_key=True),
+        sa.Column("notBefore", UTCDateTime(), nullable=False),
+    )
+
+
+def downgrade() -> None:
+    """Drop the tables (and everything in them)."""
+    for table in ("session_revocations", "authenticators", "verification_token"):
+        op.drop_table(table)
+    for table in ("sessions", "accounts", "users"):
+        op.drop_table(table)
