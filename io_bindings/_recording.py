@@ -60,6 +60,8 @@ SECRET_KEYS = frozenset(
         "session_token",
         "authorization",
         "cookie",
+        "x-api-key",
+        "x-postmark-server-token",
     }
 )
 """Keys (of JSON objects, form fields, query parameters, callback and adapter data;

@@ -1,4 +1,5 @@
-"""The recorder's redaction of URLs: secret query parameters and secrets in the path."""
+"""The recorder's redaction of URLs (secret query parameters and secrets in the path) and of
+the API-key headers providers send."""
 
 from io_bindings._recording import Redactor
 
@@ -25,3 +26,16 @@ def test_urls_without_secrets_are_unchanged():
     url = "https://api.example.com/v2/users/me"
     assert redactor.url(url) == url
     assert redactor.url("/relative/v2") == "/relative/v2"
+
+
+def test_api_key_headers_are_redacted():
+    headers = [
+        ["X-API-Key", "bungie-application-key"],  # Bungie.net
+        ["X-Postmark-Server-Token", "postmark-server-token"],  # Postmark
+        ["trakt-api-key", "the-client-id"],  # Trakt's is the public client id
+    ]
+    assert Redactor().headers(headers) == [
+        ["X-API-Key", "__redacted_1__"],
+        ["X-Postmark-Server-Token", "__redacted_2__"],
+        ["trakt-api-key", "the-client-id"],
+    ]
