@@ -83,7 +83,9 @@ fuzz: install
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
 
+# generated from the code: the route table, the built-in providers (builtin.py and their table)
 docs: install
+	$(PY) -m tools.catalogue
 	$(PY) -c 'from sansio_auth._routes import routes_markdown as m; print(m(), end="")' > docs/routes.md
 
 # 10 minutes of mixed sign-ins, sessions and hostile requests over 64 connections: no 5xx,

@@ -45,10 +45,12 @@ VERSION = 1
 SECRET_KEYS = frozenset(
     {
         "access_token",
+        "oauth_token",
         "refresh_token",
         "id_token",
         "client_secret",
         "client_assertion",
+        "assertion",
         "code",
         "code_verifier",
         "password",
@@ -58,10 +60,15 @@ SECRET_KEYS = frozenset(
         "session_token",
         "authorization",
         "cookie",
+        "x-api-key",
+        "x-postmark-server-token",
     }
 )
 """Keys (of JSON objects, form fields, query parameters, callback and adapter data;
 case-insensitive) whose values are secrets."""
+
+PATH_SECRET_LENGTH = 16
+"""How long a known secret must be to be looked for among a URL's path segments."""
 
 SECRET_ARGS = {"use_verification_token": 1, "get_session_and_user": 0, "delete_session": 0}
 """Adapter methods whose positional argument at this index is a secret (a token)."""
@@ -406,12 +413,19 @@ class Redactor:
         return value
 
     def url(self, value: str) -> str:
-        """``value`` with secret query parameters redacted when it is an http(s) URL."""
-        if not value.startswith(("http://", "https://")) or "?" not in value:
+        """``value`` with secret query parameters redacted when it is an http(s) URL, and
+        path segments that are secrets already redacted elsewhere (a token in the path;
+        :data:`PATH_SECRET_LENGTH` characters at least, so no ordinary segment matches)."""
+        if not value.startswith(("http://", "https://")):
             return value
         parts = urlsplit(value)
-        query = self.form(parts.query)
-        return urlunsplit(parts._replace(query=query))
+        path = "/".join(
+            self.known.get(segment, segment) if len(segment) >= PATH_SECRET_LENGTH else segment
+            for segment in parts.path.split("/")
+        )
+        if path == parts.path and not parts.query:
+            return value
+        return urlunsplit(parts._replace(path=path, query=self.form(parts.query)))
 
     def form(self, encoded: str) -> str:
         """A form-encoded string with secret fields redacted."""

@@ -265,5 +265,5 @@ def describe(action: Action) -> str:
         case CallAdapter(method=method):
             return f"adapter_{method}"
         case SendHTTP(request=request):
-            return f"http {request.method} {request.url.partition('?')[0]}"
+            return f"http {request.method} {request.shown()}"
     return type(action).__name__

@@ -69,6 +69,13 @@ class OutboundRequest(msgspec.Struct, frozen=True, kw_only=True):
     url: str
     headers: tuple[tuple[str, str], ...] = ()
     body: bytes = b""
+    shown_url: str | None = None
+    """The URL as logs and error messages show it when ``url`` holds a secret in its path
+    (HubSpot takes the access token there); by default ``url`` without its query."""
+
+    def shown(self) -> str:
+        """The URL without secrets, for logs and error messages."""
+        return self.shown_url or self.url.partition("?")[0]
 
 
 class SendHTTP(msgspec.Struct, frozen=True, kw_only=True):

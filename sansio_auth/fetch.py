@@ -31,12 +31,16 @@ def bearer_request(url: str, access_token: str, *headers: tuple[str, str]) -> Ou
 
 
 def send(request: OutboundRequest, what: str) -> Step[HTTPResponse]:
-    """Send ``request``; a transport failure (timeout, size cap, refused) is a response error."""
+    """Send ``request``; a transport failure (timeout, size cap, refused) is a response error.
+
+    The error names the URL as :meth:`OutboundRequest.shown` gives it, without its query and
+    any secret in its path: some services take tokens there (WeChat, HubSpot).
+    """
     try:
         return (yield from send_http(request))
     except Exception as err:
         raise ProviderResponseError(
-            f"the {what} request to {request.url} failed: {err!r}", hint="provider-unreachable"
+            f"the {what} request to {request.shown()} failed: {err!r}", hint="provider-unreachable"
         ) from err
 
 
@@ -46,6 +50,14 @@ def get_json(request: OutboundRequest, what: str) -> Step[Any]:
     if response.status != 200:
         raise ProviderResponseError(f"the {what} endpoint answered HTTP {response.status}")
     return decode_json(response.body, what)
+
+
+def get_object(request: OutboundRequest, what: str) -> Step[dict[str, Any]]:
+    """:func:`get_json` for an answer that must be a JSON object (a profile, most often)."""
+    answer = yield from get_json(request, what)
+    if not isinstance(answer, dict):
+        raise ProviderResponseError(f"the {what} response is not a JSON object")
+    return answer
 
 
 def decode_json(body: bytes, what: str) -> Any:

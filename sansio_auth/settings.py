@@ -322,20 +322,23 @@ def _provider(value: Any, env: Mapping[str, str]) -> Provider:
 
 
 def _fill_from_env(provider: Provider, env: Mapping[str, str]) -> Provider:
-    """``AUTH_<ID>_ID``/``_SECRET``/``_ISSUER`` fill ``client_id``/``client_secret``/``issuer``.
+    """``AUTH_<ID>_ID``/``_SECRET``/``_ISSUER``/``_KEY`` fill ``client_id``/``client_secret``/
+    ``issuer``/``api_key`` (those of the four the provider has: ``api_key`` on e-mail API
+    providers and on services that take a key, such as Bungie).
 
     A provider's built-in ``default_issuer`` comes last: configuration, then env, then it.
     """
-    prefix = "AUTH_" + provider.id.upper().replace("-", "_")
+    prefix = provider.env_prefix
     names = {f.name for f in dataclasses.fields(provider)}
     fill: dict[str, Any] = {
-        field: env[f"{prefix}_{suffix}"]
+        field: env[prefix + suffix]
         for field, suffix in (
             ("client_id", "ID"),
             ("client_secret", "SECRET"),
             ("issuer", "ISSUER"),
+            ("api_key", "KEY"),
         )
-        if field in names and getattr(provider, field) is None and env.get(f"{prefix}_{suffix}")
+        if field in names and getattr(provider, field) is None and env.get(prefix + suffix)
     }
     default_issuer = getattr(provider, "default_issuer", None)
     if default_issuer is not None and getattr(provider, "issuer", None) is None:

@@ -12,10 +12,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from .._context import Context, Reply, add_query
-from .._flow import Step, call_adapter, invoke, log_error, log_warning
+from .._flow import Step, call_adapter, invoke, log_error, log_warning, send_http
+from ..email import link_host, verification_message
 from ..errors import (
     AuthError,
     CallbackRouteError,
@@ -25,6 +26,7 @@ from ..errors import (
 )
 from ..providers import EmailProvider
 from ..providers.email import normalize_email
+from ..providers.email_apis import HTTPEmailProvider, Letter, api_error, sender_of
 from .login import finish_login, handle_login, run_sign_in_callback
 from .strategies import timestamp, utc
 
@@ -57,24 +59,60 @@ def email_sign_in(ctx: Context, provider: EmailProvider) -> Step[Reply]:
     yield from call_adapter(ctx.settings.adapter, "create_verification_token", record)
     query = {"callbackUrl": (yield from ctx.callback_url()), "token": token, "email": identifier}
     url = f"{ctx.url('callback', provider.id)}?{urlencode(query)}"
-    assert provider.send_verification_request is not None  # checked at start-up
     try:
-        yield from invoke(
-            "send_verification_request",
-            provider.send_verification_request,
-            identifier=identifier,
-            url=url,
-            expires=expires,
-            provider=provider,
-            token=token,
-            theme=ctx.settings.theme,
-            request=ctx.request,
-        )
+        if provider.send_verification_request is None:
+            assert isinstance(provider, HTTPEmailProvider)  # checked at start-up
+            yield from _send_through_api(ctx, provider, identifier, url)
+        else:
+            yield from invoke(
+                "send_verification_request",
+                provider.send_verification_request,
+                identifier=identifier,
+                url=url,
+                expires=expires,
+                provider=provider,
+                token=token,
+                theme=ctx.settings.theme,
+                request=ctx.request,
+            )
+    except EmailSignInError as err:
+        yield from _forget(ctx, identifier, hashed)
+        yield from log_error(err)
+        page = ctx.page_url(ctx.settings.pages.sign_in, "signin")
+        return Reply(redirect=add_query(page, {"error": INVALID_ADDRESS}))
     except Exception:
         yield from _forget(ctx, identifier, hashed)
         raise
     page = ctx.url("verify-request")
     return Reply(redirect=add_query(page, {"provider": provider.id, "type": "email"}))
+
+
+def _send_through_api(
+    ctx: Context, provider: HTTPEmailProvider, identifier: str, url: str
+) -> Step[None]:
+    """Send the default message with the service's documented request (``SendHTTP``);
+    :class:`EmailSignInError` when it is not answered with 2xx."""
+    hostname = urlsplit(url).hostname or "localhost"
+    message = verification_message(url, link_host(url), ctx.settings.theme)
+    letter = Letter(
+        to=identifier,
+        sender=sender_of(provider, hostname),
+        subject=message.subject,
+        text=message.text,
+        html=message.html,
+        url=url,
+    )
+    request = provider.api.request(provider, letter)
+    try:
+        response = yield from send_http(request)
+    except Exception as err:
+        raise EmailSignInError(f"{provider.name} could not be reached: {err!r}") from err
+    if not 200 <= response.status < 300:
+        detail = api_error(response.body)
+        raise EmailSignInError(
+            f"{provider.name} refused the sign-in e-mail: HTTP {response.status}"
+            + (f": {detail}" if detail else "")
+        )
 
 
 def email_callback(ctx: Context, provider: EmailProvider) -> Step[Reply]:

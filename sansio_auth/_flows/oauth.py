@@ -51,9 +51,14 @@ from ..oauth.checks import (
     unseal,
 )
 from ..oauth.discovery import AuthorizationServer, authorization_server
-from ..oauth.id_token import IDTokenError, allowed_algorithms, validate_id_token
-from ..oauth.tokens import TokenSet, parse_token_response, token_request
-from ..providers.oauth import OAuthProvider, OIDCProvider
+from ..oauth.id_token import (
+    IDTokenError,
+    allowed_algorithms,
+    provider_signed_claims,
+    validate_id_token,
+)
+from ..oauth.tokens import TokenResponseError, TokenSet, parse_token_response, token_request
+from ..providers.oauth import OAuthProvider, OIDCProvider, SignedUserinfo
 from .login import as_user, finish_login, handle_login, run_sign_in_callback, user_by_account
 
 # -- sign-in -----------------------------------------------------------------------------------
@@ -112,7 +117,7 @@ def oauth_sign_in(ctx: Context, provider: OAuthProvider) -> Step[Reply]:
         nonce=nonce,
         default_scope=OIDC_DEFAULT_SCOPE if isinstance(provider, OIDCProvider) else None,
     )
-    return Reply(redirect=url)
+    return Reply(redirect=provider.authorization_redirect(url))
 
 
 def _configured_form_post(provider: OAuthProvider) -> bool:
@@ -283,10 +288,18 @@ def _exchange_code(
         auth_method=provider.client.token_endpoint_auth_method,
         extra={k: str(v) for k, v in provider.token.params.items()},
     )
-    response = yield from send(request, "token")
-    return parse_token_response(
-        response.status, response.body, now=ctx.now, conform=provider.conform_token_response
-    )
+    response = yield from send(provider.prepare_token_request(request), "token")
+    try:
+        return parse_token_response(
+            provider.conform_token_status(response.status),
+            response.body,
+            now=ctx.now,
+            conform=provider.conform_token_response,
+        )
+    except TokenResponseError as err:
+        if provider.hooks.token_error is None or err.error is None:
+            raise
+        raise provider.hooks.token_error(provider, err) from err
 
 
 def _profile(
@@ -298,11 +311,11 @@ def _profile(
 ) -> Step[dict[str, Any]]:
     """oidc: the valid ID token's claims (or userinfo with the same ``sub``); oauth: userinfo."""
     if not isinstance(provider, OIDCProvider):
-        return (yield from _userinfo(provider, server, tokens))
+        return (yield from _userinfo(ctx, provider, server, tokens))
     claims = yield from _id_token_claims(ctx, provider, server, tokens, nonce)
     if provider.id_token:
         return claims
-    profile = yield from _userinfo(provider, server, tokens)
+    profile = yield from _userinfo(ctx, provider, server, tokens)
     if profile.get("sub") != claims["sub"]:
         raise IDTokenError("the userinfo `sub` is not the ID token's")
     return profile
@@ -333,12 +346,13 @@ def _id_token_claims(
             client_id=provider.client_id or "",
             now=ctx.now,
             nonce=nonce,
+            client_secret=provider.client_secret,
         )
     )
 
 
 def _userinfo(
-    provider: OAuthProvider, server: AuthorizationServer, tokens: TokenSet
+    ctx: Context, provider: OAuthProvider, server: AuthorizationServer, tokens: TokenSet
 ) -> Step[dict[str, Any]]:
     if provider.userinfo.request is not None:
         profile = yield from invoke(
@@ -351,9 +365,41 @@ def _userinfo(
         if provider.userinfo.params:
             url += ("&" if "?" in url else "?") + urlencode(provider.userinfo.params)
         profile = yield from provider.request_userinfo(url, tokens)
+    if isinstance(profile, SignedUserinfo):
+        profile = yield from _signed_userinfo(ctx, provider, server, profile.jwt)
+    elif provider.client.userinfo_signed_response_alg and provider.userinfo.request is None:
+        raise IDTokenError(  # a declared signature is not optional: no downgrade to plain JSON
+            "the userinfo response is not signed (`application/jwt`) although "
+            f"{provider.client.userinfo_signed_response_alg} was declared"
+        )
     if not isinstance(profile, Mapping):
         raise ValueError("the userinfo profile is not a mapping")
     return dict(profile)
+
+
+def _signed_userinfo(
+    ctx: Context, provider: OAuthProvider, server: AuthorizationServer, jwt: str
+) -> Step[dict[str, Any]]:
+    """The claims of a signed userinfo response (OpenID Connect Core §5.3.2): verified like
+    an ID token, from the issuer, for this client."""
+    what = "signed userinfo"
+    claims = yield from provider_signed_claims(
+        jwt,
+        jwks_uri=server.jwks_uri,
+        algorithms=allowed_algorithms(
+            provider.client.userinfo_signed_response_alg, server.userinfo_algorithms
+        ),
+        cache=ctx.cache,
+        now=ctx.now,
+        client_secret=provider.client_secret,
+        what=what,
+    )
+    if server.issuer is None or claims.get("iss") != server.issuer:
+        raise IDTokenError(f"the {what}'s `iss` is not the issuer")
+    aud = claims.get("aud")
+    if provider.client_id not in ([aud] if isinstance(aud, str) else aud or []):
+        raise IDTokenError(f"the {what} is not for this client (`aud`)")
+    return claims
 
 
 def default_profile(profile: Mapping[str, Any]) -> dict[str, Any]:

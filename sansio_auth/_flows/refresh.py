@@ -74,12 +74,14 @@ def refresh_tokens(
         server = yield from authorization_server(provider, ctx.cache, ctx.now, callback=True)
         if server.token_endpoint is None:
             raise InvalidEndpoints(f"provider {provider.id!r} has no token endpoint")
-        request = refresh_request(
-            server.token_endpoint,
-            refresh_token,
-            client_id=provider.client_id or "",
-            client_secret=provider.client_secret,
-            auth_method=provider.client.token_endpoint_auth_method,
+        request = provider.prepare_token_request(
+            refresh_request(
+                server.token_endpoint,
+                refresh_token,
+                client_id=provider.client_id or "",
+                client_secret=provider.client_secret,
+                auth_method=provider.client.token_endpoint_auth_method,
+            )
         )
         key = single_flight_key(server.token_endpoint, refresh_token)
         event = yield SendHTTP(request=request, single_flight=key)
@@ -87,7 +89,10 @@ def refresh_tokens(
             raise ProviderResponseError(f"the refresh request failed: {event.error!r}")
         assert isinstance(event, HTTPResponse)
         tokens = parse_token_response(
-            event.status, event.body, now=ctx.now, conform=provider.conform_token_response
+            provider.conform_token_status(event.status),
+            event.body,
+            now=ctx.now,
+            conform=provider.conform_token_response,
         )
     except TokenResponseError as err:
         refused = err.error in REFUSED

@@ -31,6 +31,7 @@ class ServerMetadata(msgspec.Struct, frozen=True, kw_only=True):
     userinfo_endpoint: str | None = None
     jwks_uri: str | None = None
     id_token_signing_alg_values_supported: tuple[str, ...] | None = None
+    userinfo_signing_alg_values_supported: tuple[str, ...] | None = None
     authorization_response_iss_parameter_supported: bool = False
     end_session_endpoint: str | None = None
     """RP-Initiated Logout 1.0."""
@@ -47,6 +48,7 @@ class AuthorizationServer(msgspec.Struct, frozen=True, kw_only=True):
     userinfo_endpoint: str | None = None
     jwks_uri: str | None = None
     id_token_algorithms: tuple[str, ...] | None = None
+    userinfo_algorithms: tuple[str, ...] | None = None
     iss_parameter_supported: bool = False
 
 
@@ -149,6 +151,7 @@ def authorization_server(
         userinfo_endpoint=provider.userinfo.url or metadata.userinfo_endpoint,
         jwks_uri=metadata.jwks_uri,
         id_token_algorithms=metadata.id_token_signing_alg_values_supported,
+        userinfo_algorithms=metadata.userinfo_signing_alg_values_supported,
         iss_parameter_supported=metadata.authorization_response_iss_parameter_supported,
     )
 

@@ -1,9 +1,11 @@
 """ID token validation, signature included (Auth.js checks only the claims).
 
 The key comes from the issuer's JWKS: the one with the token's ``kid``, or, when the
-token names none, the only key that fits its algorithm. Only asymmetric algorithms
-are accepted (``alg: none`` and HMAC are refused whatever the metadata says, so a
-public key can never be used as an HMAC secret); the default is ``RS256``. Claims:
+token names none, the only key that fits its algorithm. Asymmetric algorithms are
+accepted (the default is ``RS256``); ``alg: none`` never. HMAC (``HS256``/``384``/``512``,
+keyed by the client secret, OpenID Connect Core §10.1) only from a provider that declares
+it as its ``client.id_token_signed_response_alg`` (LINE does), never because the issuer's
+metadata lists it, and never with a JWKS key (a public key is not an HMAC secret). Claims:
 ``iss`` exactly the issuer, ``aud`` contains the client, ``azp`` is the client when
 present (required with several audiences), ``exp``/``iat``/``nbf`` within a 30 s
 tolerance, ``sub`` a non-empty string, and ``nonce`` as expected (absent when the
@@ -16,17 +18,18 @@ import base64
 import binascii
 import hmac
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgspec
 from joserfc import jws
-from joserfc.errors import JoseError
-from joserfc.jwk import JWKRegistry, Key
+from joserfc.errors import JoseError, SecurityWarning
+from joserfc.jwk import JWKRegistry, Key, OctKey
 
 from .._flow import Step
 from ..errors import ProviderError
-from ..providers.oauth import ID_TOKEN_ALGORITHMS
+from ..providers.oauth import HMAC_ID_TOKEN_ALGORITHMS, ID_TOKEN_ALGORITHMS
 from .cache import ProviderCache
 from .discovery import get_jwks
 
@@ -46,49 +49,52 @@ class UnknownKey(IDTokenError):
 
 
 def allowed_algorithms(configured: str | None, advertised: Sequence[str] | None) -> tuple[str, ...]:
-    """The client's algorithm, else the issuer's supported list, else ``RS256``; asymmetric only."""
+    """The client's declared algorithm (HMAC included), else the issuer's supported list
+    (asymmetric only), else ``RS256``."""
     if configured is not None:
-        candidates: Sequence[str] = (configured,)
-    elif advertised:
-        candidates = advertised
+        return (configured,) if configured in ID_TOKEN_ALGORITHMS | HMAC_ID_TOKEN_ALGORITHMS else ()
+    if advertised:
+        candidates: Sequence[str] = advertised
     else:
         candidates = DEFAULT_ALGORITHMS
     return tuple(alg for alg in candidates if alg in ID_TOKEN_ALGORITHMS)
 
 
-def _b64decode(segment: str) -> bytes:
+def _b64decode(segment: str, what: str) -> bytes:
     if not _BASE64URL.fullmatch(segment):
-        raise IDTokenError("the ID token is not base64url without padding")
+        raise IDTokenError(f"the {what} is not base64url without padding")
     try:
         return base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
     except (binascii.Error, ValueError) as err:
-        raise IDTokenError("the ID token is not base64url") from err
+        raise IDTokenError(f"the {what} is not base64url") from err
 
 
-def _json_object(segment: str, what: str) -> dict[str, Any]:
+def _json_object(segment: str, what: str, part: str) -> dict[str, Any]:
     try:
-        value = msgspec.json.decode(_b64decode(segment))
+        value = msgspec.json.decode(_b64decode(segment, what))
     except (msgspec.DecodeError, UnicodeDecodeError) as err:
-        raise IDTokenError(f"the ID token {what} is not JSON") from err
+        raise IDTokenError(f"the {what} {part} is not JSON") from err
     if not isinstance(value, dict):
-        raise IDTokenError(f"the ID token {what} is not a JSON object")
+        raise IDTokenError(f"the {what} {part} is not a JSON object")
     return value
 
 
-def read_header(id_token: str) -> dict[str, Any]:
+def read_header(token: str, what: str = "ID token") -> dict[str, Any]:
     """The protected header of a compact JWS (not verified)."""
-    parts = id_token.split(".")
+    parts = token.split(".")
     if len(parts) != 3:
-        raise IDTokenError("the ID token is not a compact JWS (a JWE or malformed)")
-    return _json_object(parts[0], "header")
+        raise IDTokenError(f"the {what} is not a compact JWS (a JWE or malformed)")
+    return _json_object(parts[0], what, "header")
 
 
-def select_key(header: Mapping[str, Any], keys: Sequence[Mapping[str, Any]]) -> Key:
+def select_key(
+    header: Mapping[str, Any], keys: Sequence[Mapping[str, Any]], what: str = "ID token"
+) -> Key:
     """The JWKS key to verify a token with ``header``; :class:`UnknownKey` when none fits."""
     alg = header["alg"]
     kid = header.get("kid")
     if kid is not None and not isinstance(kid, str):
-        raise IDTokenError("the ID token's `kid` is not a string")
+        raise IDTokenError(f"the {what}'s `kid` is not a string")
     kty = _KEY_TYPES[alg[:2]]
     fitting = [
         jwk
@@ -115,34 +121,63 @@ def _may_verify(key_ops: Any) -> bool:
     return key_ops is None or (isinstance(key_ops, list) and "verify" in key_ops)
 
 
-def verify_signature(
-    id_token: str, keys: Sequence[Mapping[str, Any]], algorithms: Sequence[str]
-) -> dict[str, Any]:
-    """The claims of ``id_token`` once its signature checks out with a JWKS key."""
-    header = read_header(id_token)
+def _signed_alg(
+    header: Mapping[str, Any], algorithms: Sequence[str], what: str, *, hmac: bool
+) -> str:
+    """The header's ``alg`` once it is one of ``algorithms`` and of the expected family."""
     alg = header.get("alg")
     if not isinstance(alg, str) or alg.lower() == "none":
-        raise IDTokenError("the ID token is unsigned (alg none)")
-    if alg.upper().startswith("HS"):
-        raise IDTokenError(f"the ID token uses symmetric {alg}; only public-key signatures count")
+        raise IDTokenError(f"the {what} is unsigned (alg none)")
+    if alg.upper().startswith("HS") != hmac:
+        if hmac:
+            raise IDTokenError(f"the {what} uses {alg}, not the declared HMAC algorithm")
+        raise IDTokenError(f"the {what} uses symmetric {alg}; only public-key signatures count")
     if alg not in algorithms:
-        raise IDTokenError(f"the ID token's alg {alg} is not one of {', '.join(algorithms)}")
+        raise IDTokenError(f"the {what}'s alg {alg} is not one of {', '.join(algorithms)}")
     if "crit" in header:
-        raise IDTokenError("the ID token has critical header extensions (`crit`)")
-    key = select_key(header, keys)
+        raise IDTokenError(f"the {what} has critical header extensions (`crit`)")
+    return alg
+
+
+def _verified_claims(token: str, key: Key, alg: str, what: str) -> dict[str, Any]:
     try:
-        signed = jws.deserialize_compact(id_token, key, algorithms=[alg])
+        signed = jws.deserialize_compact(token, key, algorithms=[alg])
     except JoseError as err:
-        raise IDTokenError(f"the ID token's signature is invalid ({err.error})") from err
+        raise IDTokenError(f"the {what}'s signature is invalid ({err.error})") from err
     except (TypeError, ValueError) as err:  # malformed input joserfc does not name
-        raise IDTokenError("the ID token is malformed") from err
+        raise IDTokenError(f"the {what} is malformed") from err
     try:
         claims = msgspec.json.decode(signed.payload)
     except (msgspec.DecodeError, UnicodeDecodeError) as err:
-        raise IDTokenError("the ID token payload is not JSON") from err
+        raise IDTokenError(f"the {what} payload is not JSON") from err
     if not isinstance(claims, dict):
-        raise IDTokenError("the ID token payload is not a JSON object")
+        raise IDTokenError(f"the {what} payload is not a JSON object")
     return claims
+
+
+def verify_signature(
+    token: str,
+    keys: Sequence[Mapping[str, Any]],
+    algorithms: Sequence[str],
+    what: str = "ID token",
+) -> dict[str, Any]:
+    """The claims of ``token`` once its signature checks out with a JWKS key."""
+    header = read_header(token, what)
+    alg = _signed_alg(header, algorithms, what, hmac=False)
+    return _verified_claims(token, select_key(header, keys, what), alg, what)
+
+
+def verify_hmac(
+    token: str, client_secret: str, algorithms: Sequence[str], what: str = "ID token"
+) -> dict[str, Any]:
+    """The claims of ``token`` once its HMAC checks out, keyed by the client secret's UTF-8
+    octets (OpenID Connect Core §10.1); ``algorithms`` are the declared one."""
+    header = read_header(token, what)
+    alg = _signed_alg(header, algorithms, what, hmac=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SecurityWarning)  # the service chose the secret
+        key = OctKey.import_key(client_secret.encode())
+    return _verified_claims(token, key, alg, what)
 
 
 def _number(claims: Mapping[str, Any], name: str, *, required: bool) -> float | None:
@@ -211,27 +246,62 @@ def validate_id_token(
     client_id: str,
     now: float,
     nonce: str | None,
+    client_secret: str | None = None,
 ) -> Step[dict[str, Any]]:
-    """The claims of a valid ``id_token``; an unknown key refetches the JWKS once (rate-limited)."""
-    if not algorithms:
-        raise IDTokenError("no acceptable ID token algorithm (the issuer lists only none/HMAC)")
-    if jwks_uri is None:
-        raise IDTokenError("the issuer publishes no `jwks_uri`: ID tokens cannot be verified")
-    claims = yield from signed_claims(id_token, jwks_uri, algorithms, cache, now)
+    """The claims of a valid ``id_token`` (see :func:`provider_signed_claims`)."""
+    claims = yield from provider_signed_claims(
+        id_token,
+        jwks_uri=jwks_uri,
+        algorithms=algorithms,
+        cache=cache,
+        now=now,
+        client_secret=client_secret,
+    )
     check_claims(claims, issuer=issuer, client_id=client_id, now=now, nonce=nonce)
     return claims
 
 
+def provider_signed_claims(
+    token: str,
+    *,
+    jwks_uri: str | None,
+    algorithms: Sequence[str],
+    cache: ProviderCache,
+    now: float,
+    client_secret: str | None,
+    what: str = "ID token",
+) -> Step[dict[str, Any]]:
+    """The claims of a JWS the provider signed: with the client secret when ``algorithms``
+    is the declared HMAC one and the token uses it, else with the issuer's JWKS (an unknown
+    key refetches it once, rate-limited)."""
+    if not algorithms:
+        raise IDTokenError(f"no acceptable {what} algorithm (the issuer lists only none/HMAC)")
+    alg = read_header(token, what).get("alg")
+    declared_hmac = any(a in HMAC_ID_TOKEN_ALGORITHMS for a in algorithms)
+    if declared_hmac and isinstance(alg, str) and alg.upper().startswith("HS"):
+        if not client_secret:
+            raise IDTokenError(f"an HMAC-signed {what} needs the client secret to be verified")
+        return verify_hmac(token, client_secret, algorithms, what)
+    if jwks_uri is None:
+        raise IDTokenError(f"the issuer publishes no `jwks_uri`: the {what} cannot be verified")
+    return (yield from signed_claims(token, jwks_uri, algorithms, cache, now, what))
+
+
 def signed_claims(
-    token: str, jwks_uri: str, algorithms: Sequence[str], cache: ProviderCache, now: float
+    token: str,
+    jwks_uri: str,
+    algorithms: Sequence[str],
+    cache: ProviderCache,
+    now: float,
+    what: str = "ID token",
 ) -> Step[dict[str, Any]]:
     """The claims of ``token`` once its signature is verified with the issuer's JWKS; an
     unknown key refetches the JWKS once (rate-limited)."""
     keys = yield from get_jwks(jwks_uri, cache, now)
     try:
-        return verify_signature(token, keys, algorithms)
+        return verify_signature(token, keys, algorithms, what)
     except UnknownKey:
         if not cache.may_refetch_jwks(jwks_uri, now):
             raise
         keys = yield from get_jwks(jwks_uri, cache, now, refresh=True)
-        return verify_signature(token, keys, algorithms)
+        return verify_signature(token, keys, algorithms, what)

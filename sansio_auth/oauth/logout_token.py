@@ -92,7 +92,7 @@ def validate_logout_token(
     if jwks_uri is None or not algorithms:
         raise LogoutTokenError("the issuer's logout tokens cannot be verified (no JWKS)")
     try:
-        claims = yield from signed_claims(token, jwks_uri, algorithms, cache, now)
+        claims = yield from signed_claims(token, jwks_uri, algorithms, cache, now, "logout token")
     except IDTokenError as err:
-        raise LogoutTokenError(str(err).replace("ID token", "logout token")) from err
+        raise LogoutTokenError(str(err)) from err
     return check_logout_claims(claims, issuer=issuer, client_id=client_id, now=now)

@@ -1,47 +1,33 @@
-"""Sign-in providers: the typed records and the built-in catalogue."""
+"""Sign-in providers: the typed records and the built-in catalogue.
 
+The built-in OAuth/OIDC services are rows (:mod:`sansio_auth.providers.service`); their
+record types and factories are generated into :mod:`sansio_auth.providers.builtin`.
+"""
+
+from . import builtin
 from ._base import Provider, ProviderStyle, ProviderType
-from .apple import Apple, AppleProvider, apple_client_secret
-from .atlassian import Atlassian, AtlassianProvider
-from .bitbucket import Bitbucket, BitbucketProvider
-from .catalogue import BUILTIN_PROVIDERS
+from .builtin import *  # noqa: F403 - a record type and a factory per service
 from .credentials import Credentials, CredentialsProvider
-from .discord import Discord, DiscordProvider
-from .dropbox import Dropbox, DropboxProvider
-from .email import Email, EmailProvider
-from .facebook import Facebook, FacebookProvider
-from .github import GitHub, GitHubProvider
-from .gitlab import GitLab, GitLabProvider
-from .google import Google, GoogleProvider
-from .issuer_only import (
-    ZITADEL,
-    Auth0,
-    Auth0Provider,
-    Authentik,
-    AuthentikProvider,
-    Cognito,
-    CognitoProvider,
-    Keycloak,
-    KeycloakProvider,
-    Okta,
-    OktaProvider,
-    ZitadelProvider,
+from .email import Email, EmailProvider, Nodemailer
+from .email_apis import (
+    EMAIL_API_FACTORIES,
+    ForwardEmail,
+    ForwardEmailProvider,
+    HTTPEmailProvider,
+    Loops,
+    LoopsProvider,
+    Mailgun,
+    MailgunProvider,
+    Postmark,
+    PostmarkProvider,
+    Resend,
+    ResendProvider,
+    SendGrid,
+    SendGridProvider,
 )
-from .linkedin import LinkedIn, LinkedInProvider
-from .microsoft_entra_id import MicrosoftEntraID, MicrosoftEntraIDProvider
-from .notion import Notion, NotionProvider
-from .oauth import ClientOptions, Endpoint, OAuthProvider, OIDCProvider
-from .reddit import Reddit, RedditProvider
-from .salesforce import Salesforce, SalesforceProvider
-from .slack import Slack, SlackProvider
-from .spotify import Spotify, SpotifyProvider
-from .twitch import Twitch, TwitchProvider
-from .twitter import Twitter, TwitterProvider
+from .oauth import ClientOptions, Endpoint, Hooks, OAuthProvider, OIDCProvider
+from .services.apple import apple_client_secret
 from .webauthn import Passkey, WebAuthn, WebAuthnProvider
-from .zoom import Zoom, ZoomProvider
-
-Zitadel = ZITADEL
-"""The ZITADEL provider under a Python-cased name too."""
 
 PROVIDER_KINDS: dict[str, type[Provider]] = {
     "credentials": CredentialsProvider,
@@ -56,72 +42,37 @@ The flows of each kind are registered with its record type in ``sansio_auth._flo
 """
 
 __all__ = [
-    "BUILTIN_PROVIDERS",
+    "EMAIL_API_FACTORIES",
     "PROVIDER_KINDS",
-    "ZITADEL",
-    "Apple",
-    "AppleProvider",
-    "Atlassian",
-    "AtlassianProvider",
-    "Auth0",
-    "Auth0Provider",
-    "Authentik",
-    "AuthentikProvider",
-    "Bitbucket",
-    "BitbucketProvider",
     "ClientOptions",
-    "Cognito",
-    "CognitoProvider",
     "Credentials",
     "CredentialsProvider",
-    "Discord",
-    "DiscordProvider",
-    "Dropbox",
-    "DropboxProvider",
     "Email",
     "EmailProvider",
     "Endpoint",
-    "Facebook",
-    "FacebookProvider",
-    "GitHub",
-    "GitHubProvider",
-    "GitLab",
-    "GitLabProvider",
-    "Google",
-    "GoogleProvider",
-    "Keycloak",
-    "KeycloakProvider",
-    "LinkedIn",
-    "LinkedInProvider",
-    "MicrosoftEntraID",
-    "MicrosoftEntraIDProvider",
-    "Notion",
-    "NotionProvider",
+    "ForwardEmail",
+    "ForwardEmailProvider",
+    "HTTPEmailProvider",
+    "Hooks",
+    "Loops",
+    "LoopsProvider",
+    "Mailgun",
+    "MailgunProvider",
+    "Nodemailer",
     "OAuthProvider",
     "OIDCProvider",
-    "Okta",
-    "OktaProvider",
     "Passkey",
+    "Postmark",
+    "PostmarkProvider",
     "Provider",
     "ProviderStyle",
     "ProviderType",
-    "Reddit",
-    "RedditProvider",
-    "Salesforce",
-    "SalesforceProvider",
-    "Slack",
-    "SlackProvider",
-    "Spotify",
-    "SpotifyProvider",
-    "Twitch",
-    "TwitchProvider",
-    "Twitter",
-    "TwitterProvider",
+    "Resend",
+    "ResendProvider",
+    "SendGrid",
+    "SendGridProvider",
     "WebAuthn",
     "WebAuthnProvider",
-    "Zitadel",
-    "ZitadelProvider",
-    "Zoom",
-    "ZoomProvider",
     "apple_client_secret",
 ]
+__all__ += builtin.__all__

@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Literal, Self, TypeVar
 from ..errors import Configuration
 
 ProviderType = Literal["oauth", "oidc", "email", "credentials", "webauthn"]
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -37,8 +38,36 @@ class Provider:
         """This kind of provider from its defaults updated with ``options``."""
         return build(cls, cls.defaults, options)
 
+    def __post_init__(self) -> None:
+        if isinstance(self.style, Mapping):
+            object.__setattr__(
+                self, "style", record_of(ProviderStyle, self.style, self.id, "style")
+            )
+
+    @property
+    def env_prefix(self) -> str:
+        """``AUTH_<ID>_``, where this provider's environment variables start."""
+        return env_prefix(self.id)
+
     def check(self) -> None:
         """Start-up checks run after ``AUTH_<ID>_*`` inference; raise a named config error."""
+
+
+def env_prefix(provider_id: str) -> str:
+    """``AUTH_<ID>_`` of a provider id: ``azure-ad-b2c`` → ``AUTH_AZURE_AD_B2C_``."""
+    return "AUTH_" + provider_id.upper().replace("-", "_") + "_"
+
+
+def record_of(kind: type[R], value: Mapping[str, Any], provider_id: str, option: str) -> R:
+    """The ``kind`` record of option ``option`` given as a mapping; unknown keys named."""
+    known = {f.name for f in fields(kind)}  # type: ignore[arg-type]
+    unknown = sorted(set(value) - known)
+    if unknown:
+        raise Configuration(
+            f"provider {provider_id!r}: `{option}` has unknown keys: {', '.join(unknown)} "
+            f"(known: {', '.join(sorted(known))})"
+        )
+    return kind(**value)
 
 
 P = TypeVar("P", bound=Provider)
@@ -55,9 +84,6 @@ def build(kind: type[P], defaults: Mapping[str, Any], overrides: Mapping[str, An
             f"(known: {', '.join(sorted(known))})"
         )
     values = {**defaults, **{k: v for k, v in overrides.items() if v is not None}}
-    style = values.get("style")
-    if isinstance(style, Mapping):
-        values["style"] = ProviderStyle(**style)
     values.setdefault("type", kind.kind)
     if values["type"] != kind.kind:
         raise Configuration(

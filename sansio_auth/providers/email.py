@@ -48,11 +48,7 @@ class EmailProvider(Provider):
 
     def check(self) -> None:
         """A sender is required; ``max_age`` is a positive whole number of seconds."""
-        if not callable(self.send_verification_request):
-            raise Configuration(
-                f"the email provider {self.id!r} needs a `send_verification_request` function "
-                "(e.g. io_bindings.email.SMTPSender(...))"
-            )
+        self.check_sender()
         age = self.max_age
         if isinstance(age, bool) or not isinstance(age, int) or age <= 0:
             raise Configuration(f"the email provider {self.id!r}: `max_age` must be > 0 seconds")
@@ -63,10 +59,33 @@ class EmailProvider(Provider):
         if self.secret is not None and (not isinstance(self.secret, str) or not self.secret):
             raise Configuration(f"the email provider {self.id!r}: `secret` must be a string")
 
+    def check_sender(self) -> None:
+        """Something sends the link: here, ``send_verification_request``."""
+        if not callable(self.send_verification_request):
+            raise Configuration(
+                f"the email provider {self.id!r} needs a `send_verification_request` function "
+                "(e.g. io_bindings.email.SMTPSender(...))"
+            )
+
 
 def Email(**options: Any) -> EmailProvider:  # noqa: N802 - Auth.js's name
     """The e-mail provider (id ``email``, name ``Email``) with ``options``."""
     return EmailProvider.from_mapping(options)
+
+
+def Nodemailer(**options: Any) -> EmailProvider:  # noqa: N802 - Auth.js's name
+    """Auth.js's SMTP provider (id ``nodemailer``): :func:`Email` under that id and name.
+
+    Give it ``send_verification_request=io_bindings.email.SMTPSender(host, ...)``; Auth.js's
+    ``server`` option (a Nodemailer transport) has no meaning here and is refused.
+    """
+    if "server" in options:
+        raise Configuration(
+            "Nodemailer's `server` is a Node.js transport: pass "
+            "send_verification_request=io_bindings.email.SMTPSender(host, port, username, "
+            "password) instead"
+        )
+    return EmailProvider.from_mapping({"id": "nodemailer", "name": "Nodemailer", **options})
 
 
 class InvalidAddress(ValueError):

@@ -15,15 +15,19 @@ issuer's discovery document. Unknown keys are a configuration error naming them.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Literal, Self, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, get_args
 from urllib.parse import urlsplit
 
 from ..errors import Configuration, InvalidEndpoints
-from ..events import Action, Event
-from ..fetch import bearer_request, get_json
-from ._base import Provider, ProviderStyle, ProviderType, build
+from ..events import Action, Event, OutboundRequest
+from ..fetch import ProviderResponseError, bearer_request, decode_json, send
+from ._base import Provider, ProviderType, build, record_of
+
+if TYPE_CHECKING:
+    from ..oauth.tokens import TokenResponseError
 
 TokenEndpointAuthMethod = Literal["client_secret_basic", "client_secret_post", "none"]
 Check = Literal["pkce", "state", "nonce", "none"]
@@ -33,7 +37,15 @@ TokenSet = Mapping[str, Any]
 ID_TOKEN_ALGORITHMS = frozenset(
     {"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
 )
-"""ID token signature algorithms accepted: asymmetric only (no ``none``, no HMAC)."""
+"""ID token signature algorithms accepted from any provider: asymmetric (no ``none``)."""
+HMAC_ID_TOKEN_ALGORITHMS = frozenset({"HS256", "HS384", "HS512"})
+"""Accepted only from a provider that declares one as ``id_token_signed_response_alg``
+(the token is keyed by its client secret, OpenID Connect Core §10.1)."""
+
+ISSUER = "{issuer}"
+"""In an endpoint URL, the issuer (without its final ``/``): services that each customer runs
+(Mastodon, Nextcloud) have endpoints under the issuer the configuration or
+``AUTH_<ID>_ISSUER`` names; start-up fails naming it while it is missing."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -56,10 +68,58 @@ class ClientOptions:
     token_endpoint_auth_method: TokenEndpointAuthMethod = "client_secret_basic"  # noqa: S105
     """``client_secret_basic`` (default), ``client_secret_post``, or ``none`` (PKCE required)."""
     id_token_signed_response_alg: str | None = None
-    """The one ID token algorithm to accept; default: the issuer's list, else ``RS256``."""
+    """The one ID token algorithm to accept; default: the issuer's list (asymmetric ones),
+    else ``RS256``. ``HS256``/``HS384``/``HS512`` (keyed by the client secret) only this way."""
+    userinfo_signed_response_alg: str | None = None
+    """The same for signed userinfo responses (``application/jwt``, OpenID Connect Core
+    §5.3.2), which are verified like ID tokens whenever a service sends one."""
 
 
 Step = Generator[Action, Event, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SignedUserinfo:
+    """A userinfo response that is a JWT (``application/jwt``): the engine verifies it."""
+
+    jwt: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Hooks:
+    """The named slots where a service deviates from the standard protocol.
+
+    Built-in services fill them in their row (:class:`~sansio_auth.providers.service.Service`);
+    an empty slot is the standard behaviour (the :class:`OAuthProvider` method of that name).
+    Like Authlib's compliance hooks, a slot that does not exist is refused by name.
+    """
+
+    options: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    """The factory's own keywords (GitHub's ``enterprise``) turned into provider keys."""
+    authorization_url: Callable[[OAuthProvider, str], str] | None = None
+    """``authorization_redirect``: the authorization URL as the service wants it (WeChat's
+    ``appid``, a fragment)."""
+    token_request: Callable[[OAuthProvider, OutboundRequest], OutboundRequest] | None = None
+    """``prepare_token_request``: every token endpoint request (code and refresh) as the
+    service wants it (another grant, the client id under another name)."""
+    token_response: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    """``conform_token_response``: fix the token endpoint's JSON before it is read."""
+    token_error: Callable[[OAuthProvider, TokenResponseError], Exception] | None = None
+    """The error a refused code exchange in the callback ends with (default: the error
+    page, ``Configuration``); Microsoft Entra ID's is ``OAuthCallbackError``."""
+    token_status: Callable[[int], int] | None = None
+    """``conform_token_status``: the token endpoint's HTTP status as the standard has it
+    (Medium answers ``201 Created`` where OAuth 2.0 says ``200``)."""
+    userinfo: Callable[[OAuthProvider, str, TokenSet], Step] | None = None
+    """``request_userinfo``: the requests that get the profile."""
+    complete_profile: (
+        Callable[[OAuthProvider, Profile, TokenSet, Mapping[str, Any]], Step] | None
+    ) = None
+    """``complete_profile``: add what the service gives outside the ID token or userinfo."""
+    discovered_issuer: Callable[[OAuthProvider, str], str] | None = None
+    """``discovered_issuer``: the issuer a discovery document names, as the service means it."""
+    id_token_issuer: Callable[[OAuthProvider, str, str], str] | None = None
+    """``id_token_issuer``: the ``iss`` an ID token must carry (multi-tenant services)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,6 +130,8 @@ class OAuthProvider(Provider):
     default_checks: ClassVar[tuple[Check, ...]] = ("pkce",)
     default_issuer: ClassVar[str | None] = None
     """The issuer when neither the configuration nor ``AUTH_<ID>_ISSUER`` names one."""
+    hooks: ClassVar[Hooks] = Hooks()
+    """Where this provider's service deviates from the standard (built-ins' rows set it)."""
     issuer: str | None = None
     """Authorization server issuer: discovery base, RFC 9207 ``iss`` check, ID token ``iss``."""
     client_id: str | None = None
@@ -112,15 +174,20 @@ class OAuthProvider(Provider):
         return self.type == "oidc" if self.refresh is None else self.refresh
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         set_ = object.__setattr__
         for name in ("authorization", "token", "userinfo"):
-            set_(self, name, _endpoint(getattr(self, name), self.id, name))
+            endpoint = _endpoint(getattr(self, name), self.id, name)
+            if self.issuer and endpoint.url is not None and ISSUER in endpoint.url:
+                url = endpoint.url.replace(ISSUER, self.issuer.rstrip("/"))
+                endpoint = dataclasses.replace(endpoint, url=url)
+            set_(self, name, endpoint)
         if isinstance(self.client, Mapping):
-            set_(self, "client", _record(ClientOptions, self.client, self.id, "client"))
-        if isinstance(self.style, Mapping):
-            set_(self, "style", _record(ProviderStyle, self.style, self.id, "style"))
+            set_(self, "client", record_of(ClientOptions, self.client, self.id, "client"))
         set_(self, "checks", self._checks(self.checks))
         set_(self, "authorization_params", dict(self.authorization_params))
+        if self.issuer and self.well_known and ISSUER in self.well_known:
+            set_(self, "well_known", self.well_known.replace(ISSUER, self.issuer.rstrip("/")))
 
     def _checks(self, value: Any) -> tuple[Check, ...]:
         items = (value,) if isinstance(value, str) else tuple(value or self.default_checks)
@@ -136,23 +203,21 @@ class OAuthProvider(Provider):
     @classmethod
     def from_mapping(cls, options: Mapping[str, Any]) -> Self:
         """A record from the defaults deep-merged with ``options`` (the user wins)."""
+        if cls.hooks.options is not None:
+            options = cls.hooks.options(dict(options))
         merged = dict(options)
         for key in ("authorization", "token", "userinfo", "client", "style"):
             if key in options and key in cls.defaults:
                 merged[key] = merge_options(cls.defaults[key], options[key])
         if "name" not in merged and "name" not in cls.defaults and "id" in merged:
             merged["name"] = merged["id"]
-        if isinstance(merged.get("style"), Mapping):
-            merged["style"] = _record(
-                ProviderStyle, merged["style"], merged.get("id", "?"), "style"
-            )
         return build(cls, cls.defaults, merged)
 
     # -- start-up checks (after AUTH_<ID>_* inference) ----------------------------------------
 
     def check(self) -> None:
         """Refuse a provider that cannot work: missing credentials or endpoints."""
-        prefix = "AUTH_" + self.id.upper().replace("-", "_")
+        prefix = self.env_prefix
         method = self.client.token_endpoint_auth_method
         if method not in get_args(TokenEndpointAuthMethod):
             raise Configuration(
@@ -160,20 +225,35 @@ class OAuthProvider(Provider):
                 f"(use {', '.join(get_args(TokenEndpointAuthMethod))})"
             )
         if not self.client_id:
-            raise Configuration(f"provider {self.id!r} needs a client_id (or {prefix}_ID)")
+            raise Configuration(f"provider {self.id!r} needs a client_id (or {prefix}ID)")
         if method != "none" and not self.client_secret:
-            raise Configuration(f"provider {self.id!r} needs a client_secret (or {prefix}_SECRET)")
+            raise Configuration(f"provider {self.id!r} needs a client_secret (or {prefix}SECRET)")
         if method == "none" and "pkce" not in self.checks:
             raise Configuration(f"provider {self.id!r}: a public client (auth 'none') needs pkce")
         if isinstance(self.refresh_skew, bool) or not isinstance(self.refresh_skew, int):
             raise Configuration(f"provider {self.id!r}: refresh_skew must be whole seconds")
         if self.refresh_skew < 0:
             raise Configuration(f"provider {self.id!r}: refresh_skew must not be negative")
-        alg = self.client.id_token_signed_response_alg
-        if alg is not None and alg not in ID_TOKEN_ALGORITHMS:
+        for what, alg in (
+            ("ID token", self.client.id_token_signed_response_alg),
+            ("userinfo", self.client.userinfo_signed_response_alg),
+        ):
+            if alg is not None and alg not in ID_TOKEN_ALGORITHMS | HMAC_ID_TOKEN_ALGORITHMS:
+                accepted = sorted(ID_TOKEN_ALGORITHMS | HMAC_ID_TOKEN_ALGORITHMS)
+                raise Configuration(
+                    f"provider {self.id!r}: {what} algorithm {alg!r} is not accepted "
+                    f"(use one of {', '.join(accepted)})"
+                )
+            if alg in HMAC_ID_TOKEN_ALGORITHMS and method == "none":
+                raise Configuration(
+                    f"provider {self.id!r}: {alg} {what} signatures are keyed by the client "
+                    "secret; a public client (auth 'none') has none"
+                )
+        templated = [e for e in ("authorization", "token", "userinfo") if self._templated(e)]
+        if templated:
             raise Configuration(
-                f"provider {self.id!r}: ID token algorithm {alg!r} is not accepted "
-                f"(use one of {', '.join(sorted(ID_TOKEN_ALGORITHMS))})"
+                f"provider {self.id!r} needs an issuer (or {prefix}ISSUER): "
+                f"its {', '.join(templated)} URLs are the issuer's"
             )
         for name, url in (
             ("issuer", self.issuer),
@@ -188,6 +268,10 @@ class OAuthProvider(Provider):
         if self.issuer is None:
             self._check_endpoints(prefix)
 
+    def _templated(self, endpoint: str) -> bool:
+        url = getattr(self, endpoint).url
+        return url is not None and ISSUER in url
+
     def _check_endpoints(self, prefix: str) -> None:
         missing = [
             name
@@ -200,37 +284,67 @@ class OAuthProvider(Provider):
         ]
         if missing:
             raise InvalidEndpoints(
-                f"provider {self.id!r} is missing both issuer ({prefix}_ISSUER) and "
+                f"provider {self.id!r} is missing both issuer ({prefix}ISSUER) and "
                 f"{' and '.join(missing)} endpoint config"
             )
 
     # -- hooks for providers whose service needs more than the standard -----------------------
 
+    def authorization_redirect(self, url: str) -> str:
+        """The authorization URL the browser is sent to (hook ``authorization_url``)."""
+        hook = self.hooks.authorization_url
+        return url if hook is None else hook(self, url)
+
+    def prepare_token_request(self, request: OutboundRequest) -> OutboundRequest:
+        """A token endpoint request, as the service wants it (hook ``token_request``)."""
+        hook = self.hooks.token_request
+        return request if hook is None else hook(self, request)
+
     def conform_token_response(self, body: dict[str, Any]) -> dict[str, Any]:
-        """Fix a token endpoint's non-standard JSON before it is parsed (identity here)."""
-        return body
+        """Fix a token endpoint's non-standard JSON before it is read (hook ``token_response``)."""
+        hook = self.hooks.token_response
+        return body if hook is None else hook(body)
+
+    def conform_token_status(self, status: int) -> int:
+        """The token endpoint's HTTP status as the standard has it (hook ``token_status``)."""
+        hook = self.hooks.token_status
+        return status if hook is None else hook(status)
 
     def discovered_issuer(self, issuer: str) -> str:
-        """The issuer a discovery document names, as this provider reads it (identity here)."""
-        return issuer
+        """The issuer a discovery document names, as this provider reads it."""
+        hook = self.hooks.discovered_issuer
+        return issuer if hook is None else hook(self, issuer)
 
     def id_token_issuer(self, issuer: str, id_token: str) -> str:
         """The ``iss`` an ID token must carry; a multi-tenant service derives it from the token."""
-        return issuer
+        hook = self.hooks.id_token_issuer
+        return issuer if hook is None else hook(self, issuer, id_token)
 
     def complete_profile(
         self, profile: Profile, tokens: TokenSet, params: Mapping[str, Any]
     ) -> Step:
-        """Add what the service gives outside the ID token or userinfo (nothing here).
+        """Add what the service gives outside the ID token or userinfo (nothing by default).
 
         ``params`` are the callback's parameters (query, or form for ``form_post``).
         """
-        yield from ()
+        hook = self.hooks.complete_profile
+        if hook is not None:
+            return (yield from hook(self, profile, tokens, params))
         return profile
 
     def request_userinfo(self, url: str, tokens: TokenSet) -> Step:
-        """GET ``url`` with the access token; override when a service needs more requests."""
-        profile = yield from get_json(bearer_request(url, tokens["access_token"]), "userinfo")
+        """GET ``url`` with the access token (or the service's ``userinfo`` hook): the profile,
+        or a :class:`SignedUserinfo` for the engine to verify."""
+        hook = self.hooks.userinfo
+        if hook is not None:
+            return (yield from hook(self, url, tokens))
+        response = yield from send(bearer_request(url, tokens["access_token"]), "userinfo")
+        if response.status != 200:
+            raise ProviderResponseError(f"the userinfo endpoint answered HTTP {response.status}")
+        media_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media_type == "application/jwt":
+            return SignedUserinfo(response.body.decode("ascii", "replace").strip())
+        profile = decode_json(response.body, "userinfo")
         if not isinstance(profile, dict):
             raise ValueError("the userinfo response is not a JSON object")
         return profile
@@ -250,8 +364,9 @@ class OIDCProvider(OAuthProvider):
     def check(self) -> None:
         """Also: an issuer is required (discovery, JWKS, ``iss``)."""
         if not self.issuer:
-            prefix = "AUTH_" + self.id.upper().replace("-", "_")
-            raise Configuration(f"oidc provider {self.id!r} needs an issuer (or {prefix}_ISSUER)")
+            raise Configuration(
+                f"oidc provider {self.id!r} needs an issuer (or {self.env_prefix}ISSUER)"
+            )
         super().check()
 
 
@@ -271,7 +386,7 @@ def _endpoint(value: Any, provider_id: str, name: str) -> Endpoint:
     elif isinstance(value, str):
         endpoint = Endpoint(url=value)
     elif isinstance(value, Mapping):
-        endpoint = _record(Endpoint, value, provider_id, name)
+        endpoint = record_of(Endpoint, value, provider_id, name)
     else:
         raise Configuration(f"provider {provider_id!r}: {name} must be a URL or a mapping")
     if endpoint.request is not None and name != "userinfo":
@@ -279,17 +394,6 @@ def _endpoint(value: Any, provider_id: str, name: str) -> Endpoint:
     if not isinstance(endpoint.params, Mapping):
         raise Configuration(f"provider {provider_id!r}: {name}.params must be a mapping")
     return endpoint
-
-
-def _record(kind: type[Any], value: Mapping[str, Any], provider_id: str, option: str) -> Any:
-    known = {f.name for f in fields(kind)}
-    unknown = sorted(set(value) - known)
-    if unknown:
-        raise Configuration(
-            f"provider {provider_id!r}: `{option}` has unknown keys: {', '.join(unknown)} "
-            f"(known: {', '.join(sorted(known))})"
-        )
-    return kind(**value)
 
 
 def _as_dict(value: Any) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qsl, unquote_plus, urlencode, urlsplit
 
 from joserfc import jws
-from joserfc.jwk import ECKey, RSAKey
+from joserfc.jwk import ECKey, OctKey, RSAKey
 
 from ..events import HTTPResponse, OutboundRequest
 from ..http import Response
@@ -52,7 +52,7 @@ ALICE: dict[str, Any] = {
 """The default (and only) user of a new :class:`MemoryOP`, logged in as ``"alice"``."""
 
 ClientAuth = Literal["client_secret_basic", "client_secret_post", "none"]
-Signing = Literal["valid", "bad-signature", "none", "hmac-public-key"]
+Signing = Literal["valid", "bad-signature", "none", "hmac-public-key", "client-secret"]
 Fault = Literal[
     "bad-signature", "unsigned", "wrong-nonce", "wrong-aud", "wrong-iss", "expired", "no-sub"
 ]
@@ -168,7 +168,16 @@ class MemoryOP:
     header: dict[str, Any] = field(default_factory=dict)
     """Merged into every ID token's header (``None`` removes)."""
     signing: Signing = "valid"
-    """``valid``, ``bad-signature``, ``none`` (unsigned) or ``hmac-public-key`` (forged)."""
+    """``valid``, ``bad-signature``, ``none`` (unsigned), ``hmac-public-key`` (forged), or
+    ``client-secret``: HMAC (:attr:`signing_alg` ``HS256``/``384``/``512``) keyed by
+    :attr:`hmac_key`, OpenID Connect Core §10.1."""
+    hmac_key: str | None = None
+    """The key of ``client-secret`` signing; default: the client secret."""
+    signed_userinfo: bool = False
+    """Answer userinfo as ``application/jwt`` with ``iss`` and ``aud`` (OpenID Connect Core
+    §5.3.2), signed as ID tokens are unless :attr:`userinfo_signing` says otherwise."""
+    userinfo_signing: Signing | None = None
+    userinfo_signing_alg: str | None = None
     userinfo_claims: dict[str, Any] = field(default_factory=dict)
     """Merged into the userinfo answer."""
     fail: dict[str, str] = field(default_factory=dict)
@@ -460,7 +469,17 @@ class MemoryOP:
         user = self.access_tokens.get(auth.removeprefix("Bearer "))
         if not auth.startswith("Bearer ") or user is None:
             return _json({"error": "invalid_token"}, 401)
-        return _json(merge_claims(self.users[user], self.userinfo_claims))
+        if not self.signed_userinfo:
+            return _json(merge_claims(self.users[user], self.userinfo_claims))
+        issued = merge_claims(
+            {"iss": self.issuer, "aud": self.client_id, **self.users[user]}, self.userinfo_claims
+        )
+        alg = self.userinfo_signing_alg or self.signing_alg
+        header = merge_claims({"alg": alg, "kid": self.signing_kid}, self.header)
+        token = self.sign(issued, header, self.userinfo_signing)
+        return HTTPResponse(
+            status=200, headers={"content-type": "application/jwt"}, body=token.encode()
+        )
 
     # -- ID tokens ---------------------------------------------------------------------------------
 
@@ -481,23 +500,31 @@ class MemoryOP:
         )
         return self.sign(merge_claims(claims, self.claims), header)
 
-    def sign(self, claims: Mapping[str, Any], header: Mapping[str, Any]) -> str:
-        """A compact JWS of ``claims`` under ``header``, as :attr:`signing` says."""
+    def sign(
+        self, claims: Mapping[str, Any], header: Mapping[str, Any], how: Signing | None = None
+    ) -> str:
+        """A compact JWS of ``claims`` under ``header``, as ``how`` (default
+        :attr:`signing`) says."""
+        how = how or self.signing
         payload = json.dumps(dict(claims)).encode()
-        if self.signing == "none":
+        if how == "none":
             head = b64url(json.dumps({**header, "alg": "none"}).encode())
             return f"{head}.{b64url(payload)}."
-        if self.signing == "hmac-public-key":
+        if how == "hmac-public-key":
             # Forged by hand: JOSE libraries (rightly) refuse a public key as an HMAC secret.
             public_pem = rsa_key(self.signing_kid).as_pem(private=False)
             head = b64url(json.dumps({**header, "alg": "HS256"}).encode())
             signing_input = f"{head}.{b64url(payload)}"
             mac = hmac.digest(public_pem, signing_input.encode(), "sha256")
             return f"{signing_input}.{b64url(mac)}"
+        if how == "client-secret":
+            key = OctKey.import_key((self.hmac_key or self.client_secret).encode())
+            unkeyed = {k: v for k, v in header.items() if k != "kid"}
+            return jws.serialize_compact(unkeyed, payload, key, [header["alg"]])
         token = jws.serialize_compact(
             dict(header), payload, signing_key(self.signing_kid), [header["alg"]]
         )
-        if self.signing == "bad-signature":
+        if how == "bad-signature":
             head, _, signature = token.split(".")
             forged = b64url(json.dumps({**claims, "sub": "mallory"}).encode())
             return f"{head}.{forged}.{signature}"

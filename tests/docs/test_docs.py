@@ -51,6 +51,7 @@ import pytest
 from sansio_auth import AuthConfig, Request
 from sansio_auth._routes import routes_markdown
 from sansio_auth.providers import Credentials
+from tools.catalogue import docs_with_table
 
 ROOT = Path(__file__).parents[2]
 DOCS = ROOT / "docs"
@@ -63,6 +64,11 @@ Namespace = dict[str, Any]
 
 def test_route_table_is_generated_from_the_routes() -> None:
     assert (DOCS / "routes.md").read_text() == routes_markdown(), "run `make docs`"
+
+
+def test_provider_table_is_generated_from_the_service_rows() -> None:
+    text = (DOCS / "providers.md").read_text()
+    assert text == docs_with_table(text), "run `make docs`"
 
 
 # -- what examples may be given ---------------------------------------------------------------

@@ -15,9 +15,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from joserfc import jws
+from joserfc.jwk import ECKey, OctKey, RSAKey
 
 from sansio_auth import AuthConfig, Response
 from sansio_auth.events import HTTPResponse, OutboundRequest
@@ -35,15 +37,43 @@ from tests.sansio_auth.providers.recorded import (
 KID = "recorded-signing-key"
 
 
-def jwks(kid: str = KID) -> HTTPResponse:
-    """A JWKS answer publishing the test signing key ``kid``."""
-    return json_response({"keys": [rsa_key(kid).as_dict(private=False)]})
+def settled(provider: Any, env: Mapping[str, str] | None = None) -> Any:
+    """``provider`` as the engine runs it once configured: ``AUTH_<ID>_*`` applied, checked."""
+    pair = AuthPair.build(providers=[provider], env=dict(env or {}))
+    [configured] = pair.engine.settings.providers
+    return configured
 
 
-def sign(claims: Mapping[str, Any], kid: str = KID) -> str:
-    """``claims`` as an RS256 ID token signed with the test key ``kid``."""
-    header = {"alg": "RS256", "kid": kid, "typ": "JWT"}
-    return jws.serialize_compact(header, json.dumps(dict(claims)), rsa_key(kid))
+EC_CURVES = {"ES256": "P-256", "ES384": "P-384", "ES512": "P-521"}
+
+
+def jwks(kid: str = KID, alg: str = "RS256") -> HTTPResponse:
+    """A JWKS answer publishing the test key that signs ``alg`` (RSA ``kid`` for RS*/PS*)."""
+    return json_response({"keys": [signing_key(alg, kid).as_dict(private=False)]})
+
+
+def signing_key(alg: str, kid: str = KID) -> RSAKey | ECKey:
+    """The test key for ``alg``: RSA ``kid``, or an EC key of the algorithm's curve."""
+    curve = EC_CURVES.get(alg)
+    return rsa_key(kid) if curve is None else ec_curve_key(curve)
+
+
+@cache
+def ec_curve_key(curve: str) -> ECKey:
+    return ECKey.generate_key(curve, parameters={"kid": f"recorded-{curve}", "use": "sig"})
+
+
+def sign(claims: Mapping[str, Any], kid: str = KID, *, alg: str = "RS256", secret: str = "") -> str:
+    """``claims`` as a JWS signed with ``alg``: the test key of :func:`signing_key`, or for
+    HS256/384/512 ``secret`` (a client secret; no ``kid``)."""
+    payload = json.dumps(dict(claims))
+    if alg.startswith("HS"):
+        key: OctKey | RSAKey | ECKey = OctKey.import_key(secret)
+        header = {"alg": alg, "typ": "JWT"}
+    else:
+        key = signing_key(alg, kid)
+        header = {"alg": alg, "kid": key.kid, "typ": "JWT"}
+    return jws.serialize_compact(header, payload, key, algorithms=[alg])
 
 
 @dataclass
@@ -124,13 +154,20 @@ class Harness:
         return request
 
     def id_token_answer(
-        self, token: str, claims: str, *, status: int = 200, **changes: Any
+        self,
+        token: str,
+        claims: str,
+        *,
+        status: int = 200,
+        alg: str = "RS256",
+        secret: str = "",
+        **changes: Any,
     ) -> Callable[[OutboundRequest], HTTPResponse]:
         """A token endpoint answering fixture ``token`` plus an ID token of fixture ``claims``.
 
         The ID token is issued now (``iat``/``exp`` by the engine's clock), carries the
-        authorization request's ``nonce`` if it had one; ``changes`` override claims
-        (``None`` removes one).
+        authorization request's ``nonce`` if it had one, is signed as :func:`sign` signs
+        ``alg`` (HMAC with ``secret``); ``changes`` override claims (``None`` removes one).
         """
 
         def answer(request: OutboundRequest) -> HTTPResponse:
@@ -138,7 +175,7 @@ class Harness:
             body = {**fixture_json(claims), "iat": now, "exp": now + 3600}
             if "nonce" in self.authorization:
                 body["nonce"] = self.authorization["nonce"]
-            id_token = sign(merge_claims(body, changes))
+            id_token = sign(merge_claims(body, changes), alg=alg, secret=secret)
             return json_response({**fixture_json(token), "id_token": id_token}, status)
 
         return answer

@@ -6,7 +6,7 @@ import pytest
 from joserfc import jwt
 
 from sansio_auth.providers import Apple, AppleProvider, apple_client_secret
-from sansio_auth.providers.apple import MAX_SECRET_LIFETIME, apple_profile
+from sansio_auth.providers.services.apple import MAX_SECRET_LIFETIME, apple_profile
 from tests.sansio_auth.driver import ORIGIN, set_cookie_lines
 from tests.sansio_auth.oauth.fake_op import assert_failed, ec_key
 from tests.sansio_auth.providers.recorded import fixture, fixture_json, form_of, headers_of

@@ -3,7 +3,7 @@
 import pytest
 
 from sansio_auth.providers import Bitbucket, BitbucketProvider
-from sansio_auth.providers.bitbucket import confirmed_email
+from sansio_auth.providers.services.bitbucket import confirmed_email
 from tests.sansio_auth.providers.recorded import fixture, fixture_json, headers_of, json_response
 from tests.sansio_auth.providers.service import Harness
 

@@ -9,16 +9,34 @@ import pytest
 from sansio_auth import providers as exported
 from sansio_auth.errors import Configuration
 from sansio_auth.providers import BUILTIN_PROVIDERS, OAuthProvider, OIDCProvider
-from sansio_auth.providers.catalogue import ISSUER_REQUIRED
+from sansio_auth.providers.builtin import ISSUER_REQUIRED, SERVICES
 from tests.sansio_auth.driver import ORIGIN, AuthPair
+from tools.catalogue import BUILTIN, builtin_source
 
-IDS = sorted(BUILTIN_PROVIDERS)
-REQUIRED = {
-    "github", "google", "apple", "microsoft-entra-id", "gitlab", "discord", "auth0", "keycloak",
-    "okta", "cognito", "facebook", "twitter", "linkedin", "slack", "spotify", "twitch",
-    "bitbucket", "dropbox", "zoom", "reddit", "notion", "atlassian", "salesforce", "authentik",
-    "zitadel",
+IDS = sorted(row.id for row in SERVICES)
+FACTORIES = [BUILTIN_PROVIDERS[provider_id] for provider_id in IDS]
+AUTH_JS_OAUTH_IDS = {
+    "42-school", "apple", "asgardeo", "atlassian", "auth0", "authentik", "azure-ad-b2c",
+    "azure-ad", "azure-devops", "bankid-no", "battlenet", "beyondidentity", "bitbucket", "box",
+    "boxyhq-saml", "bungie", "click-up", "cognito", "coinbase", "concept2", "descope", "discord",
+    "dribbble", "dropbox", "duende-identity-server6", "eventbrite", "eveonline", "facebook",
+    "faceit", "figma", "foursquare", "freshbooks", "frontegg", "fusionauth", "github", "gitlab",
+    "google", "hubspot", "huggingface", "identity-server4", "instagram", "kakao", "keycloak",
+    "kinde", "line", "linkedin", "logto", "mailchimp", "mailru", "mastodon", "mattermost",
+    "medium", "microsoft-entra-id", "naver", "netlify", "netsuite", "nextcloud", "notion", "okta",
+    "onelogin", "hydra", "osso", "osu", "passage", "patreon", "ping-id", "pinterest", "pipedrive",
+    "reddit", "roblox", "salesforce", "simplelogin", "slack", "spotify", "strava", "threads",
+    "tiktok", "todoist", "trakt", "twitch", "twitter", "united-effects", "vipps", "vk", "webex",
+    "wechat", "wikimedia", "wordpress", "workos", "yandex", "zitadel", "zoho", "zoom",
 }  # fmt: skip
+"""Auth.js 0.41.3's OAuth/OIDC provider ids (``@auth/core/providers/*``; ``ory-hydra``'s is
+``hydra``)."""
+AUTH_JS_OTHER_IDS = {
+    "email": "Email", "nodemailer": "Nodemailer", "resend": "Resend", "sendgrid": "SendGrid",
+    "postmark": "Postmark", "mailgun": "Mailgun", "forwardemail": "ForwardEmail",
+    "loops": "Loops", "credentials": "Credentials", "webauthn": "WebAuthn", "passkey": "Passkey",
+}  # fmt: skip
+"""Auth.js's e-mail and other provider ids, each with its factory here."""
 AUTH_JS_NAMES = {
     "apple": "Apple",
     "microsoft-entra-id": "MicrosoftEntraID",
@@ -31,16 +49,42 @@ AUTH_JS_NAMES = {
 }
 
 
+OWN_OPTIONS = {
+    "netsuite": {
+        "account_id": "TSTDRV1234567",
+        "userinfo": "https://tstdrv1234567.restlets.api.netsuite.com/app/site/hosting/restlet.nl",
+    },
+}
+"""What a service needs that neither env nor a default gives (NetSuite's account and RESTlet)."""
+
+
+def built(provider_id, **overrides):
+    """The provider with the options of its own it needs, and ``overrides``."""
+    return BUILTIN_PROVIDERS[provider_id](**OWN_OPTIONS.get(provider_id, {}), **overrides)
+
+
 def env_for(provider_id, *, issuer=True):
     prefix = "AUTH_" + provider_id.upper().replace("-", "_")
     env = {f"{prefix}_ID": f"{provider_id}-client", f"{prefix}_SECRET": f"{provider_id}-secret"}
+    env[f"{prefix}_KEY"] = f"{provider_id}-api-key"  # for services that need an API key too
     if issuer:
         env[f"{prefix}_ISSUER"] = f"https://{provider_id}.idp.example/tenant"
     return env
 
 
-def test_the_catalogue_has_every_required_provider():
-    assert set(IDS) >= REQUIRED
+def test_every_auth_js_provider_id_is_built_in():
+    assert len(AUTH_JS_OAUTH_IDS) + len(AUTH_JS_OTHER_IDS) == 104
+    assert set(IDS) == AUTH_JS_OAUTH_IDS
+    assert set(BUILTIN_PROVIDERS) == AUTH_JS_OAUTH_IDS | {"ory-hydra"}  # Auth.js's module name
+    for provider_id, factory in AUTH_JS_OTHER_IDS.items():
+        assert getattr(exported, factory)().id == provider_id
+        assert factory in exported.__all__
+
+
+def test_the_docs_table_lists_every_auth_js_provider_id():
+    table = (Path(__file__).parents[3] / "docs" / "providers.md").read_text()
+    listed = set(re.findall(r"^\| ([a-z0-9-]+) \| `", table, re.M))
+    assert listed == AUTH_JS_OAUTH_IDS | set(AUTH_JS_OTHER_IDS)
 
 
 @pytest.mark.parametrize("provider_id", IDS)
@@ -60,7 +104,7 @@ def test_each_provider_builds_complete(provider_id):
     elif issuer is None:
         assert provider.authorization.url
         assert provider.token.url
-        assert provider.userinfo.url or provider.userinfo.request
+        assert provider.userinfo.url or provider_id in OWN_OPTIONS
     if provider.profile is not None:
         assert callable(provider.profile)
 
@@ -73,9 +117,18 @@ def test_exported_under_its_auth_js_name(provider_id):
     assert BUILTIN_PROVIDERS[provider_id].__name__ in exported.__all__
 
 
+def test_other_auth_js_names_give_the_same_factory():
+    for row in SERVICES:
+        for other in row.also_ids:
+            assert BUILTIN_PROVIDERS[other] is BUILTIN_PROVIDERS[row.id]
+            assert BUILTIN_PROVIDERS[other]().id == row.id
+    assert BUILTIN_PROVIDERS["ory-hydra"]().id == "hydra"
+
+
 @pytest.mark.parametrize("provider_id", IDS)
 def test_as_a_value_with_credentials_and_issuer_from_env(provider_id):
-    pair = AuthPair.build(providers=[BUILTIN_PROVIDERS[provider_id]], env=env_for(provider_id))
+    value = built(provider_id) if provider_id in OWN_OPTIONS else BUILTIN_PROVIDERS[provider_id]
+    pair = AuthPair.build(providers=[value], env=env_for(provider_id))
     provider = pair.engine.settings.providers_by_id[provider_id]
     assert provider.client_id == f"{provider_id}-client"
     assert provider.client_secret == f"{provider_id}-secret"
@@ -92,7 +145,7 @@ def test_called_with_overrides(provider_id):
     }
     if provider_id in ISSUER_REQUIRED:
         overrides["issuer"] = "https://idp.example/from-code"
-    provider = BUILTIN_PROVIDERS[provider_id](**overrides)
+    provider = built(provider_id, **overrides)
     pair = AuthPair.build(providers=[provider], env=env_for(provider_id))
     provider = pair.engine.settings.providers_by_id[provider_id]
     assert provider.client_id == "from-code"
@@ -121,12 +174,12 @@ def test_sign_in_page_shows_every_button_with_its_style():
     env = {}
     for provider_id in IDS:
         env.update(env_for(provider_id))
-    pair = AuthPair.build(providers=list(BUILTIN_PROVIDERS.values()), env=env)
+    pair = AuthPair.build(providers=[built(provider_id) for provider_id in IDS], env=env)
     page = pair.browser.get("/auth/signin").body.decode()
     forms = re.findall(r'<form class="provider" action="([^"]+)" method="POST">(.*?)</form>', page)
     by_url = {html.unescape(url): body for url, body in forms}
     assert len(by_url) == len(IDS)
-    for provider_id, factory in BUILTIN_PROVIDERS.items():
+    for provider_id, factory in zip(IDS, FACTORIES, strict=True):
         provider = factory()
         body = by_url[f"{ORIGIN}/auth/signin/{provider_id}"]
         assert 'name="csrfToken"' in body
@@ -140,7 +193,11 @@ def test_sign_in_page_shows_every_button_with_its_style():
             assert f"--provider-text:{provider.style.text}" in html.unescape(body)
 
 
+def test_builtin_py_is_generated_from_the_service_rows():
+    assert BUILTIN.read_text() == builtin_source(), "run `make docs`"
+
+
 def test_the_docs_list_every_provider():
     table = (Path(__file__).parents[3] / "docs" / "providers.md").read_text()
-    for provider_id, factory in BUILTIN_PROVIDERS.items():
+    for provider_id, factory in zip(IDS, FACTORIES, strict=True):
         assert f"| {provider_id} | `{factory.__name__}`" in table

@@ -3,7 +3,7 @@
 import pytest
 
 from sansio_auth.providers import Discord, DiscordProvider
-from sansio_auth.providers.discord import avatar_url, discord_profile
+from sansio_auth.providers.services.discord import SERVICE, avatar_url
 from tests.sansio_auth.providers.recorded import fixture, fixture_json, headers_of
 from tests.sansio_auth.providers.service import Harness
 
@@ -67,4 +67,14 @@ def test_avatar_url_rules(changes, url):
 
 
 def test_name_falls_back_to_the_username():
-    assert discord_profile({**USER_JSON, "global_name": None})["name"] == "nelly"
+    assert SERVICE.profile({**USER_JSON, "global_name": None, "image_url": "x"})["name"] == "nelly"
+
+
+def test_the_profile_gets_image_url_as_in_auth_js():
+    h = Harness.build(Discord, env=ENV)
+    h.route("POST", TOKEN, fixture("discord/token.json"))
+    h.route("GET", USER, fixture("discord/user.json"))
+    event = h.assert_signed_in(h.sign_in())
+    assert event["profile"]["image_url"] == (
+        "https://cdn.discordapp.com/avatars/80351110224678912/8342729096ea3675442027381ff50dfe.png"
+    )

@@ -1,11 +1,13 @@
 """Facebook from recorded Graph API responses: the dialog, client_secret_post, ``/me`` fields."""
 
 from sansio_auth.providers import Facebook, FacebookProvider
-from sansio_auth.providers.facebook import facebook_profile
+from sansio_auth.providers.services.facebook import SERVICE
 from tests.sansio_auth.driver import query_of
 from tests.sansio_auth.oauth.fake_op import assert_failed
 from tests.sansio_auth.providers.recorded import fixture, fixture_json, form_of, headers_of
 from tests.sansio_auth.providers.service import Harness
+
+facebook_profile = SERVICE.profile
 
 TOKEN = "https://graph.facebook.com/oauth/access_token"
 ME = "https://graph.facebook.com/me"

@@ -6,7 +6,7 @@ import pytest
 
 from sansio_auth import AuthConfig
 from sansio_auth.providers import GitHub, GitHubProvider
-from sansio_auth.providers.github import verified_email
+from sansio_auth.providers.services.github import verified_email
 from tests.sansio_auth.driver import ORIGIN, SECRET, AuthPair, query_of, written
 from tests.sansio_auth.oauth.fake_op import assert_failed, start
 from tests.sansio_auth.providers.recorded import (

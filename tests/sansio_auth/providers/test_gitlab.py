@@ -1,10 +1,12 @@
 """GitLab from recorded API responses: URLs, PKCE, the profile, self-managed instances."""
 
 from sansio_auth.providers import GitLab, GitLabProvider
-from sansio_auth.providers.gitlab import gitlab_profile
+from sansio_auth.providers.services.gitlab import SERVICE
 from tests.sansio_auth.driver import ORIGIN
 from tests.sansio_auth.providers.recorded import fixture, fixture_json, form_of, headers_of
 from tests.sansio_auth.providers.service import Harness
+
+gitlab_profile = SERVICE.profile
 
 TOKEN = "https://gitlab.com/oauth/token"
 USER = "https://gitlab.com/api/v4/user"

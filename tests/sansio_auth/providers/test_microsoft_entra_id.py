@@ -7,10 +7,10 @@ import pytest
 from sansio_auth.errors import Configuration
 from sansio_auth.events import HTTPResponse
 from sansio_auth.providers import MicrosoftEntraID, MicrosoftEntraIDProvider
-from sansio_auth.providers.microsoft_entra_id import CONSUMERS_TENANT
+from sansio_auth.providers.services.microsoft_entra_id import CONSUMERS_TENANT
 from tests.sansio_auth.driver import ORIGIN, AuthPair
 from tests.sansio_auth.oauth.fake_op import assert_failed
-from tests.sansio_auth.providers.recorded import fixture, headers_of
+from tests.sansio_auth.providers.recorded import fixture, headers_of, json_response
 from tests.sansio_auth.providers.service import Harness, jwks, sign
 
 LOGIN = "https://login.microsoftonline.com"
@@ -194,3 +194,31 @@ def test_id_token_issuer_only_reads_a_tenant_id():
     assert provider.id_token_issuer(common, "a.!!!.c") == common
     tenant_issuer = f"{LOGIN}/{TENANT}/v2.0"
     assert provider.id_token_issuer(tenant_issuer, sign({"tid": OTHER_TENANT})) == tenant_issuer
+
+
+def test_a_token_error_goes_back_to_the_sign_in_page_as_in_auth_js():
+    """Entra's documented error response (learn.microsoft.com, v2-oauth2-auth-code-flow)."""
+    h = entra()
+    refused = {
+        "error": "invalid_grant",
+        "error_description": "AADSTS70008: The provided authorization code or refresh token has "
+        "expired due to inactivity. Send a new interactive authorization request for this user "
+        "and resource.",
+        "error_codes": [70008],
+        "timestamp": "2024-05-28 19:44:44Z",
+        "trace_id": "0000aaaa-11bb-cccc-dd22-eeeeee333333",
+        "correlation_id": "aaaa0000-bb11-2222-33cc-444444dddddd",
+    }
+    h.route("POST", f"{LOGIN}/common/oauth2/v2.0/token", json_response(refused, 400))
+    h.start()
+    h.pair.performer.clear()
+    response = h.come_back()
+    assert_failed(h.pair, response, "OAuthCallbackError", page="signin", because="invalid_grant")
+
+
+def test_a_token_endpoint_outside_the_protocol_is_still_a_configuration_error():
+    h = entra()
+    h.route("POST", f"{LOGIN}/common/oauth2/v2.0/token", HTTPResponse(status=502, body=b"<html>"))
+    h.start()
+    h.pair.performer.clear()
+    assert_failed(h.pair, h.come_back(), because="HTTP 502")

@@ -102,7 +102,26 @@ def test_unknown_keys_are_named(changes, named):
         ({"issuer": None}, "AUTH_OP_ISSUER"),
         ({"client": {"token_endpoint_auth_method": "private_key_jwt"}}, "not supported"),
         ({"client": {"token_endpoint_auth_method": "none"}, "checks": ["state"]}, "needs pkce"),
-        ({"client": {"id_token_signed_response_alg": "HS256"}}, "not accepted"),
+        ({"client": {"id_token_signed_response_alg": "HS1"}}, "ID token algorithm 'HS1'"),
+        ({"client": {"userinfo_signed_response_alg": "none"}}, "userinfo algorithm 'none'"),
+        (
+            {
+                "client": {
+                    "id_token_signed_response_alg": "HS256",
+                    "token_endpoint_auth_method": "none",
+                }
+            },
+            "HS256 ID token signatures are keyed by the client secret",
+        ),
+        (
+            {
+                "client": {
+                    "userinfo_signed_response_alg": "HS256",
+                    "token_endpoint_auth_method": "none",
+                }
+            },
+            "a public client",
+        ),
         ({"client": {"id_token_signed_response_alg": "none"}}, "not accepted"),
         ({"issuer": "ftp://op.example"}, "not an http"),
         ({"redirect_proxy_url": "/relative"}, "not an http"),

@@ -1,7 +1,7 @@
 """Reddit from recorded API responses: state only, the avatar unescaped."""
 
 from sansio_auth.providers import Reddit, RedditProvider
-from sansio_auth.providers.reddit import reddit_profile
+from sansio_auth.providers.services.reddit import reddit_profile
 from tests.sansio_auth.providers.recorded import fixture, fixture_json, headers_of
 from tests.sansio_auth.providers.service import Harness
 

@@ -1,9 +1,11 @@
 """Spotify from recorded Web API responses."""
 
 from sansio_auth.providers import Spotify, SpotifyProvider
-from sansio_auth.providers.spotify import spotify_profile
+from sansio_auth.providers.services.spotify import SERVICE
 from tests.sansio_auth.providers.recorded import fixture, fixture_json, headers_of
 from tests.sansio_auth.providers.service import Harness
+
+spotify_profile = SERVICE.profile
 
 TOKEN = "https://accounts.spotify.com/api/token"
 ME = "https://api.spotify.com/v1/me"

@@ -1,11 +1,13 @@
 """Twitter / X from recorded API responses: PKCE + state, the ``data`` envelope."""
 
 from sansio_auth.providers import Twitter, TwitterProvider
-from sansio_auth.providers.twitter import twitter_profile
+from sansio_auth.providers.services.twitter import SERVICE
 from tests.sansio_auth.driver import query_of, written
 from tests.sansio_auth.oauth.fake_op import assert_failed
 from tests.sansio_auth.providers.recorded import fixture, fixture_json, headers_of, json_response
 from tests.sansio_auth.providers.service import Harness
+
+twitter_profile = SERVICE.profile
 
 TOKEN = "https://api.x.com/2/oauth2/token"
 ME = "https://api.x.com/2/users/me"
@@ -67,7 +69,7 @@ def test_an_answer_without_data_is_a_profile_error():
     h = twitter(me=json_response({"errors": [{"title": "Forbidden"}]}))
     h.start()
     h.pair.performer.clear()
-    assert_failed(h.pair, h.come_back(), because="'data'")
+    assert_failed(h.pair, h.come_back(), because="no data.id")
     assert h.pair.performer.log_codes("error") == ["OAuthProfileParseError"]
 
 

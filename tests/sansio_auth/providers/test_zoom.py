@@ -1,9 +1,11 @@
 """Zoom from recorded API responses: no scope parameter, the name from its parts."""
 
 from sansio_auth.providers import Zoom, ZoomProvider
-from sansio_auth.providers.zoom import zoom_profile
+from sansio_auth.providers.services.zoom import SERVICE
 from tests.sansio_auth.providers.recorded import fixture, fixture_json, headers_of
 from tests.sansio_auth.providers.service import Harness
+
+zoom_profile = SERVICE.profile
 
 TOKEN = "https://zoom.us/oauth/token"
 ME = "https://api.zoom.us/v2/users/me"
