@@ -15,15 +15,15 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, NamedTuple
 
 from sansio_auth import AuthConfig
+from sansio_auth.actions import AuthorizationParams
 from sansio_auth.settings import is_production
 
 from ..translate import DEFAULT_MAX_BODY_SIZE
-from ._actions import Actions, AuthorizationParams, Options, Redirect
+from ._actions import Actions, Options
+from ._asgi import Handlers, HostAuthMiddleware, starlette_response
 from ._auth import Session, UniversalAuth
-from ._handlers import Handlers, starlette_response
-from ._middleware import HostAuthMiddleware
-from ._runtime import DEFAULT_BASE_PATH, ConfigSource, LazyConfig, Runtimes
-from ._state import StateVar
+from ._runtime import DEFAULT_BASE_PATH, LazyConfig, Runtimes
+from ._state import Redirect, StateVar
 
 HostAuthConfig = AuthConfig
 """The config record (the same :class:`~sansio_auth.AuthConfig`)."""
@@ -78,7 +78,7 @@ class HostAuthResult(NamedTuple):
 
 
 def HostAuth(  # noqa: N802 - a constructor-like entry point
-    config: ConfigSource,
+    config: AuthConfig | LazyConfig,
     *,
     max_body_size: int = DEFAULT_MAX_BODY_SIZE,
     env: Mapping[str, str] | None = None,

@@ -13,11 +13,11 @@ from starlette.requests import HTTPConnection
 from starlette.responses import Response as StarletteResponse
 
 from sansio_auth import AuthConfig
+from sansio_auth.authorized import signed_in
 
 from .. import anyio as _anyio
-from ._actions import Redirect
 from ._runtime import Runtimes
-from ._state import SCOPE_KEY, RequestState, StateVar, set_cookie_headers
+from ._state import RequestState, StateVar
 
 Session: TypeAlias = dict[str, Any]
 """A session as ``GET <base_path>/session`` answers it (``user``, ``expires``, ...)."""
@@ -62,11 +62,7 @@ class UniversalAuth:
 
     async def state_for(self, connection: HTTPConnection) -> RequestState:
         """The request's auth state: the middleware's, or made now (and kept on the request)."""
-        state = connection.scope.get(SCOPE_KEY)
-        if not isinstance(state, RequestState):
-            state = RequestState(connection.scope, await self.runtimes.resolve(connection))
-            connection.scope[SCOPE_KEY] = state
-        return state
+        return await self.current.state_for(connection, self.runtimes)
 
     async def session(self, request: HTTPConnection) -> Session | None:
         """The session of ``request`` or ``None``; a FastAPI dependency:
@@ -76,11 +72,13 @@ class UniversalAuth:
         return session
 
     async def require_session(self, request: HTTPConnection) -> Session:
-        """The session of ``request``; without one, 401 (JSON under FastAPI). A FastAPI
-        dependency for API routes: ``session = Depends(auth_result.require_session)``."""
+        """The session of ``request`` when signed in (it has a ``user``); otherwise 401 (JSON
+        under FastAPI). A FastAPI dependency for API routes:
+        ``session = Depends(auth_result.require_session)``."""
         session = await self.session(request)
-        if session is None:
+        if not signed_in(session):
             raise HTTPException(401, detail="Not signed in")
+        assert session is not None
         return session
 
     async def access_token(
@@ -135,12 +133,13 @@ class UniversalAuth:
                     result: Any = endpoint(*args, **kwargs)
                     if inspect.isawaitable(result):
                         result = await result
-                except Redirect as redirect:
-                    result = redirect.response
+                except Exception as error:
+                    if (result := state.response_for(error)) is None:
+                        raise
             finally:
                 self.current.var.reset(token)
             if isinstance(result, StarletteResponse):
-                result.raw_headers.extend(set_cookie_headers(state.take_cookies()))
+                result.raw_headers.extend(state.set_cookie_headers())
             return result
 
         return with_auth  # type: ignore[return-value]

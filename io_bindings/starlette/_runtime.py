@@ -19,24 +19,15 @@ from sansio_auth import AuthConfig, MissingSecretError
 from sansio_auth.settings import find_secrets, is_production
 
 from .. import anyio as _anyio
-from ..runtimes import RuntimeCache
+from ..runtimes import ConfigSource
 
 DEFAULT_BASE_PATH = "/api/auth"
 """The Starlette base path when neither the config nor ``AUTH_URL`` gives one."""
 LazyConfig: TypeAlias = Callable[[HTTPConnection], AuthConfig | Awaitable[AuthConfig]]
-ConfigSource: TypeAlias = AuthConfig | LazyConfig
 logger = logging.getLogger("sansio_auth")
 
 
-def _has_secret(config: AuthConfig, env: Mapping[str, str]) -> bool:
-    try:
-        find_secrets(config.secret, env)
-    except MissingSecretError:
-        return False
-    return True
-
-
-class Runtimes:
+class Runtimes(ConfigSource):
     """The runtime of each request: one per config object (the most recent ones kept),
     made on first use so that a missing secret or a bad config fails the first request.
 
@@ -47,33 +38,22 @@ class Runtimes:
     """
 
     def __init__(
-        self, config: ConfigSource, env: Mapping[str, str] | None, runtime: Mapping[str, Any]
+        self,
+        config: AuthConfig | LazyConfig,
+        env: Mapping[str, str] | None,
+        runtime: Mapping[str, Any],
     ) -> None:
         if not isinstance(config, AuthConfig) and not callable(config):
             raise TypeError("HostAuth takes an AuthConfig or a function of the request")
-        self.source = config
+        super().__init__(config, self._make)
         self.env = os.environ if env is None else env
         self.runtime_options = dict(runtime)
-        self._by_config = RuntimeCache(self._make)
         self._dev_secret: str | None = None
 
-    async def resolve(self, connection: HTTPConnection) -> _anyio.Auth:
+    async def resolve_for(self, connection: HTTPConnection) -> _anyio.Auth:
         """The runtime for this request (the config function is called for each request)."""
-        config: Any = self.source
-        if not isinstance(config, AuthConfig):
-            config = config(connection)
-            if inspect.isawaitable(config):
-                config = await config
-            if not isinstance(config, AuthConfig):
-                raise TypeError(
-                    f"the HostAuth config function returned {type(config).__name__}, "
-                    "not an AuthConfig"
-                )
-        return self.for_config(config)
-
-    def for_config(self, config: AuthConfig) -> _anyio.Auth:
-        """The (cached) runtime of ``config``."""
-        return self._by_config.get(config)
+        runtime = self.resolve(connection)
+        return await runtime if inspect.isawaitable(runtime) else runtime
 
     def _make(self, config: AuthConfig) -> _anyio.Auth:
         return _anyio.Auth(self.host_defaults(config), env=self.env, **self.runtime_options)
@@ -84,8 +64,7 @@ class Runtimes:
         auth_url = env.get("AUTH_URL") or env.get("NEXTAUTH_URL") or ""
         if config.base_path is None and not urlsplit(auth_url).path.strip("/"):
             changes["base_path"] = DEFAULT_BASE_PATH
-        production = is_production(env)
-        if not production:
+        if not is_production(env):
             if config.trust_host is None and not auth_url and env.get("AUTH_TRUST_HOST") is None:
                 changes["trust_host"] = True
             if not _has_secret(config, env):
@@ -107,3 +86,11 @@ class Runtimes:
         """Close every runtime's HTTP connections."""
         for auth in self._by_config.drain():
             await auth.aclose()
+
+
+def _has_secret(config: AuthConfig, env: Mapping[str, str]) -> bool:
+    try:
+        find_secrets(config.secret, env)
+    except MissingSecretError:
+        return False
+    return True
