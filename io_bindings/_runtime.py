@@ -14,11 +14,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-import msgspec
-
-from sansio_auth import AuthConfig, AuthError, Cookie, Engine, Flow, Request, Response
-from sansio_auth.actions import ActionResult, AuthorizationParams, AuthorizedResult, SessionResult
+from sansio_auth import AuthConfig, AuthError, Engine, Flow, Request, Response
+from sansio_auth.actions import (
+    ActionResult,
+    AuthorizationParams,
+    AuthorizedResult,
+    SessionResult,
+    TokenResult,
+)
+from sansio_auth.drivers import sync_performer
 from sansio_auth.oauth.cache import ProviderCache
+
+from ._driver_io import log_writer
 
 T = TypeVar("T")
 R = TypeVar("R", bound=Response)
@@ -30,18 +37,11 @@ signed out) and ``cookies``, those the engine re-issued while reading it (a slid
 refreshed token), which the response to the browser must carry (``set_cookie_headers()``)."""
 
 
-class AccessToken(msgspec.Struct, frozen=True, kw_only=True):
-    """A provider access token for the server to call the provider's API with, and the
-    cookies the session read re-issued (a refreshed token is in the JWT session cookie:
-    the response to the browser must carry them, or the rotated refresh token is lost)."""
-
-    token: str | None
-    """The valid access token, or ``None`` (signed out, no such provider, expired)."""
-    cookies: tuple[Cookie, ...] = ()
-
-    def set_cookie_headers(self) -> list[str]:
-        """The ``Set-Cookie`` header values to add to the response."""
-        return [cookie.header_value() for cookie in self.cookies]
+AccessToken = TokenResult
+"""A provider access token for the server to call the provider's API with (``token``, or
+``None``: signed out, no such provider, expired), and the cookies the session read
+re-issued (a refreshed token is in the JWT session cookie: the response to the browser must
+carry them, or the rotated refresh token is lost)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +114,14 @@ class Runtime:
 
     def access_token_call(self, request: Request, provider: str) -> Call[AccessToken]:
         """The access token of ``provider`` for the session of ``request``."""
-        return Call(self.engine.access_token(request, provider), _access_token)
+        return Call(self.engine.access_token(request, provider), _expecting(TokenResult))
+
+    def csrf_token(self, request: Request) -> TokenResult:
+        """The library's CSRF token for the forms of the page ``request`` asks for (``token``
+        ``None`` when CSRF checks are off) and its cookie for the response. Its flow performs
+        no IO (a log line at most), so it runs here, in any thread or event loop."""
+        perform = sync_performer(log=log_writer(self.settings.debug))
+        return _expecting(TokenResult)(self.engine.csrf_token(request).run_sync(perform))
 
     def revoke_sessions_call(self, user_id: str | None, sid: str | None) -> Call[int]:
         """End the sessions of ``user_id`` and/or ``sid``."""
@@ -131,11 +138,6 @@ def _expecting(kind: type[R]) -> Callable[[Response], R]:
         raise AuthError(f"the engine failed to answer: {response.json().get('message')}")
 
     return result
-
-
-def _access_token(response: Response) -> AccessToken:
-    token = response.json().get("access_token") if response.status == 200 else None
-    return AccessToken(token=token, cookies=response.cookies)
 
 
 def _revoked_count(response: Response) -> int:

@@ -54,6 +54,11 @@ class AuthState:
         """Whether the session has been read."""
         return self._session is not _UNREAD
 
+    @property
+    def data(self) -> Any:
+        """The session read (``None`` before it is)."""
+        return None if self._session is _UNREAD else self._session
+
     async def session(self) -> Any:
         """The session (a mapping, or ``None``), read once; a bad ``Host`` reads as signed out."""
         if self._session is _UNREAD:

@@ -66,6 +66,15 @@ class SessionResult(Response, frozen=True, kw_only=True):
     """The session mapping, or ``None`` when signed out."""
 
 
+class TokenResult(Response, frozen=True, kw_only=True):
+    """A token for the server: a provider's access token (never for the browser), or the
+    CSRF token for a page's forms; with the cookies to set (a refreshed session, the CSRF
+    cookie)."""
+
+    token: str | None = None
+    """The token, or ``None`` (signed out, no such provider, CSRF checks off...)."""
+
+
 class AuthorizedResult(SessionResult, frozen=True, kw_only=True):
     """What the ``authorized`` callback decided for a request outside ``base_path``, the
     session it was given, and the cookies to set; ``500`` when the callback raised."""

@@ -156,11 +156,17 @@ class Engine:
         return self._internal(request, lambda ctx: runtime.authorized(ctx, framework_request))
 
     def access_token(self, request: Request, provider_id: str) -> Flow:
-        """A flow answering ``200 {"access_token": <str or null>}``: the valid access token
-        of ``provider_id`` for the session of ``request`` (its cookies and origin are
-        used), refreshed if due. The response's cookies must reach the browser; its body
-        must not (it is a secret for the server to call the provider's API with)."""
+        """A flow answering a :class:`~sansio_auth.actions.TokenResult`: the valid access
+        token of ``provider_id`` for the session of ``request`` (its cookies and origin are
+        used), refreshed if due. Its cookies must reach the browser; the token must not (it
+        is a secret for the server to call the provider's API with)."""
         return self._internal(request, lambda ctx: runtime.access_token(ctx, provider_id))
+
+    def csrf_token(self, request: Request) -> Flow:
+        """A flow answering a :class:`~sansio_auth.actions.TokenResult`: the CSRF token for
+        the forms of the page ``request`` asks for, and its cookie, as ``GET csrf`` gives
+        them. It performs no action but a possible log line."""
+        return self._internal(request, runtime.csrf_token)
 
     def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> Flow:
         """A flow ending the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"):

@@ -14,12 +14,11 @@ from django.core.exceptions import ImproperlyConfigured, RequestDataTooBig
 from django.http import HttpRequest, HttpResponseBase, HttpResponseRedirect
 from django.shortcuts import resolve_url
 
-from sansio_auth import Cookie, NotAnAuthRoute, Request
-from sansio_auth.authorized import sign_in_redirect
-from sansio_auth.drivers import sync_performer
+from sansio_auth import Request
+from sansio_auth.authorized import sign_in_redirect, signed_in
 
 from .. import anyio as _anyio
-from .._driver_io import log_writer
+from .._state import AuthState
 from ..translate import BAD_HOST, BODY_TOO_LARGE, DEFAULT_MAX_BODY_SIZE, BadHost, server_error
 from ..translate import too_large as _too_large
 from . import _bridge
@@ -37,89 +36,67 @@ class RequestAuth:
     Call it for the session (a mapping, or ``None`` when signed out): in async code
     ``await request.auth()``, in sync code ``request.auth()`` (whether the calling
     thread runs an event loop decides which). The session is read once per request;
-    cookies the engine re-issues while reading it are added to the response.
+    cookies the engine re-issues while reading it are added to the response. The other
+    methods answer the same way: awaitable in async code, plain in sync code.
     """
 
     def __init__(self, request: HttpRequest, runtime: _anyio.Auth) -> None:
         self.request = request
         self.runtime = runtime
-        self.cookies: list[Cookie] = []
-        """Cookies to add to this request's response (re-issued session, CSRF)."""
-        self._read = False
-        self._session: Any = None
+        self.state = AuthState(runtime, lambda: engine_request(request))
+        """The request's auth state (session, cookies for the response)."""
         self._csrf_token: str | None = None
+
+    def _run(self, call: Callable[[], Awaitable[Any]]) -> Any:
+        """``call()`` on the runtime's loop: awaitable in async code, its result in sync code."""
+        if _bridge.in_event_loop():
+            return _bridge.arun(self.request, call)
+        return _bridge.run(self.request, call)
 
     def __call__(self) -> Any:
         return self.asession() if _bridge.in_event_loop() else self.session()
 
     def session(self) -> Any:
         """The session, from sync code."""
-        if not self._read:
-            self._remember(_bridge.run(self.request, self._read_session))
-        return self._session
+        if not self.state.read:
+            _bridge.run(self.request, self.state.session)
+        return self.state.data
 
     async def asession(self) -> Any:
         """The session, from async code."""
-        if not self._read:
-            self._remember(await _bridge.arun(self.request, self._read_session))
-        return self._session
+        if not self.state.read:
+            await _bridge.arun(self.request, self.state.session)
+        return self.state.data
 
     def access_token(self, provider: str) -> Any:
         """A valid access token of ``provider`` for this request's session (refreshed if
         due), or ``None``: ``await request.auth.access_token("op")`` in async code,
         ``request.auth.access_token("op")`` in sync code. A refresh re-issues the session
         cookie; it is added to the response."""
-        if _bridge.in_event_loop():
-            return self._aaccess_token(provider)
-        return self._take(_bridge.run(self.request, lambda: self._read_token(provider)))
+        return self._run(lambda: self.state.access_token(provider))
 
-    async def _aaccess_token(self, provider: str) -> str | None:
-        return self._take(await _bridge.arun(self.request, lambda: self._read_token(provider)))
+    def update(self, data: Any) -> Any:
+        """Update the session with ``data`` (the ``jwt`` callback gets ``trigger="update"``):
+        the new session (``None`` when signed out, or for a cross-site request, refused)."""
+        return self._run(lambda: self._updated(data))
 
-    def _read_token(self, provider: str) -> Awaitable[_anyio.AccessToken]:
-        return self.runtime.access_token(engine_request(self.request), provider=provider)
-
-    def _take(self, read: _anyio.AccessToken) -> str | None:
-        for cookie in read.cookies:  # a re-issued session cookie replaces an earlier one
-            self.cookies = [c for c in self.cookies if c.name != cookie.name]
-            self.cookies.append(cookie)
-        return read.token
+    async def _updated(self, data: Any) -> Any:
+        read = await self.state.update(data)
+        return read.data if read.status == 200 else None
 
     def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> Any:
         """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"; see
         :meth:`io_bindings.anyio.Auth.revoke_sessions`): the number of database sessions
         deleted, awaitable in async code like :meth:`access_token`."""
-
-        def revoke() -> Awaitable[int]:
-            return self.runtime.revoke_sessions(user_id=user_id, sid=sid)
-
-        if _bridge.in_event_loop():
-            return _bridge.arun(self.request, revoke)
-        return _bridge.run(self.request, revoke)
-
-    def _read_session(self) -> Awaitable[_anyio.SessionRead]:
-        return self.runtime.session(engine_request(self.request))
-
-    def _remember(self, read: _anyio.SessionRead) -> None:
-        if not self._read:
-            self._read, self._session = True, read.data
-            self.cookies.extend(read.cookies)
+        return self._run(lambda: self.runtime.revoke_sessions(user_id=user_id, sid=sid))
 
     def csrf_token(self) -> str:
-        """The library's CSRF token for forms on this page (its cookie goes on the response).
-
-        ``GET csrf`` performs no IO (only a possible log line), so the engine runs it
-        synchronously here: safe in any thread, event loop or not.
-        """
+        """The library's CSRF token for forms on this page (its cookie goes on the response);
+        made without IO, so safe in any thread, event loop or not."""
         if self._csrf_token is None:
-            path = f"{self.runtime.settings.base_path}/csrf"
-            flow = self.runtime.engine.handle(
-                engine_request(self.request, method="GET", path=path, query="")
-            )
-            assert not isinstance(flow, NotAnAuthRoute)
-            response = flow.run_sync(sync_performer(log=log_writer(self.runtime.settings.debug)))
-            self._csrf_token = str(response.json()["csrfToken"])
-            self.cookies.extend(response.cookies)
+            found = self.runtime.csrf_token(self.state.request())
+            self.state.add_cookies(found.cookies)
+            self._csrf_token = found.token or ""
         return self._csrf_token
 
 
@@ -205,7 +182,7 @@ class Handle(Hook):
             return answer
         state = _attach(request, runtime)
         result: HttpResponseBase = get_response(request)
-        add_cookies(result, state.cookies)
+        add_cookies(result, state.state.take_cookies())
         return result
 
     async def acall(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
@@ -222,7 +199,7 @@ class Handle(Hook):
             return answer
         state = _attach(request, runtime)
         result: HttpResponseBase = await get_response(request)
-        add_cookies(result, state.cookies)
+        add_cookies(result, state.state.take_cookies())
         return result
 
     async def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> int:
@@ -286,7 +263,7 @@ class ProtectPrefix(Hook):
     def call(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
         if (
             request.path.startswith(self.prefix)
-            and request_auth(request).session() is None
+            and not signed_in(request_auth(request).session())
             and (answer := sign_in_response(request, self.redirect_to))
         ):
             return answer
@@ -296,7 +273,7 @@ class ProtectPrefix(Hook):
     async def acall(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
         if (
             request.path.startswith(self.prefix)
-            and await request_auth(request).asession() is None
+            and not signed_in(await request_auth(request).asession())
             and (answer := sign_in_response(request, self.redirect_to))
         ):
             return answer
@@ -379,7 +356,7 @@ def auth_required(
 
             @wraps(view)
             async def async_view(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
-                if not _has_user(await request_auth(request).asession()) and (
+                if not signed_in(await request_auth(request).asession()) and (
                     answer := sign_in_response(request, redirect_to)
                 ):
                     return answer
@@ -389,7 +366,7 @@ def auth_required(
 
         @wraps(view)
         def sync_view(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
-            if not _has_user(request_auth(request).session()) and (
+            if not signed_in(request_auth(request).session()) and (
                 answer := sign_in_response(request, redirect_to)
             ):
                 return answer
@@ -398,7 +375,3 @@ def auth_required(
         return sync_view  # type: ignore[return-value]
 
     return decorate(view) if view is not None else decorate
-
-
-def _has_user(session: Any) -> bool:
-    return isinstance(session, dict) and bool(session.get("user"))

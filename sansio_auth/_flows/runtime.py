@@ -14,6 +14,7 @@ from ..actions import (
     AuthorizedResult,
     Options,
     SessionResult,
+    TokenResult,
     answer,
     back_to_form,
     callback_url,
@@ -24,6 +25,7 @@ from ..errors import AuthError
 from ..http import Response
 from ..oauth.refresh import usable_access_token
 from .kinds import KINDS
+from .misc import csrf as csrf_route
 from .revocation import revoke
 from .session import current_session
 from .signin import sign_in as sign_in_route
@@ -113,12 +115,20 @@ def authorized(ctx: Context, framework_request: Any) -> Step[Response]:
 
 
 def access_token(ctx: Context, provider_id: str) -> Step[Response]:
-    """``{"access_token": ...}``: the provider's valid access token for the session of
-    ``ctx`` (refreshed if due), or ``null``; the reply keeps the session read's cookies."""
+    """The provider's valid access token for the session of ``ctx`` (refreshed if due), or
+    ``None``, with the session read's cookies."""
     yield from current_session(ctx)
     state = ctx.token_states.get(provider_id)
     token = None if state is None else usable_access_token(state, ctx.now)
-    return ctx.respond(json_reply({"access_token": token}))
+    return TokenResult(token=token, cookies=tuple(ctx.out_cookies))
+
+
+def csrf_token(ctx: Context) -> Step[Response]:
+    """The CSRF token for the forms of ``ctx``'s page, as ``GET csrf`` gives it (``None``
+    when CSRF checks are off), with its cookie."""
+    reply = yield from csrf_route(ctx)
+    token = None if reply.status != 200 else ctx.csrf_token()
+    return TokenResult(token=token, cookies=tuple(ctx.out_cookies))
 
 
 def revoke_sessions(ctx: Context, user_id: str | None, sid: str | None) -> Step[Response]:
