@@ -10,7 +10,7 @@ from typing import Any, TypeAlias, TypeVar, overload
 
 from asgiref.sync import async_to_sync, iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings as django_settings
-from django.core.exceptions import ImproperlyConfigured, RequestDataTooBig
+from django.core.exceptions import ImproperlyConfigured, PermissionDenied, RequestDataTooBig
 from django.http import HttpRequest, HttpResponseBase, HttpResponseRedirect
 from django.shortcuts import resolve_url
 
@@ -77,12 +77,15 @@ class RequestAuth:
 
     def update(self, data: Any) -> Any:
         """Update the session with ``data`` (the ``jwt`` callback gets ``trigger="update"``):
-        the new session (``None`` when signed out, or for a cross-site request, refused)."""
+        the new session (``None`` when signed out); ``PermissionDenied`` (403) for a
+        cross-site request. Awaitable in async code, like :meth:`access_token`."""
         return self._run(lambda: self._updated(data))
 
     async def _updated(self, data: Any) -> Any:
         read = await self.state.update(data)
-        return read.data if read.status == 200 else None
+        if read.status != 200:
+            raise PermissionDenied(read.body.decode())
+        return read.data
 
     def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> Any:
         """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"; see
