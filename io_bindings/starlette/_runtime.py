@@ -4,19 +4,17 @@ the Starlette defaults for what it and the environment leave out, and one
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import logging
 import os
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeAlias
-from urllib.parse import urlsplit
 
 from starlette.requests import HTTPConnection
 
-from sansio_auth import AuthConfig, MissingSecretError
-from sansio_auth.settings import find_secrets, is_production
+from sansio_auth import AuthConfig
+from sansio_auth.settings import framework_defaults
 
 from .. import anyio as _anyio
 from ..runtimes import ConfigSource
@@ -56,20 +54,10 @@ class Runtimes(ConfigSource):
         return await runtime if inspect.isawaitable(runtime) else runtime
 
     def _make(self, config: AuthConfig) -> _anyio.Auth:
-        return _anyio.Auth(self.host_defaults(config), env=self.env, **self.runtime_options)
-
-    def host_defaults(self, config: AuthConfig) -> AuthConfig:
-        """``config`` with the Starlette defaults for what it and the environment leave out."""
-        env, changes = self.env, dict[str, Any]()
-        auth_url = env.get("AUTH_URL") or env.get("NEXTAUTH_URL") or ""
-        if config.base_path is None and not urlsplit(auth_url).path.strip("/"):
-            changes["base_path"] = DEFAULT_BASE_PATH
-        if not is_production(env):
-            if config.trust_host is None and not auth_url and env.get("AUTH_TRUST_HOST") is None:
-                changes["trust_host"] = True
-            if not _has_secret(config, env):
-                changes["secret"] = self.dev_secret()
-        return dataclasses.replace(config, **changes) if changes else config
+        config = framework_defaults(
+            config, self.env, base_path=DEFAULT_BASE_PATH, development_secret=self.dev_secret
+        )
+        return _anyio.Auth(config, env=self.env, **self.runtime_options)
 
     def dev_secret(self) -> str:
         """A random secret for this process (development only), with a warning."""
@@ -86,11 +74,3 @@ class Runtimes(ConfigSource):
         """Close every runtime's HTTP connections."""
         for auth in self._by_config.drain():
             await auth.aclose()
-
-
-def _has_secret(config: AuthConfig, env: Mapping[str, str]) -> bool:
-    try:
-        find_secrets(config.secret, env)
-    except MissingSecretError:
-        return False
-    return True

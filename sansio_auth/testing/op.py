@@ -36,8 +36,8 @@ from ._clock import START
 
 
 class Navigator(Protocol):
-    """What :meth:`AuthorizationResult.follow` needs of a browser (a :class:`~sansio_auth.testing.Browser`):
-    this module cannot import the browser's, which imports this one."""
+    """What :meth:`AuthorizationResult.follow` needs of a browser (a
+    :class:`~sansio_auth.testing.Browser`, whose module imports this one)."""
 
     def get(self, path: str, **kwargs: Any) -> Response: ...
     def post(self, path: str, **kwargs: Any) -> Response: ...
