@@ -12,14 +12,15 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from sansio_auth import Cookie, Request
-from sansio_auth.actions import ActionResult, AuthorizationParams
+from sansio_auth.actions import ActionResult, AuthorizationParams, AuthorizedResult
 from sansio_auth.http import encode_uri_component, parse_cookie_header
 
 from ._runtime import SessionRead
 from .anyio import Auth
-from .translate import BadHost
+from .translate import BAD_HOST, BadHost
 
 _UNREAD: Any = object()
+_BAD_HOST = ActionResult(status=400, headers=BAD_HOST.headers, body=BAD_HOST.body)
 
 
 class AuthState:
@@ -31,6 +32,8 @@ class AuthState:
         self._make_request = make_request
         self.cookies: list[Cookie] = []
         """Cookies to add to this request's response, in order, one per name."""
+        self.failure: ActionResult | None = None
+        """The last failed action: a handler that lets its error through gets its answer."""
         self._session: Any = _UNREAD
 
     def request(self) -> Request:
@@ -91,9 +94,14 @@ class AuthState:
         *,
         form_post: bool = False,
     ) -> ActionResult:
-        """The runtime's sign-in for this request; its cookies are kept for the response."""
+        """The runtime's sign-in for this request; its cookies are kept for the response (a
+        bad ``Host`` is refused with 400)."""
+        try:
+            request = self.request()
+        except BadHost:
+            return _BAD_HOST
         result = await self.runtime.sign_in(
-            self.request(), provider, options, authorization_params, form_post=form_post
+            request, provider, options, authorization_params, form_post=form_post
         )
         return self._acted(result)
 
@@ -106,16 +114,41 @@ class AuthState:
         )
 
     async def update(self, data: Any) -> SessionRead:
-        """The runtime's session update for this request (kept as the session unless refused)."""
-        read = await self.runtime.update_session(self.request(), data)
+        """The runtime's session update for this request (kept as the session unless refused:
+        403 for a cross-site request, 400 for a bad ``Host``)."""
+        try:
+            request = self.request()
+        except BadHost:
+            return SessionRead(status=400, headers=BAD_HOST.headers, body=BAD_HOST.body)
+        read = await self.runtime.update_session(request, data)
         if read.status == 200:
             self.remember(read)
         return read
 
+    async def authorized(self, framework_request: Any) -> AuthorizedResult:
+        """The ``authorized`` callback's decision for this request (its session kept when
+        read; a bad ``Host`` is a 400)."""
+        try:
+            request = self.request()
+        except BadHost:
+            return AuthorizedResult(status=400, headers=BAD_HOST.headers, body=BAD_HOST.body)
+        result = await self.runtime.authorized(request, framework_request)
+        if result.read:
+            self.remember(result)
+        return result
+
     def _acted(self, result: ActionResult) -> ActionResult:
+        if result.error is not None:
+            self.failure = result
         self.add_cookies(result.cookies)
         self._session = _UNREAD  # changed: read again (with the new cookies) when asked
         return result
+
+    def failed_url(self, error: BaseException) -> str | None:
+        """Where the browser goes when a handler lets ``error`` through: the page of the
+        failed action that raised it; ``None`` for any other error."""
+        failure = self.failure
+        return failure.url if failure is not None and error is failure.error else None
 
     def add_cookies(self, cookies: Iterable[Cookie]) -> None:
         """Cookies for the response (a later cookie of the same name replaces an earlier one)."""

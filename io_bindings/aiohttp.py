@@ -62,7 +62,7 @@ DEFAULT_PREFIX = "/api/auth"
 AUTH_KEY = "auth"
 """``request[AUTH_KEY]``: the session :meth:`AiohttpAuth.protect` read (a mapping or ``None``)."""
 _STATES = web.RequestKey("sansio_auth.states", dict[int, AuthState])  # by id(runtime)
-_FAILED = web.RequestKey("sansio_auth.failed_action", ActionResult)
+_REFUSALS = {400: web.HTTPBadRequest, 403: web.HTTPForbidden}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -192,7 +192,7 @@ class AiohttpAuth:
         the new session; ``web.HTTPForbidden`` for a cross-site post."""
         read = await auth_state(request, self.auth).update(data)
         if read.status != 200:
-            raise web.HTTPForbidden(text=read.body.decode())
+            raise _REFUSALS[read.status](text=read.body.decode())
         return read.data
 
     async def access_token(self, request: web.Request, *, provider: str) -> str | None:
@@ -359,13 +359,11 @@ async def _redirect(request: web.Request, location: str) -> NoReturn:
 
 
 def _answer(request: web.Request, result: ActionResult) -> str:
-    """The URL an action answered; raises what the handler answers instead: 403 for a
-    cross-site request, the error of a failed action (remembered for :func:`_with_cookies`),
-    a 303 to go on."""
-    if result.refused:
-        raise web.HTTPForbidden(text=result.body.decode())
+    """The URL an action answered; raises what the handler answers instead: a refusal (403
+    cross-site, 400 bad ``Host``), the error of a failed action, a 303 to go on."""
+    if result.url is None:
+        raise _REFUSALS[result.status](text=result.body.decode())
     if result.error is not None:
-        request[_FAILED] = result
         raise result.error
     assert result.url is not None
     if result.status == 303:
@@ -382,11 +380,10 @@ async def _with_cookies(request: web.Request, handler: Handler) -> web.StreamRes
         await send_session_cookies(request, exc)
         raise
     except AuthError as error:
-        failed = request.get(_FAILED)
-        if failed is None or error is not failed.error:
+        urls = [state.failed_url(error) for state in request.get(_STATES, {}).values()]
+        if not any(urls):
             raise
-        assert failed.url is not None
-        response = web.HTTPSeeOther(failed.url)
+        response = web.HTTPSeeOther(next(url for url in urls if url))
     if not response.prepared:
         await send_session_cookies(request, response)
     return response

@@ -104,6 +104,11 @@ class ConfigSource:
             return self._after(config)
         return self.for_config(config)
 
+    async def aresolve(self, request: Any) -> Auth:
+        """The runtime for ``request``, from async code."""
+        runtime = self.resolve(request)
+        return await runtime if inspect.isawaitable(runtime) else runtime
+
     def for_config(self, config: Any) -> Auth:
         """The (cached) runtime of ``config``."""
         if not isinstance(config, AuthConfig):

@@ -4,8 +4,7 @@ its ``GET``/``POST`` Starlette endpoints) and the middleware (the request's auth
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import ClassVar, TypeAlias
+from typing import ClassVar
 
 from starlette.requests import Request as StarletteRequest
 from starlette.responses import RedirectResponse
@@ -16,10 +15,8 @@ from sansio_auth.authorized import Custom, RedirectTo
 
 from ..anyio import serve_asgi
 from ..translate import (
-    BAD_HOST,
     NOT_FOUND,
     ASGIApp,
-    BadHost,
     Message,
     Receive,
     Scope,
@@ -27,15 +24,11 @@ from ..translate import (
     asgi_headers,
     asgi_raw_path,
     closing_on_shutdown,
-    request_from_scope,
     send_asgi_response,
     serve_lifespan,
     server_error,
 )
-from ._runtime import Runtimes
-from ._state import SCOPE_KEY, RequestState, StateVar
-
-Endpoint: TypeAlias = Callable[[StarletteRequest], Awaitable[StarletteResponse]]
+from ._state import RequestState, StateVar
 
 
 def starlette_response(response: Response) -> StarletteResponse:
@@ -49,18 +42,13 @@ def starlette_response(response: Response) -> StarletteResponse:
 class HostAuthMiddleware:
     """ASGI middleware: ``app.add_middleware(auth_result.middleware)``.
 
-    For each HTTP request it makes the request's auth state (``auth()``, ``sign_in``...
-    work anywhere below it). Outside ``base_path`` it runs ``callbacks.authorized``
-    (``fn(auth=session_or_None, request=request)``, sync or async) through the engine:
-    ``True`` passes; ``False``/``None`` redirects (302) to the sign-in page with
-    ``callbackUrl``; a string redirects there; a Starlette ``Response`` is sent as it is.
-    Without the callback every request passes and the session is not read unless the app
-    asks for it. Cookies the engine sets during the request (a re-issued session) go on
-    the response; an action's error the app lets through is answered as the engine
-    answers it. On lifespan shutdown the runtimes' HTTP connections are closed.
+    It makes each request's auth state (``auth()``, ``sign_in``... work anywhere below it);
+    outside ``base_path`` the engine runs ``callbacks.authorized`` (see
+    :mod:`sansio_auth.authorized`; a custom answer must be a Starlette ``Response``). The
+    cookies set during the request go on the response; an action's error the app lets
+    through is answered as the engine answers it. Lifespan shutdown closes the runtimes.
     """
 
-    runtimes: ClassVar[Runtimes]
     current: ClassVar[StateVar]
 
     def __init__(self, app: ASGIApp) -> None:
@@ -68,14 +56,13 @@ class HostAuthMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await self.app(scope, closing_on_shutdown(receive, self.runtimes.aclose), send)
+            await self.app(scope, closing_on_shutdown(receive, self.current.runtimes.aclose), send)
             return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         request = StarletteRequest(scope, receive)
-        state = RequestState(scope, await self.runtimes.resolve_for(request))
-        scope[SCOPE_KEY] = state
+        state = await self.current.state_for(request)
         token = self.current.var.set(state)
         send = _adding_cookies(send, state)
         try:
@@ -94,17 +81,10 @@ class HostAuthMiddleware:
     @staticmethod
     async def authorize(state: RequestState, request: StarletteRequest) -> ASGIApp | None:
         """The response the ``authorized`` callback sends instead of the app's, if any."""
-        try:
-            engine_request = request_from_scope(state.scope, b"")
-        except BadHost:
-            return starlette_response(BAD_HOST)
-        result = await state.runtime.authorized(engine_request, request)
-        if result.read:
-            state.remember(result)
-        decision = result.decision
+        result = await state.authorized(request)
         if result.status != 200:
             return starlette_response(result)
-        if isinstance(decision, RedirectTo):
+        if isinstance(decision := result.decision, RedirectTo):
             return RedirectResponse(decision.url, status_code=302)
         if isinstance(decision, Custom):
             if not isinstance(decision.response, StarletteResponse):
@@ -138,12 +118,12 @@ class Handlers:
     routes as Starlette endpoints, for ``Route("/api/auth/{rest:path}", handlers.GET)``.
     """
 
-    def __init__(self, runtimes: Runtimes, current: StateVar, max_body_size: int) -> None:
-        self.runtimes = runtimes
+    def __init__(self, current: StateVar, max_body_size: int) -> None:
+        self.runtimes = current.runtimes
         self.current = current
         self.max_body_size = max_body_size
         self.middleware: type[HostAuthMiddleware] = type(
-            "HostAuthMiddleware", (HostAuthMiddleware,), {"runtimes": runtimes, "current": current}
+            "HostAuthMiddleware", (HostAuthMiddleware,), {"current": current}
         )
         """The middleware class of the same ``HostAuth``."""
 
@@ -156,7 +136,7 @@ class Handlers:
     async def serve(self, scope: Scope, receive: Receive) -> Response:
         """The response to an auth route (never raises; 404 outside ``base_path``)."""
         try:
-            state = await self.current.state_for(StarletteRequest(scope, receive), self.runtimes)
+            state = await self.current.state_for(StarletteRequest(scope, receive))
         except Exception:
             return server_error(scope.get("path", ""))
         if not state.runtime.serves(asgi_raw_path(scope)):
@@ -167,16 +147,8 @@ class Handlers:
         finally:
             self.current.var.reset(token)
 
-    async def endpoint(self, request: StarletteRequest) -> StarletteResponse:
-        """A Starlette endpoint serving the auth routes (both :attr:`GET` and :attr:`POST`)."""
+    async def GET(self, request: StarletteRequest) -> StarletteResponse:  # noqa: N802 - Auth.js's names
+        """A Starlette endpoint serving the auth routes (:attr:`POST` is the same)."""
         return starlette_response(await self.serve(request.scope, request.receive))
 
-    @property
-    def GET(self) -> Endpoint:  # noqa: N802 - Auth.js's handler names
-        """The endpoint for ``GET`` requests under ``base_path``."""
-        return self.endpoint
-
-    @property
-    def POST(self) -> Endpoint:  # noqa: N802 - Auth.js's handler names
-        """The endpoint for ``POST`` requests under ``base_path``."""
-        return self.endpoint
+    POST = GET

@@ -4,7 +4,6 @@ the Starlette defaults for what it and the environment leave out, and one
 
 from __future__ import annotations
 
-import inspect
 import logging
 import os
 import secrets
@@ -47,11 +46,6 @@ class Runtimes(ConfigSource):
         self.env = os.environ if env is None else env
         self.runtime_options = dict(runtime)
         self._dev_secret: str | None = None
-
-    async def resolve_for(self, connection: HTTPConnection) -> _anyio.Auth:
-        """The runtime for this request (the config function is called for each request)."""
-        runtime = self.resolve(connection)
-        return await runtime if inspect.isawaitable(runtime) else runtime
 
     def _make(self, config: AuthConfig) -> _anyio.Auth:
         config = framework_defaults(

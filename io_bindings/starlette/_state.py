@@ -5,7 +5,6 @@ helpers; how Starlette answers an action (:class:`Redirect`, 403, the action's e
 from __future__ import annotations
 
 from contextvars import ContextVar
-from typing import Any
 
 from starlette.exceptions import HTTPException
 from starlette.requests import HTTPConnection
@@ -17,6 +16,7 @@ from sansio_auth.actions import ActionResult
 from .. import anyio as _anyio
 from .._state import AuthState
 from ..translate import Scope, request_from_scope
+from ._runtime import Runtimes
 
 SCOPE_KEY = "sansio_auth.state"
 """Where a request's :class:`RequestState` is kept in its ASGI scope."""
@@ -46,18 +46,14 @@ class RequestState(AuthState):
     def __init__(self, scope: Scope, runtime: _anyio.Auth) -> None:
         super().__init__(runtime, lambda: request_from_scope(scope, b""))
         self.scope = scope
-        self.failure: ActionResult | None = None
-        """The last failed action: an endpoint that lets its error through gets its answer."""
 
     def answer(self, result: ActionResult) -> str:
-        """The URL an action answered; raises what the endpoint answers instead: 403 for a
-        cross-site request, the error of a failed action, :class:`Redirect` to go on."""
-        if result.refused:
-            raise HTTPException(403, detail=result.body.decode())
+        """The URL an action answered; raises what the endpoint answers instead: a refusal
+        (403 cross-site, 400 bad ``Host``), the error of a failed action, :class:`Redirect`."""
+        if result.url is None:
+            raise HTTPException(result.status, detail=result.body.decode())
         if result.error is not None:
-            self.failure = result
             raise result.error
-        assert result.url is not None
         if result.status == 303:
             raise Redirect(result.url)
         return result.url
@@ -67,10 +63,8 @@ class RequestState(AuthState):
         page of an action's failure; ``None`` for any other error."""
         if isinstance(error, Redirect):
             return error.response
-        if self.failure is not None and error is self.failure.error:
-            assert self.failure.url is not None
-            return RedirectResponse(self.failure.url, status_code=303)
-        return None
+        url = self.failed_url(error)
+        return None if url is None else Redirect(url).response
 
     def set_cookie_headers(self) -> list[tuple[bytes, bytes]]:
         """The ``Set-Cookie`` headers to send, once: whoever sends the response takes them."""
@@ -80,7 +74,8 @@ class RequestState(AuthState):
 class StateVar:
     """The context variable of one ``HostAuth``: the state of the request being served."""
 
-    def __init__(self) -> None:
+    def __init__(self, runtimes: Runtimes) -> None:
+        self.runtimes = runtimes
         self.var: ContextVar[RequestState | None] = ContextVar("sansio_auth_request", default=None)
 
     def get(self) -> RequestState:
@@ -94,10 +89,10 @@ class StateVar:
             )
         return state
 
-    async def state_for(self, connection: HTTPConnection, runtimes: Any) -> RequestState:
+    async def state_for(self, connection: HTTPConnection) -> RequestState:
         """The request's auth state: the middleware's, or made now (and kept on the request)."""
         state = connection.scope.get(SCOPE_KEY)
         if not isinstance(state, RequestState):
-            state = RequestState(connection.scope, await runtimes.resolve_for(connection))
+            state = RequestState(connection.scope, await self.runtimes.aresolve(connection))
             connection.scope[SCOPE_KEY] = state
         return state
