@@ -1,10 +1,16 @@
 """``handle`` (the middleware serving the auth routes and setting ``request.auth()``),
-``protect_prefix``, ``sequence`` and ``auth_required``."""
+``protect_prefix``, ``sequence`` and ``auth_required``.
+
+Each hook is written once, as a generator (:data:`HookFlow`) that yields what it needs run:
+:data:`NEXT` (the rest of the chain, or the view) or a function of no arguments returning an
+awaitable for the runtime's loop; :func:`run_sync` and :func:`run_async` drive it in a sync
+or an async chain (the engine's shape: one flow, two drivers).
+"""
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Generator
 from functools import wraps
 from typing import Any, TypeAlias, TypeVar, overload
 
@@ -28,6 +34,31 @@ from ._translate import add_cookies, django_response, engine_request, raw_path
 GetResponse: TypeAlias = Callable[[HttpRequest], Any]
 """Django's ``get_response``: sync (returns the response) or async (a coroutine of it)."""
 View = TypeVar("View", bound=Callable[..., Any])
+NEXT: Any = object()
+"""What a hook flow yields to get the response of the rest of the chain."""
+HookFlow: TypeAlias = Generator[Any, Any, HttpResponseBase | None]
+
+
+def run_sync(flow: HookFlow, request: HttpRequest, next_: GetResponse) -> Any:
+    """Drive ``flow`` in sync code (the runtime's work on its loop, through the bridge)."""
+    value = None
+    while True:
+        try:
+            step = flow.send(value)
+        except StopIteration as done:
+            return done.value
+        value = next_(request) if step is NEXT else _bridge.run(request, step)
+
+
+async def run_async(flow: HookFlow, request: HttpRequest, next_: GetResponse) -> Any:
+    """Drive ``flow`` in async code."""
+    value = None
+    while True:
+        try:
+            step = flow.send(value)
+        except StopIteration as done:
+            return done.value
+        value = await next_(request) if step is NEXT else await _bridge.arun(request, step)
 
 
 class RequestAuth:
@@ -68,6 +99,11 @@ class RequestAuth:
             await _bridge.arun(self.request, self.state.session)
         return self.state.data
 
+    def _read(self) -> HookFlow:
+        if not self.state.read:
+            yield self.state.session
+        return self.state.data  # type: ignore[no-any-return]
+
     def access_token(self, provider: str) -> Any:
         """A valid access token of ``provider`` for this request's session (refreshed if
         due), or ``None``: ``await request.auth.access_token("op")`` in async code,
@@ -78,7 +114,7 @@ class RequestAuth:
     def update(self, data: Any) -> Any:
         """Update the session with ``data`` (the ``jwt`` callback gets ``trigger="update"``):
         the new session (``None`` when signed out); ``PermissionDenied`` (403) for a
-        cross-site request. Awaitable in async code, like :meth:`access_token`."""
+        cross-site request."""
         return self._run(lambda: self._updated(data))
 
     async def _updated(self, data: Any) -> Any:
@@ -90,7 +126,7 @@ class RequestAuth:
     def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> Any:
         """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"; see
         :meth:`io_bindings.anyio.Auth.revoke_sessions`): the number of database sessions
-        deleted, awaitable in async code like :meth:`access_token`."""
+        deleted."""
         return self._run(lambda: self.runtime.revoke_sessions(user_id=user_id, sid=sid))
 
     def csrf_token(self) -> str:
@@ -121,13 +157,6 @@ def request_auth(request: HttpRequest) -> RequestAuth:
     return state
 
 
-def see_other(url: str) -> HttpResponseRedirect:
-    """A 303 redirect to ``url``."""
-    response = HttpResponseRedirect(url)
-    response.status_code = 303
-    return response
-
-
 class Hook:
     """A Django middleware factory (``sync_capable = async_capable = True``): put it in
     ``MIDDLEWARE`` by dotted path, or combine several with :func:`sequence`."""
@@ -136,74 +165,68 @@ class Hook:
     async_capable = True
 
     def __call__(self, get_response: GetResponse) -> Callable[[HttpRequest], Any]:
-        return _HookMiddleware(self, get_response)
+        is_async = iscoroutinefunction(get_response)
+        run = run_async if is_async else run_sync
 
-    def call(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
-        """Handle ``request`` in a sync middleware chain."""
+        def middleware(request: HttpRequest) -> Any:
+            return run(self.flow(request), request, get_response)
+
+        return markcoroutinefunction(middleware) if is_async else middleware
+
+    def flow(self, request: HttpRequest) -> HookFlow:
+        """What the hook does with ``request`` (see :data:`HookFlow`)."""
         raise NotImplementedError
-
-    async def acall(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
-        """Handle ``request`` in an async middleware chain."""
-        raise NotImplementedError
-
-
-class _HookMiddleware:
-    """One instance of a :class:`Hook` in a chain: async when ``get_response`` is."""
-
-    def __init__(self, hook: Hook, get_response: GetResponse) -> None:
-        self.hook = hook
-        self.get_response = get_response
-        self.is_async = iscoroutinefunction(get_response)
-        if self.is_async:
-            markcoroutinefunction(self)
-
-    def __call__(self, request: HttpRequest) -> Any:
-        if self.is_async:
-            return self.hook.acall(request, self.get_response)
-        return self.hook.call(request, self.get_response)
 
 
 class Handle(Hook):
     """The auth ``handle``: serves every route under ``base_path`` and sets
     ``request.auth`` (:class:`RequestAuth`) for the rest, whose response gets the cookies
-    the engine re-issued. Request bodies over ``max_body_size`` bytes get 413."""
+    the engine set during the request. Request bodies over ``max_body_size`` bytes get 413."""
 
     def __init__(self, runtimes: Runtimes, max_body_size: int = DEFAULT_MAX_BODY_SIZE) -> None:
         self.runtimes = runtimes
         self.max_body_size = max_body_size
 
-    def call(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
-        runtime = self.runtimes.resolve(request)
-        if inspect.isawaitable(runtime):
-            pending = runtime
-            runtime = _bridge.run(request, lambda: pending)
-        answer = self._prepare(request, runtime)
-        if isinstance(answer, Request):
-            engine_req = answer
-            answer = _bridge.run(request, lambda: self._respond(request, runtime, engine_req))
-        if answer is not None:
-            return answer
-        state = _attach(request, runtime)
-        result: HttpResponseBase = get_response(request)
-        add_cookies(result, state.state.take_cookies())
-        return result
+    def flow(self, request: HttpRequest) -> HookFlow:
+        found = self.runtimes.resolve(request)
+        runtime = (yield lambda: found) if inspect.isawaitable(found) else found
+        if runtime.serves(raw_path(request)):
+            answer = prepared = self._prepare(request)
+            if isinstance(prepared, Request):
+                answer = yield lambda: self._respond(request, runtime, prepared)
+            if answer is not None:
+                return answer  # type: ignore[return-value]
+        auth = RequestAuth(request, runtime)
+        request.auth = auth  # type: ignore[attr-defined]
+        response: HttpResponseBase = yield NEXT
+        add_cookies(response, auth.state.take_cookies())
+        return response
 
-    async def acall(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
-        runtime = self.runtimes.resolve(request)
-        if inspect.isawaitable(runtime):
-            runtime = await runtime
-        answer = self._prepare(request, runtime)
-        if isinstance(answer, Request):
-            engine_req = answer
-            answer = await _bridge.arun(
-                request, lambda: self._respond(request, runtime, engine_req)
-            )
-        if answer is not None:
-            return answer
-        state = _attach(request, runtime)
-        result: HttpResponseBase = await get_response(request)
-        add_cookies(result, state.state.take_cookies())
-        return result
+    def _prepare(self, request: HttpRequest) -> Request | HttpResponseBase:
+        """The engine's request for an auth route, or the answer refusing it: 413 for a
+        body over ``max_body_size``, 400 for a bad ``Host``."""
+        try:
+            if _too_large(request.META.get("CONTENT_LENGTH"), self.max_body_size):
+                return django_response(BODY_TOO_LARGE)
+            if len(body := request.body) > self.max_body_size:
+                return django_response(BODY_TOO_LARGE)
+            return engine_request(request, body=body)
+        except RequestDataTooBig:
+            return django_response(BODY_TOO_LARGE)
+        except BadHost:
+            return django_response(BAD_HOST)
+
+    @staticmethod
+    async def _respond(
+        request: HttpRequest, runtime: _anyio.Auth, forwarded: Request
+    ) -> HttpResponseBase | None:
+        """The engine's answer as a Django response (a logged 500 if serving fails);
+        ``None`` when the engine does not serve it after all (the view chain does)."""
+        try:
+            response = await runtime.respond(forwarded)
+        except Exception:
+            return django_response(server_error(request.path))
+        return None if response is None else django_response(response)
 
     async def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> int:
         """End the sessions of ``user_id`` and/or ``sid`` outside a request (a management
@@ -216,77 +239,33 @@ class Handle(Hook):
             )
         return await self.runtimes.fixed.revoke_sessions(user_id=user_id, sid=sid)
 
-    def _prepare(
-        self, request: HttpRequest, runtime: _anyio.Auth
-    ) -> Request | HttpResponseBase | None:
-        """For an auth route, the engine's request (or the 413/400 to answer instead);
-        ``None`` for any other route."""
-        if not runtime.serves(raw_path(request)):
-            return None
-        if _too_large(request.META.get("CONTENT_LENGTH"), self.max_body_size):
-            return django_response(BODY_TOO_LARGE)
-        try:
-            body = request.body
-        except RequestDataTooBig:
-            return django_response(BODY_TOO_LARGE)
-        if len(body) > self.max_body_size:
-            return django_response(BODY_TOO_LARGE)
-        try:
-            return engine_request(request, body=body)
-        except BadHost:
-            return django_response(BAD_HOST)
 
-    @staticmethod
-    async def _respond(
-        request: HttpRequest, runtime: _anyio.Auth, engine_req: Request
-    ) -> HttpResponseBase | None:
-        """The engine's answer as a Django response (a logged 500 if serving fails);
-        ``None`` when the engine does not serve it after all (the view chain does)."""
-        try:
-            response = await runtime.respond(engine_req)
-        except Exception:
-            return django_response(server_error(request.path))
-        return None if response is None else django_response(response)
-
-
-def _attach(request: HttpRequest, runtime: _anyio.Auth) -> RequestAuth:
-    state = RequestAuth(request, runtime)
-    request.auth = state  # type: ignore[attr-defined]
-    return state
+def _signed_out_answer(request: HttpRequest, redirect_to: str | None) -> HookFlow:
+    """``None`` when ``request`` is signed in; else the redirect :func:`sign_in_response`
+    gives (``None`` on the sign-in page itself)."""
+    session = yield from request_auth(request)._read()
+    return None if signed_in(session) else sign_in_response(request, redirect_to)
 
 
 class ProtectPrefix(Hook):
-    """Redirects (303) requests under ``prefix`` that have no session to the sign-in page
+    """Redirects (303) requests under ``prefix`` that are not signed in to the sign-in page
     (see :func:`sign_in_response`), or to ``redirect_to`` when given."""
 
     def __init__(self, prefix: str, redirect_to: str | None) -> None:
         self.prefix = prefix
         self.redirect_to = redirect_to
 
-    def call(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
-        if (
-            request.path.startswith(self.prefix)
-            and not signed_in(request_auth(request).session())
-            and (answer := sign_in_response(request, self.redirect_to))
-        ):
-            return answer
-        result: HttpResponseBase = get_response(request)
-        return result
-
-    async def acall(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
-        if (
-            request.path.startswith(self.prefix)
-            and not signed_in(await request_auth(request).asession())
-            and (answer := sign_in_response(request, self.redirect_to))
-        ):
-            return answer
-        result: HttpResponseBase = await get_response(request)
-        return result
+    def flow(self, request: HttpRequest) -> HookFlow:
+        if request.path.startswith(self.prefix):
+            answer = yield from _signed_out_answer(request, self.redirect_to)
+            if answer is not None:
+                return answer
+        return (yield NEXT)  # type: ignore[no-any-return]
 
 
 def protect_prefix(prefix: str, redirect_to: str | None = None) -> Hook:
     """A handle (after the auth ``handle``) that redirects with 303 when a request whose
-    path starts with ``prefix`` has no session: pages, form posts and API routes alike.
+    path starts with ``prefix`` is not signed in: pages, form posts and API routes alike.
     It goes to the sign-in page with ``callbackUrl`` (see :func:`sign_in_response`), or to
     ``redirect_to`` exactly when given. The test is a plain prefix: ``"/account/"`` spares
     ``/accounts``."""
@@ -300,12 +279,21 @@ def sign_in_response(
     project's ``settings.LOGIN_URL`` when it sets one, else to the engine's sign-in page
     (``pages.sign_in``, else ``<base_path>/signin``), with ``callbackUrl`` = the request's
     path and query. ``None`` when the request is for that page already (no loop)."""
-    if redirect_to is not None:
-        return see_other(redirect_to)
-    login_url = django_settings.LOGIN_URL if django_settings.is_overridden("LOGIN_URL") else None
-    page = None if login_url is None else resolve_url(login_url)
-    url = sign_in_redirect(request_auth(request).runtime.settings, request.get_full_path(), page)
-    return None if url is None else see_other(url)
+    if redirect_to is None:
+        login_url = (
+            django_settings.LOGIN_URL if django_settings.is_overridden("LOGIN_URL") else None
+        )
+        page = None if login_url is None else resolve_url(login_url)
+        settings = request_auth(request).runtime.settings
+        redirect_to = sign_in_redirect(settings, request.get_full_path(), page)
+    return None if redirect_to is None else see_other(redirect_to)
+
+
+def see_other(url: str) -> HttpResponseRedirect:
+    """A 303 redirect to ``url``."""
+    response = HttpResponseRedirect(url)
+    response.status_code = 303
+    return response
 
 
 class Sequence:
@@ -349,32 +337,22 @@ def auth_required(*, redirect_to: str | None = None) -> Callable[[View], View]: 
 def auth_required(
     view: View | None = None, /, *, redirect_to: str | None = None
 ) -> View | Callable[[View], View]:
-    """Decorate a sync or async view: without ``session.user``, redirect with 303 to the
-    sign-in page with ``callbackUrl`` (``settings.LOGIN_URL`` when the project sets it; see
+    """Decorate a sync or async view: when not signed in, redirect with 303 to the sign-in
+    page with ``callbackUrl`` (``settings.LOGIN_URL`` when the project sets it; see
     :func:`sign_in_response`), or to ``redirect_to`` exactly when given. Use it bare
     (``@auth_required``) or called (``@auth_required(...)``)."""
 
     def decorate(view: View) -> View:
-        if iscoroutinefunction(view):
+        run = run_async if iscoroutinefunction(view) else run_sync
 
-            @wraps(view)
-            async def async_view(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
-                if not signed_in(await request_auth(request).asession()) and (
-                    answer := sign_in_response(request, redirect_to)
-                ):
-                    return answer
-                return await view(request, *args, **kwargs)
-
-            return async_view  # type: ignore[return-value]
+        def flow(request: HttpRequest) -> HookFlow:
+            answer = yield from _signed_out_answer(request, redirect_to)
+            return answer if answer is not None else (yield NEXT)
 
         @wraps(view)
-        def sync_view(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
-            if not signed_in(request_auth(request).session()) and (
-                answer := sign_in_response(request, redirect_to)
-            ):
-                return answer
-            return view(request, *args, **kwargs)
+        def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+            return run(flow(request), request, lambda r: view(r, *args, **kwargs))
 
-        return sync_view  # type: ignore[return-value]
+        return markcoroutinefunction(checked) if run is run_async else checked  # type: ignore[return-value]
 
     return decorate(view) if view is not None else decorate
