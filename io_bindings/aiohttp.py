@@ -32,13 +32,10 @@ from ._state import AuthState
 from .anyio import Auth
 from .runtimes import RuntimeCache
 from .translate import (
-    BAD_HOST,
     BODY_TOO_LARGE,
     DEFAULT_MAX_BODY_SIZE,
     NOT_FOUND,
-    BadHost,
     make_request,
-    server_error,
     too_large,
 )
 
@@ -221,15 +218,9 @@ class AiohttpAuth:
         body = await read_body(request, self.max_body_size)
         if body is None:
             return aiohttp_response(BODY_TOO_LARGE)
-        try:
-            engine_request = to_engine_request(request, body)
-        except BadHost:
-            return aiohttp_response(BAD_HOST)
-        try:
-            response = await self.auth.respond(engine_request)
-        except Exception:
-            return aiohttp_response(server_error(raw_path))
-        return aiohttp_response(response if response is not None else NOT_FOUND)
+        return aiohttp_response(
+            await self.auth.serve(lambda: to_engine_request(request, body), raw_path)
+        )
 
 
 AdapterBAuth = AiohttpAuth

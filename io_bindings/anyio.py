@@ -22,9 +22,11 @@ from ._runtime import AccessToken, Call, Runtime, SessionRead, T
 from ._single_flight import SingleFlight
 from .http import AnyioBackend, AsyncioBackend, HTTPClient, NetworkBackend
 from .translate import (
+    BAD_HOST,
     DEFAULT_MAX_BODY_SIZE,
     NOT_FOUND,
     ASGIApp,
+    BadHost,
     Receive,
     Scope,
     Send,
@@ -130,6 +132,20 @@ class Auth(Runtime):
             return None
         return await flow.run(self.perform)
 
+    async def serve(self, make_request: Callable[[], Request], where: str) -> Response:
+        """The response to an auth route's request, for a server (never raises): 400 when
+        ``make_request`` raises :class:`~io_bindings.translate.BadHost`, a logged 500 naming
+        ``where`` on failure, 404 when it is no auth route after all."""
+        try:
+            request = make_request()
+        except BadHost:
+            return BAD_HOST
+        try:
+            response = await self.respond(request)
+        except Exception:
+            return server_error(where)
+        return response if response is not None else NOT_FOUND
+
     async def session(self, request: Request) -> SessionRead:
         """The session of the browser that sent ``request`` (any request: its cookies,
         origin and forwarding headers are used), with the cookies to set."""
@@ -232,8 +248,4 @@ async def serve_asgi(auth: Auth, scope: Scope, receive: Receive, max_body_size: 
     request = await asgi_request(scope, receive, max_body_size)
     if isinstance(request, Response):
         return request
-    try:
-        response = await auth.respond(request)
-    except Exception:
-        return server_error(scope.get("path", ""))
-    return response if response is not None else NOT_FOUND
+    return await auth.serve(lambda: request, scope.get("path", ""))

@@ -9,8 +9,9 @@ or an async chain (the engine's shape: one flow, two drivers).
 
 from __future__ import annotations
 
+import functools
 import inspect
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import Callable, Generator
 from functools import wraps
 from typing import Any, TypeAlias, TypeVar, overload
 
@@ -20,12 +21,11 @@ from django.core.exceptions import ImproperlyConfigured, PermissionDenied, Reque
 from django.http import HttpRequest, HttpResponseBase, HttpResponseRedirect
 from django.shortcuts import resolve_url
 
-from sansio_auth import Request
 from sansio_auth.authorized import sign_in_redirect, signed_in
 
 from .. import anyio as _anyio
 from .._state import AuthState
-from ..translate import BAD_HOST, BODY_TOO_LARGE, DEFAULT_MAX_BODY_SIZE, BadHost, server_error
+from ..translate import BODY_TOO_LARGE, DEFAULT_MAX_BODY_SIZE
 from ..translate import too_large as _too_large
 from . import _bridge
 from ._runtime import Runtimes
@@ -39,7 +39,11 @@ NEXT: Any = object()
 HookFlow: TypeAlias = Generator[Any, Any, HttpResponseBase | None]
 
 
-def run_sync(flow: HookFlow, request: HttpRequest, next_: GetResponse) -> Any:
+def _no_next(request: HttpRequest) -> Any:
+    raise TypeError("this flow has no next handler")
+
+
+def run_sync(flow: HookFlow, request: HttpRequest, next_: GetResponse = _no_next) -> Any:
     """Drive ``flow`` in sync code (the runtime's work on its loop, through the bridge)."""
     value = None
     while True:
@@ -50,7 +54,7 @@ def run_sync(flow: HookFlow, request: HttpRequest, next_: GetResponse) -> Any:
         value = next_(request) if step is NEXT else _bridge.run(request, step)
 
 
-async def run_async(flow: HookFlow, request: HttpRequest, next_: GetResponse) -> Any:
+async def run_async(flow: HookFlow, request: HttpRequest, next_: GetResponse = _no_next) -> Any:
     """Drive ``flow`` in async code."""
     value = None
     while True:
@@ -64,11 +68,10 @@ async def run_async(flow: HookFlow, request: HttpRequest, next_: GetResponse) ->
 class RequestAuth:
     """``request.auth``: the runtime serving this request, and the session, read lazily.
 
-    Call it for the session (a mapping, or ``None`` when signed out): in async code
-    ``await request.auth()``, in sync code ``request.auth()`` (whether the calling
-    thread runs an event loop decides which). The session is read once per request;
-    cookies the engine re-issues while reading it are added to the response. The other
-    methods answer the same way: awaitable in async code, plain in sync code.
+    Call it for the session (a mapping, or ``None`` when signed out): ``await
+    request.auth()`` in async code, ``request.auth()`` in sync code (whether the calling
+    thread runs an event loop decides). Read once per request; the cookies the engine sets
+    go on the response. The other methods answer the same way: awaitable in async code.
     """
 
     def __init__(self, request: HttpRequest, runtime: _anyio.Auth) -> None:
@@ -78,56 +81,48 @@ class RequestAuth:
         """The request's auth state (session, cookies for the response)."""
         self._csrf_token: str | None = None
 
-    def _run(self, call: Callable[[], Awaitable[Any]]) -> Any:
-        """``call()`` on the runtime's loop: awaitable in async code, its result in sync code."""
-        if _bridge.in_event_loop():
-            return _bridge.arun(self.request, call)
-        return _bridge.run(self.request, call)
-
     def __call__(self) -> Any:
-        return self.asession() if _bridge.in_event_loop() else self.session()
+        return self._run(self._session)
 
     def session(self) -> Any:
         """The session, from sync code."""
-        if not self.state.read:
-            _bridge.run(self.request, self.state.session)
-        return self.state.data
+        return run_sync(self._session(), self.request)
 
     async def asession(self) -> Any:
         """The session, from async code."""
-        if not self.state.read:
-            await _bridge.arun(self.request, self.state.session)
-        return self.state.data
+        return await run_async(self._session(), self.request)
 
-    def _read(self) -> HookFlow:
+    def _session(self) -> HookFlow:
         if not self.state.read:
             yield self.state.session
         return self.state.data  # type: ignore[no-any-return]
 
+    def _run(self, flow: Callable[[], HookFlow]) -> Any:
+        """``flow()`` driven by the driver of the calling thread."""
+        run = run_async if _bridge.in_event_loop() else run_sync
+        return run(flow(), self.request)
+
     def access_token(self, provider: str) -> Any:
         """A valid access token of ``provider`` for this request's session (refreshed if
-        due), or ``None``: ``await request.auth.access_token("op")`` in async code,
-        ``request.auth.access_token("op")`` in sync code. A refresh re-issues the session
-        cookie; it is added to the response."""
-        return self._run(lambda: self.state.access_token(provider))
+        due), or ``None``: ``await request.auth.access_token("op")`` in async code."""
+        return self._run(lambda: (yield lambda: self.state.access_token(provider)))
 
     def update(self, data: Any) -> Any:
-        """Update the session with ``data`` (the ``jwt`` callback gets ``trigger="update"``):
-        the new session (``None`` when signed out); ``PermissionDenied`` (403) for a
-        cross-site request."""
-        return self._run(lambda: self._updated(data))
+        """Update the session with ``data`` (:meth:`sansio_auth.Engine.update_session`): the
+        new session (``None`` when signed out); ``PermissionDenied`` for a cross-site post."""
+        return self._run(lambda: self._update(data))
 
-    async def _updated(self, data: Any) -> Any:
-        read = await self.state.update(data)
+    def _update(self, data: Any) -> HookFlow:
+        read = yield lambda: self.state.update(data)
         if read.status != 200:
             raise PermissionDenied(read.body.decode())
-        return read.data
+        return read.data  # type: ignore[no-any-return]
 
     def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> Any:
-        """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"; see
-        :meth:`io_bindings.anyio.Auth.revoke_sessions`): the number of database sessions
-        deleted."""
-        return self._run(lambda: self.runtime.revoke_sessions(user_id=user_id, sid=sid))
+        """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"): the
+        number of database sessions deleted (:meth:`io_bindings.anyio.Auth.revoke_sessions`)."""
+        revoke = self.runtime.revoke_sessions
+        return self._run(lambda: (yield lambda: revoke(user_id=user_id, sid=sid)))
 
     def csrf_token(self) -> str:
         """The library's CSRF token for forms on this page (its cookie goes on the response);
@@ -191,42 +186,26 @@ class Handle(Hook):
         found = self.runtimes.resolve(request)
         runtime = (yield lambda: found) if inspect.isawaitable(found) else found
         if runtime.serves(raw_path(request)):
-            answer = prepared = self._prepare(request)
-            if isinstance(prepared, Request):
-                answer = yield lambda: self._respond(request, runtime, prepared)
-            if answer is not None:
-                return answer  # type: ignore[return-value]
+            body = self._body(request)
+            if body is None:
+                return django_response(BODY_TOO_LARGE)
+            make = functools.partial(engine_request, request, body)
+            return django_response((yield lambda: runtime.serve(make, request.path)))
         auth = RequestAuth(request, runtime)
         request.auth = auth  # type: ignore[attr-defined]
         response: HttpResponseBase = yield NEXT
         add_cookies(response, auth.state.take_cookies())
         return response
 
-    def _prepare(self, request: HttpRequest) -> Request | HttpResponseBase:
-        """The engine's request for an auth route, or the answer refusing it: 413 for a
-        body over ``max_body_size``, 400 for a bad ``Host``."""
+    def _body(self, request: HttpRequest) -> bytes | None:
+        """The request body, or ``None`` when it is over ``max_body_size`` bytes."""
+        if _too_large(request.META.get("CONTENT_LENGTH"), self.max_body_size):
+            return None
         try:
-            if _too_large(request.META.get("CONTENT_LENGTH"), self.max_body_size):
-                return django_response(BODY_TOO_LARGE)
-            if len(body := request.body) > self.max_body_size:
-                return django_response(BODY_TOO_LARGE)
-            return engine_request(request, body=body)
+            body = request.body
         except RequestDataTooBig:
-            return django_response(BODY_TOO_LARGE)
-        except BadHost:
-            return django_response(BAD_HOST)
-
-    @staticmethod
-    async def _respond(
-        request: HttpRequest, runtime: _anyio.Auth, forwarded: Request
-    ) -> HttpResponseBase | None:
-        """The engine's answer as a Django response (a logged 500 if serving fails);
-        ``None`` when the engine does not serve it after all (the view chain does)."""
-        try:
-            response = await runtime.respond(forwarded)
-        except Exception:
-            return django_response(server_error(request.path))
-        return None if response is None else django_response(response)
+            return None
+        return None if len(body) > self.max_body_size else body
 
     async def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> int:
         """End the sessions of ``user_id`` and/or ``sid`` outside a request (a management
@@ -243,24 +222,16 @@ class Handle(Hook):
 def _signed_out_answer(request: HttpRequest, redirect_to: str | None) -> HookFlow:
     """``None`` when ``request`` is signed in; else the redirect :func:`sign_in_response`
     gives (``None`` on the sign-in page itself)."""
-    session = yield from request_auth(request)._read()
+    session = yield from request_auth(request)._session()
     return None if signed_in(session) else sign_in_response(request, redirect_to)
 
 
-class ProtectPrefix(Hook):
-    """Redirects (303) requests under ``prefix`` that are not signed in to the sign-in page
-    (see :func:`sign_in_response`), or to ``redirect_to`` when given."""
-
-    def __init__(self, prefix: str, redirect_to: str | None) -> None:
-        self.prefix = prefix
-        self.redirect_to = redirect_to
+class _FlowHook(Hook):
+    def __init__(self, flow: Callable[[HttpRequest], HookFlow]) -> None:
+        self._flow = flow
 
     def flow(self, request: HttpRequest) -> HookFlow:
-        if request.path.startswith(self.prefix):
-            answer = yield from _signed_out_answer(request, self.redirect_to)
-            if answer is not None:
-                return answer
-        return (yield NEXT)  # type: ignore[no-any-return]
+        return self._flow(request)
 
 
 def protect_prefix(prefix: str, redirect_to: str | None = None) -> Hook:
@@ -269,7 +240,15 @@ def protect_prefix(prefix: str, redirect_to: str | None = None) -> Hook:
     It goes to the sign-in page with ``callbackUrl`` (see :func:`sign_in_response`), or to
     ``redirect_to`` exactly when given. The test is a plain prefix: ``"/account/"`` spares
     ``/accounts``."""
-    return ProtectPrefix(prefix, redirect_to)
+
+    def flow(request: HttpRequest) -> HookFlow:
+        if request.path.startswith(prefix):
+            answer = yield from _signed_out_answer(request, redirect_to)
+            if answer is not None:
+                return answer
+        return (yield NEXT)  # type: ignore[no-any-return]
+
+    return _FlowHook(flow)
 
 
 def sign_in_response(
@@ -286,14 +265,7 @@ def sign_in_response(
         page = None if login_url is None else resolve_url(login_url)
         settings = request_auth(request).runtime.settings
         redirect_to = sign_in_redirect(settings, request.get_full_path(), page)
-    return None if redirect_to is None else see_other(redirect_to)
-
-
-def see_other(url: str) -> HttpResponseRedirect:
-    """A 303 redirect to ``url``."""
-    response = HttpResponseRedirect(url)
-    response.status_code = 303
-    return response
+    return None if redirect_to is None else HttpResponseRedirect(redirect_to, status=303)
 
 
 class Sequence:

@@ -1,13 +1,12 @@
 """``sign_in`` and ``sign_out``: form-action views, the runtime's server-side actions for a
-form the browser posts (:mod:`sansio_auth.actions` has their rules).
+form the browser posts (``form_post``: the rules are :mod:`sansio_auth.actions`'s).
 
 The form (see the ``signin_button`` tag) posts ``provider``, ``redirectTo`` (default: the
 same-site ``Referer``, else ``/``), the library's ``csrfToken`` and any credential fields;
-Django's CSRF middleware checks its own token as for any view, and the engine checks its
-token: both are kept. The answer is a 303 to where the engine sends the browser (the
-provider, the verify-request page, ``redirectTo``; a refused credentials sign-in goes back
-to the form's page with ``?error=CredentialsSignin&code=<code>``), or 403 for a form posted
-from another site.
+Django's CSRF middleware checks its own token as for any view, the engine checks its own.
+The answer is the engine's: a 303 to the provider, the verify-request page or
+``redirectTo`` (a refused credentials sign-in goes back to the form's page with
+``?error=CredentialsSignin&code=<code>``), or 403 for a form posted from another site.
 """
 
 from __future__ import annotations
@@ -15,37 +14,30 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponseBase, HttpResponseNotAllowed
 from msgspec.structs import replace
 
-from sansio_auth.actions import ActionResult
-
 from . import _bridge
 from ._handle import request_auth
 from ._translate import django_response
-
-_DJANGO_FIELDS = frozenset({"provider", "csrfmiddlewaretoken"})
 
 
 async def sign_in(request: HttpRequest) -> HttpResponseBase:
     """POST ``provider``, ``redirectTo`` and any credential fields: start (or, for
     credentials, complete) a sign-in."""
-    if request.method != "POST":
-        return HttpResponseNotAllowed(["POST"])
-    state = request_auth(request).state
-    form = {k: v for k, v in request.POST.items() if k not in _DJANGO_FIELDS}
-    provider = request.POST.get("provider") or None
-    return _answer(
-        await _bridge.arun(request, lambda: state.sign_in(provider, form, form_post=True))
-    )
+    return await _act(request, sign_in=True)
 
 
 async def sign_out(request: HttpRequest) -> HttpResponseBase:
     """POST (``redirectTo`` optional): sign out."""
+    return await _act(request, sign_in=False)
+
+
+async def _act(request: HttpRequest, *, sign_in: bool) -> HttpResponseBase:
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
     state = request_auth(request).state
-    form = {k: v for k, v in request.POST.items() if k not in _DJANGO_FIELDS}
-    return _answer(await _bridge.arun(request, lambda: state.sign_out(form, form_post=True)))
-
-
-def _answer(result: ActionResult) -> HttpResponseBase:
-    """The action's answer; its cookies are the request's, which ``handle`` sets."""
-    return django_response(replace(result, cookies=()))
+    form = {k: v for k, v in request.POST.items() if k not in ("provider", "csrfmiddlewaretoken")}
+    if sign_in:
+        provider = request.POST.get("provider") or None
+        result = await _bridge.arun(request, lambda: state.sign_in(provider, form, form_post=True))
+    else:
+        result = await _bridge.arun(request, lambda: state.sign_out(form, form_post=True))
+    return django_response(replace(result, cookies=()))  # the request's: `handle` sets them
