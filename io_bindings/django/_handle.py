@@ -25,10 +25,10 @@ from sansio_auth.authorized import sign_in_redirect, signed_in
 
 from .. import anyio as _anyio
 from .._state import AuthState
+from ..runtimes import ConfigSource
 from ..translate import BODY_TOO_LARGE, DEFAULT_MAX_BODY_SIZE
 from ..translate import too_large as _too_large
 from . import _bridge
-from ._runtime import Runtimes
 from ._translate import add_cookies, django_response, engine_request, raw_path
 
 GetResponse: TypeAlias = Callable[[HttpRequest], Any]
@@ -153,11 +153,15 @@ def request_auth(request: HttpRequest) -> RequestAuth:
 
 
 class Hook:
-    """A Django middleware factory (``sync_capable = async_capable = True``): put it in
-    ``MIDDLEWARE`` by dotted path, or combine several with :func:`sequence`."""
+    """A Django middleware factory (``sync_capable = async_capable = True``) running
+    ``flow``: put it in ``MIDDLEWARE`` by dotted path, or combine several with
+    :func:`sequence`."""
 
     sync_capable = True
     async_capable = True
+
+    def __init__(self, flow: Callable[[HttpRequest], HookFlow] | None = None) -> None:
+        self._flow = flow
 
     def __call__(self, get_response: GetResponse) -> Callable[[HttpRequest], Any]:
         is_async = iscoroutinefunction(get_response)
@@ -170,7 +174,8 @@ class Hook:
 
     def flow(self, request: HttpRequest) -> HookFlow:
         """What the hook does with ``request`` (see :data:`HookFlow`)."""
-        raise NotImplementedError
+        assert self._flow is not None
+        return self._flow(request)
 
 
 class Handle(Hook):
@@ -178,7 +183,7 @@ class Handle(Hook):
     ``request.auth`` (:class:`RequestAuth`) for the rest, whose response gets the cookies
     the engine set during the request. Request bodies over ``max_body_size`` bytes get 413."""
 
-    def __init__(self, runtimes: Runtimes, max_body_size: int = DEFAULT_MAX_BODY_SIZE) -> None:
+    def __init__(self, runtimes: ConfigSource, max_body_size: int = DEFAULT_MAX_BODY_SIZE) -> None:
         self.runtimes = runtimes
         self.max_body_size = max_body_size
 
@@ -226,14 +231,6 @@ def _signed_out_answer(request: HttpRequest, redirect_to: str | None) -> HookFlo
     return None if signed_in(session) else sign_in_response(request, redirect_to)
 
 
-class _FlowHook(Hook):
-    def __init__(self, flow: Callable[[HttpRequest], HookFlow]) -> None:
-        self._flow = flow
-
-    def flow(self, request: HttpRequest) -> HookFlow:
-        return self._flow(request)
-
-
 def protect_prefix(prefix: str, redirect_to: str | None = None) -> Hook:
     """A handle (after the auth ``handle``) that redirects with 303 when a request whose
     path starts with ``prefix`` is not signed in: pages, form posts and API routes alike.
@@ -248,7 +245,7 @@ def protect_prefix(prefix: str, redirect_to: str | None = None) -> Hook:
                 return answer
         return (yield NEXT)  # type: ignore[no-any-return]
 
-    return _FlowHook(flow)
+    return Hook(flow)
 
 
 def sign_in_response(

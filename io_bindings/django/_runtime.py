@@ -49,15 +49,10 @@ def make_runtime(config: AuthConfig, env: Mapping[str, str] | None = None) -> _a
     return auth
 
 
-class Runtimes(ConfigSource):
+def runtimes(config: AuthConfig | LazyConfig) -> ConfigSource:
     """The runtime of each request: one for a fixed config (made, and checked, at once),
-    or one per config object a lazy config function returns (the most recent
-    ones kept: return the same objects, e.g. one per environment)."""
-
-    def __init__(self, config: AuthConfig | LazyConfig) -> None:
-        if not isinstance(config, AuthConfig) and not callable(config):
-            raise TypeError("DjangoAuth takes an AuthConfig or a function of the request")
-        super().__init__(config, make_runtime, _refuse, eager=True)
+    or one per config object a lazy config function returns (the most recent kept)."""
+    return ConfigSource(config, make_runtime, _refuse, eager=True)
 
 
 def _refuse(message: str) -> ImproperlyConfigured:
