@@ -42,4 +42,19 @@ def wait(awaitable: Awaitable[T]) -> T:
     return asyncio.run_coroutine_threadsafe(_awaited(awaitable), background_loop()).result()
 
 
-__all__ = ["background_loop", "wait"]
+async def wait_async(awaitable: Awaitable[T]) -> T:
+    """Await ``awaitable`` run on :func:`background_loop`, from another loop."""
+    future = asyncio.run_coroutine_threadsafe(_awaited(awaitable), background_loop())
+    return await asyncio.wrap_future(future)
+
+
+def in_event_loop() -> bool:
+    """Whether this thread is running an event loop (async code must ``await``)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+__all__ = ["background_loop", "in_event_loop", "wait", "wait_async"]

@@ -23,20 +23,19 @@ from aiohttp import hdrs, web
 from aiohttp.typedefs import Handler, Middleware
 from multidict import CIMultiDict
 
-from sansio_auth import AuthConfig, Cookie, Request, Response
-from sansio_auth.authorized import sign_in_redirect
+from sansio_auth import AuthConfig, AuthError, Request, Response
+from sansio_auth.actions import ActionResult, AuthorizationParams
+from sansio_auth.authorized import sign_in_redirect, signed_in
 from sansio_auth.http import headers_from_pairs
 
-from .anyio import Auth, SessionRead
+from ._state import AuthState
+from .anyio import Auth
 from .runtimes import RuntimeCache
 from .translate import (
-    BAD_HOST,
     BODY_TOO_LARGE,
     DEFAULT_MAX_BODY_SIZE,
     NOT_FOUND,
-    BadHost,
     make_request,
-    server_error,
     too_large,
 )
 
@@ -49,6 +48,7 @@ __all__ = [
     "AiohttpAuth",
     "AiohttpAuthConfig",
     "access_token",
+    "auth_state",
     "get_session",
     "require_session",
     "send_session_cookies",
@@ -58,8 +58,8 @@ DEFAULT_PREFIX = "/api/auth"
 """Where the auth routes are served unless ``prefix`` (or ``base_path``) says otherwise."""
 AUTH_KEY = "auth"
 """``request[AUTH_KEY]``: the session :meth:`AiohttpAuth.protect` read (a mapping or ``None``)."""
-_READS = web.RequestKey("sansio_auth.session_reads", dict[int, SessionRead])  # by id(runtime)
-_PENDING = web.RequestKey("sansio_auth.pending_cookies", list[Cookie])  # not sent yet
+_STATES = web.RequestKey("sansio_auth.states", dict[int, AuthState])  # by id(runtime)
+_REFUSALS = {400: web.HTTPBadRequest, 403: web.HTTPForbidden}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -139,11 +139,11 @@ class AiohttpAuth:
         async def protect(request: web.Request, handler: Handler) -> web.StreamResponse:
             if not _path_in(request, prefixes) or self.auth.serves(_target(request)[0]):
                 return await handler(request)
-            session = (await read_session(request, self.auth)).data
+            session = await auth_state(request, self.auth).session()
             with warnings.catch_warnings():  # the issue's plain key, not a web.RequestKey
                 warnings.simplefilter("ignore", web.NotAppKeyWarning)
                 request[AUTH_KEY] = session
-            if not _signed_in(session) and (
+            if not signed_in(session) and (
                 location := sign_in_location(request, self.auth, redirect_to)
             ):
                 await _redirect(request, location)
@@ -151,11 +151,52 @@ class AiohttpAuth:
 
         return protect
 
+    def middleware(self) -> Middleware:
+        """A middleware for the whole app: the cookies the engine set during a request (a
+        re-issued session, a sign-in's) go on its response, and an action's error the
+        handler lets through (:meth:`sign_in`) is answered as the engine answers it (the
+        form's page or the error page)."""
+
+        @web.middleware
+        async def send_cookies(request: web.Request, handler: Handler) -> web.StreamResponse:
+            return await _with_cookies(request, handler)
+
+        return send_cookies
+
+    async def sign_in(
+        self,
+        request: web.Request,
+        provider: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        authorization_params: AuthorizationParams | None = None,
+    ) -> str:
+        """Sign in with ``provider`` (``None``: go to the sign-in page), as Starlette's
+        ``sign_in``: ``options`` are ``redirect`` (default ``True``), ``redirectTo`` (default
+        the same-site ``Referer``, else ``/``) and the provider's fields. Raises
+        ``web.HTTPSeeOther`` to where the browser goes (returns that URL with
+        ``redirect=False``), ``web.HTTPForbidden`` for a cross-site post, and the
+        :class:`~sansio_auth.AuthError` of a failed sign-in. The cookies wait on the request
+        (:meth:`middleware` or :func:`send_session_cookies` sends them)."""
+        state = auth_state(request, self.auth)
+        return _answer(request, await state.sign_in(provider, options, authorization_params))
+
+    async def sign_out(self, request: web.Request, options: Mapping[str, Any] | None = None) -> str:
+        """Sign out, as :meth:`sign_in` answers (``options``: ``redirect``, ``redirectTo``)."""
+        return _answer(request, await auth_state(request, self.auth).sign_out(options))
+
+    async def unstable_update(self, request: web.Request, data: Mapping[str, Any]) -> Any:
+        """Update the session with ``data`` (the ``jwt`` callback gets ``trigger="update"``):
+        the new session; ``web.HTTPForbidden`` for a cross-site post."""
+        read = await auth_state(request, self.auth).update(data)
+        if read.status != 200:
+            raise _REFUSALS[read.status](text=read.body.decode())
+        return read.data
+
     async def access_token(self, request: web.Request, *, provider: str) -> str | None:
         """A valid access token of ``provider`` for the session of ``request`` (refreshed if
         due), or ``None``. A refresh re-issues the session cookie: it waits on the request
         like :func:`get_session`'s (sent by :meth:`protect` or :func:`send_session_cookies`)."""
-        return await read_access_token(request, self.auth, provider)
+        return await auth_state(request, self.auth).access_token(provider)
 
     async def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> int:
         """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"); see
@@ -177,15 +218,9 @@ class AiohttpAuth:
         body = await read_body(request, self.max_body_size)
         if body is None:
             return aiohttp_response(BODY_TOO_LARGE)
-        try:
-            engine_request = to_engine_request(request, body)
-        except BadHost:
-            return aiohttp_response(BAD_HOST)
-        try:
-            response = await self.auth.respond(engine_request)
-        except Exception:
-            return aiohttp_response(server_error(raw_path))
-        return aiohttp_response(response if response is not None else NOT_FOUND)
+        return aiohttp_response(
+            await self.auth.serve(lambda: to_engine_request(request, body), raw_path)
+        )
 
 
 AdapterBAuth = AiohttpAuth
@@ -201,14 +236,14 @@ async def get_session(request: web.Request, config: AuthConfig) -> dict[str, Any
     Read once per request. The cookies the engine re-issues (a slid expiry) wait on the
     request: :meth:`AiohttpAuth.protect` or :func:`send_session_cookies` sends them.
     """
-    data = (await read_session(request, _runtimes.get(config))).data
+    data = await auth_state(request, _runtimes.get(config)).session()
     return data if isinstance(data, dict) else None
 
 
 async def access_token(request: web.Request, config: AuthConfig, *, provider: str) -> str | None:
     """:meth:`AiohttpAuth.access_token` without an :class:`AiohttpAuth` (the runtime of
     ``config``, as :func:`get_session`)."""
-    return await read_access_token(request, _runtimes.get(config), provider)
+    return await auth_state(request, _runtimes.get(config)).access_token(provider)
 
 
 async def require_session(
@@ -218,7 +253,7 @@ async def require_session(
     raises a 302 to the sign-in page with ``callbackUrl`` = the requested path
     (:func:`sign_in_location`), or to ``redirect_to`` exactly when given."""
     session = await get_session(request, config)
-    if session is None or not _signed_in(session):
+    if session is None or not signed_in(session):
         location = sign_in_location(request, _runtimes.get(config), redirect_to)
         if location is None:  # the sign-in page itself asks for a session: no way in
             raise web.HTTPUnauthorized(text="sign-in page requires a session")
@@ -236,47 +271,26 @@ def sign_in_location(request: web.Request, auth: Auth, redirect_to: str | None) 
 
 
 async def send_session_cookies(request: web.Request, response: web.StreamResponse) -> None:
-    """Add the cookies session reads re-issued to ``response`` (each once).
+    """Add the cookies the engine set during ``request`` (session reads, actions) to
+    ``response`` (each once).
 
     Register it as ``app.on_response_prepare.append(send_session_cookies)`` when handlers
-    call :func:`get_session` on paths :meth:`AiohttpAuth.protect` does not cover.
+    call :func:`get_session` on paths neither :meth:`AiohttpAuth.middleware` nor
+    :meth:`AiohttpAuth.protect` covers.
     """
-    pending = request.get(_PENDING, [])
-    for cookie in pending:
-        response.headers.add(hdrs.SET_COOKIE, cookie.header_value())
-    pending.clear()
+    for state in request.get(_STATES, {}).values():
+        for cookie in state.take_cookies():
+            response.headers.add(hdrs.SET_COOKIE, cookie.header_value())
 
 
-async def read_session(request: web.Request, auth: Auth) -> SessionRead:
-    """``auth``'s session read for ``request``, made once per request; its cookies are
-    queued for :func:`send_session_cookies`. A bad ``Host`` reads as signed out."""
-    if _READS not in request:
-        request[_READS], request[_PENDING] = {}, []
-    found = request[_READS].get(id(auth))
-    if found is None:
-        try:
-            found = await auth.session(to_engine_request(request))
-        except BadHost:
-            found = SessionRead(data=None)
-        request[_READS][id(auth)] = found
-        request[_PENDING].extend(found.cookies)
-    return found
-
-
-async def read_access_token(request: web.Request, auth: Auth, provider: str) -> str | None:
-    """``auth``'s access token of ``provider`` for ``request``; the re-issued cookies are
-    queued for :func:`send_session_cookies` (replacing a queued one of the same name)."""
-    try:
-        read = await auth.access_token(to_engine_request(request), provider=provider)
-    except BadHost:
-        return None
-    if _READS not in request:
-        request[_READS], request[_PENDING] = {}, []
-    pending = request[_PENDING]
-    for cookie in read.cookies:
-        pending[:] = [c for c in pending if c.name != cookie.name]
-        pending.append(cookie)
-    return read.token
+def auth_state(request: web.Request, auth: Auth) -> AuthState:
+    """The auth state of ``request`` for ``auth`` (made once per request and runtime)."""
+    if _STATES not in request:
+        request[_STATES] = {}
+    state = request[_STATES].get(id(auth))
+    if state is None:
+        state = request[_STATES][id(auth)] = AuthState(auth, lambda: to_engine_request(request))
+    return state
 
 
 def to_engine_request(request: web.Request, body: bytes = b"") -> Request:
@@ -328,10 +342,6 @@ def _path_in(request: web.Request, prefixes: tuple[str, ...]) -> bool:
     return request.path.startswith(prefixes) or request.rel_url.path_safe.startswith(prefixes)
 
 
-def _signed_in(session: Any) -> bool:
-    return isinstance(session, Mapping) and bool(session.get("user"))
-
-
 async def _redirect(request: web.Request, location: str) -> NoReturn:
     """Raise a 302 to ``location`` carrying the cookies session reads re-issued."""
     redirect = web.HTTPFound(location)
@@ -339,13 +349,32 @@ async def _redirect(request: web.Request, location: str) -> NoReturn:
     raise redirect
 
 
+def _answer(request: web.Request, result: ActionResult) -> str:
+    """The URL an action answered; raises what the handler answers instead: a refusal (403
+    cross-site, 400 bad ``Host``), the error of a failed action, a 303 to go on."""
+    if result.url is None:
+        raise _REFUSALS[result.status](text=result.body.decode())
+    if result.error is not None:
+        raise result.error
+    assert result.url is not None
+    if result.status == 303:
+        raise web.HTTPSeeOther(result.url)
+    return result.url
+
+
 async def _with_cookies(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """``handler``'s response (or raised HTTP exception) with the pending engine cookies."""
+    """``handler``'s response (or raised HTTP exception) with the pending engine cookies; an
+    action's error it let through becomes the engine's answer (a 303 to its page)."""
     try:
         response = await handler(request)
     except web.HTTPException as exc:
         await send_session_cookies(request, exc)
         raise
+    except AuthError as error:
+        urls = [state.failed_url(error) for state in request.get(_STATES, {}).values()]
+        if not any(urls):
+            raise
+        response = web.HTTPSeeOther(next(url for url in urls if url))
     if not response.prepared:
         await send_session_cookies(request, response)
     return response

@@ -6,27 +6,27 @@
 
 from __future__ import annotations
 
-import logging
-import os
 import secrets
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-import msgspec
-
-from sansio_auth import AuthConfig, Cookie, Engine, NotAnAuthRoute, Request, Response
+from sansio_auth import AuthConfig, NotAnAuthRoute, Request, Response
+from sansio_auth.actions import ActionResult, AuthorizationParams, AuthorizedResult
 from sansio_auth.drivers import async_performer
 from sansio_auth.events import Action, Event, SendHTTP
 from sansio_auth.oauth.cache import ProviderCache
 
 from ._driver_io import HTTPTransport, log_writer
+from ._runtime import AccessToken, Call, Runtime, SessionRead, T
 from ._single_flight import SingleFlight
 from .http import AnyioBackend, AsyncioBackend, HTTPClient, NetworkBackend
 from .translate import (
+    BAD_HOST,
     DEFAULT_MAX_BODY_SIZE,
     NOT_FOUND,
     ASGIApp,
+    BadHost,
     Receive,
     Scope,
     Send,
@@ -48,7 +48,6 @@ __all__ = [
     "request_from_scope",
 ]
 
-logger = logging.getLogger("sansio_auth")
 BackendName = Literal["anyio", "asyncio", "trio"]
 
 
@@ -67,21 +66,7 @@ def network_backend(backend: NetworkBackend | BackendName) -> NetworkBackend:
     raise ValueError(f"unknown network backend {backend!r} (anyio, asyncio or trio)")
 
 
-class SessionRead(msgspec.Struct, frozen=True, kw_only=True):
-    """A session read on the server side: what ``GET session`` answers, and the cookies
-    the engine re-issued while reading it (a slid expiry, a refreshed token), which
-    the response to the browser must carry to keep the session alive."""
-
-    data: Any
-    """The session mapping, or ``None`` when signed out."""
-    cookies: tuple[Cookie, ...] = ()
-
-    def set_cookie_headers(self) -> list[str]:
-        """The ``Set-Cookie`` header values to add to the response."""
-        return [cookie.header_value() for cookie in self.cookies]
-
-
-class Auth:
+class Auth(Runtime):
     """The runtime: the engine, its clock, entropy, provider cache and HTTP transport.
 
     Every binding and framework adapter is built on one of these. ``clock`` and
@@ -91,6 +76,13 @@ class Auth:
     :class:`~io_bindings.http.HTTPClient` on ``backend`` (``"anyio"``,
     ``"asyncio"``, ``"trio"`` or a :class:`~io_bindings.http.NetworkBackend`);
     :meth:`aclose` closes that default client's connections.
+
+    Besides serving the auth routes (:meth:`respond`), it offers the server-side actions
+    to every adapter, each taking the request the browser sent to the application and
+    answering what to send back with the cookies to set (the rules are the engine's:
+    :mod:`sansio_auth.actions`): :meth:`session`, :meth:`sign_in`, :meth:`sign_out`,
+    :meth:`update_session`, :meth:`authorized`, :meth:`access_token`, and
+    :meth:`revoke_sessions`. :class:`io_bindings.sync.SyncAuth` is its sync twin.
     """
 
     def __init__(
@@ -104,19 +96,16 @@ class Auth:
         env: Mapping[str, str] | None = None,
         backend: NetworkBackend | BackendName = "anyio",
     ) -> None:
-        env = os.environ if env is None else env
-        self.engine = Engine(config, clock=clock, entropy=entropy, env=env, cache=cache)
-        self.settings = self.engine.settings
+        super().__init__(config, clock=clock, entropy=entropy, cache=cache, env=env)
         self.http_client: HTTPClient | None = None
         if transport is None:
-            transport = self.http_client = HTTPClient(network_backend(backend), proxy_env=env)
+            transport = HTTPClient(network_backend(backend), proxy_env=self.env)
+            self.http_client = transport
         self.transport = transport
         self._perform = async_performer(
             send_http=transport.send, log=log_writer(self.settings.debug)
         )
         self._single_flight = SingleFlight(clock)
-        for code in self.settings.warnings:
-            logger.warning("[auth][warn][%s] Read more: https://warnings.authjs.dev", code)
 
     async def aclose(self) -> None:
         """Close the default HTTP client's idle connections (a given ``transport`` is yours)."""
@@ -132,9 +121,9 @@ class Auth:
             )
         return await self._perform(action)
 
-    def serves(self, raw_path: str) -> bool:
-        """Whether ``raw_path`` (percent-encoded, as sent) is an auth route."""
-        return self.engine.serves(raw_path)
+    async def run(self, call: Call[T]) -> T:
+        """Drive ``call``'s flow and make its result."""
+        return call.result(await call.flow.run(self.perform))
 
     async def respond(self, request: Request) -> Response | None:
         """The response to ``request``, or ``None`` when it is not an auth route."""
@@ -143,70 +132,70 @@ class Auth:
             return None
         return await flow.run(self.perform)
 
+    async def serve(self, make_request: Callable[[], Request], where: str) -> Response:
+        """The response to an auth route's request, for a server (never raises): 400 when
+        ``make_request`` raises :class:`~io_bindings.translate.BadHost`, a logged 500 naming
+        ``where`` on failure, 404 when it is no auth route after all."""
+        try:
+            request = make_request()
+        except BadHost:
+            return BAD_HOST
+        try:
+            response = await self.respond(request)
+        except Exception:
+            return server_error(where)
+        return response if response is not None else NOT_FOUND
+
     async def session(self, request: Request) -> SessionRead:
         """The session of the browser that sent ``request`` (any request: its cookies,
         origin and forwarding headers are used), with the cookies to set."""
-        response = await self.respond(session_request(request, self.settings.base_path))
-        return session_read(response)
+        return await self.run(self.session_call(request))
+
+    async def sign_in(
+        self,
+        request: Request,
+        provider: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        authorization_params: AuthorizationParams | None = None,
+        *,
+        form_post: bool = False,
+    ) -> ActionResult:
+        """Sign in the browser that sent ``request`` with ``provider`` (Auth.js's
+        ``signIn``): ``options`` are ``redirect``, ``redirectTo`` and the provider's fields;
+        ``form_post`` when the browser posted them (with its ``csrfToken``) straight here.
+        The answer (a 303, or 403 for a cross-site request) carries ``url``, ``error``
+        (a failed sign-in) and the cookies (see :meth:`sansio_auth.Engine.sign_in`)."""
+        call = self.sign_in_call(request, provider, options, authorization_params, form_post)
+        return await self.run(call)
+
+    async def sign_out(
+        self, request: Request, options: Mapping[str, Any] | None = None, *, form_post: bool = False
+    ) -> ActionResult:
+        """Sign out the browser that sent ``request`` (Auth.js's ``signOut``), as
+        :meth:`sign_in`."""
+        return await self.run(self.sign_out_call(request, options, form_post))
+
+    async def update_session(self, request: Request, data: Any) -> SessionRead:
+        """Update the session of ``request``'s browser with ``data`` (Auth.js's
+        ``unstable_update``): the new session and cookies (403 for a cross-site request)."""
+        return await self.run(self.update_session_call(request, data))
+
+    async def authorized(self, request: Request, framework_request: Any) -> AuthorizedResult:
+        """What the ``authorized`` callback decides for ``request`` (given the session and
+        ``framework_request``); allowed, without reading the session, when there is none."""
+        return await self.run(self.authorized_call(request, framework_request))
 
     async def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> int:
         """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"): database
         sessions are deleted (their number is returned), JWT sessions are refused from now on
         (``session={"revocation": True}``). Raises :class:`RuntimeError` naming the cause
         when they cannot be (no adapter, revocation off, the adapter failed)."""
-        flow = self.engine.revoke_sessions(user_id=user_id, sid=sid)
-        return revoked_count(await flow.run(self.perform))
+        return await self.run(self.revoke_sessions_call(user_id, sid))
 
     async def access_token(self, request: Request, *, provider: str) -> AccessToken:
         """The access token of ``provider`` for the session of ``request``, refreshed if
         due (concurrent refreshes of one token share one token-endpoint call)."""
-        flow = self.engine.access_token(session_request(request, self.settings.base_path), provider)
-        return access_token_of(await flow.run(self.perform))
-
-
-class AccessToken(msgspec.Struct, frozen=True, kw_only=True):
-    """A provider access token for the server to call the provider's API with, and the
-    cookies the session read re-issued (a refreshed token is in the JWT session cookie:
-    the response to the browser must carry them, or the rotated refresh token is lost)."""
-
-    token: str | None
-    """The valid access token, or ``None`` (signed out, no such provider, expired)."""
-    cookies: tuple[Cookie, ...] = ()
-
-    def set_cookie_headers(self) -> list[str]:
-        """The ``Set-Cookie`` header values to add to the response."""
-        return [cookie.header_value() for cookie in self.cookies]
-
-
-_SESSION_HEADERS = frozenset({"cookie", "host", "x-forwarded-host", "x-forwarded-proto"})
-
-
-def session_request(request: Request, base_path: str) -> Request:
-    """The ``GET {base_path}/session`` request that reads the session of ``request``'s browser."""
-    origin = request.url.split("/", 3)[:3]
-    headers = {k: v for k, v in request.headers.items() if k in _SESSION_HEADERS}
-    return Request(method="GET", url=f"{'/'.join(origin)}{base_path}/session", headers=headers)
-
-
-def access_token_of(response: Response) -> AccessToken:
-    """The :class:`AccessToken` of the engine's answer to an access-token flow."""
-    token = response.json().get("access_token") if response.status == 200 else None
-    return AccessToken(token=token, cookies=response.cookies)
-
-
-def revoked_count(response: Response) -> int:
-    """How many sessions the engine's revocation flow deleted; :class:`RuntimeError` naming
-    the cause when it could not revoke."""
-    if response.status != 200:
-        raise RuntimeError(f"the sessions could not be revoked: {response.json()['message']}")
-    return int(response.json()["deleted"])
-
-
-def session_read(response: Response | None) -> SessionRead:
-    """The :class:`SessionRead` of the answer to :func:`session_request`."""
-    if response is None or response.status != 200:
-        return SessionRead(data=None)
-    return SessionRead(data=response.json(), cookies=response.cookies)
+        return await self.run(self.access_token_call(request, provider))
 
 
 class AuthApp:
@@ -250,11 +239,13 @@ class AuthApp:
 
     async def serve(self, scope: Scope, receive: Receive) -> Response:
         """The response to an auth route's ASGI request (never raises)."""
-        request = await asgi_request(scope, receive, self.max_body_size)
-        if isinstance(request, Response):
-            return request
-        try:
-            response = await self.auth.respond(request)
-        except Exception:
-            return server_error(scope.get("path", ""))
-        return response if response is not None else NOT_FOUND
+        return await serve_asgi(self.auth, scope, receive, self.max_body_size)
+
+
+async def serve_asgi(auth: Auth, scope: Scope, receive: Receive, max_body_size: int) -> Response:
+    """``auth``'s response to an ASGI request for an auth route (never raises): 413 for a
+    body over ``max_body_size`` bytes, 400 for a bad ``Host``, a logged 500 on failure."""
+    request = await asgi_request(scope, receive, max_body_size)
+    if isinstance(request, Response):
+        return request
+    return await auth.serve(lambda: request, scope.get("path", ""))

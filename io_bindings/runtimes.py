@@ -9,9 +9,11 @@ number of pinned ones, keyed by identity (a config is immutable).
 
 from __future__ import annotations
 
+import inspect
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from sansio_auth import AuthConfig
 
@@ -64,3 +66,56 @@ class RuntimeCache:
             self._pinned.clear()
             self._recent.clear()
         return held
+
+
+class ConfigSource:
+    """A framework adapter's config: an :class:`AuthConfig`, or a function of the request
+    (sync or ``async``) returning one, called for every request (lazy initialization). One
+    runtime is kept per config object (see :class:`RuntimeCache`); ``refuse`` makes the
+    error for a function that returns something else. With ``eager``, a fixed config's
+    runtime is made now (its start-up checks fail at once) and kept in :attr:`fixed`."""
+
+    def __init__(
+        self,
+        source: AuthConfig | Callable[[Any], Any],
+        make: Callable[[AuthConfig], Auth],
+        refuse: Callable[[str], Exception] = TypeError,
+        *,
+        eager: bool = False,
+    ) -> None:
+        if not isinstance(source, AuthConfig) and not callable(source):
+            raise TypeError("give an AuthConfig or a function of the request")
+        self.source = source
+        self._by_config = RuntimeCache(make)
+        self._refuse = refuse
+        self.fixed: Auth | None = None
+        """The runtime of a fixed config made at start-up (``eager``)."""
+        if eager and isinstance(source, AuthConfig):
+            self.fixed = self._by_config.pin(source, make(source))
+
+    def resolve(self, request: Any) -> Auth | Awaitable[Auth]:
+        """The runtime for ``request``; awaitable when the config function is ``async``."""
+        if self.fixed is not None:
+            return self.fixed
+        if isinstance(self.source, AuthConfig):
+            return self._by_config.get(self.source)
+        config = self.source(request)
+        if inspect.isawaitable(config):
+            return self._after(config)
+        return self.for_config(config)
+
+    async def aresolve(self, request: Any) -> Auth:
+        """The runtime for ``request``, from async code."""
+        runtime = self.resolve(request)
+        return await runtime if inspect.isawaitable(runtime) else runtime
+
+    def for_config(self, config: Any) -> Auth:
+        """The (cached) runtime of ``config``."""
+        if not isinstance(config, AuthConfig):
+            raise self._refuse(
+                f"the config function returned {type(config).__name__}, not an AuthConfig"
+            )
+        return self._by_config.get(config)
+
+    async def _after(self, config: Awaitable[Any]) -> Auth:
+        return self.for_config(await config)

@@ -16,29 +16,22 @@ background loop (:mod:`io_bindings._loop`) so its pools live on a single loop.
 
 from __future__ import annotations
 
-import os
 import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from sansio_auth import AuthConfig, Engine, NotAnAuthRoute, Request, Response
+from sansio_auth import AuthConfig, NotAnAuthRoute, Request, Response
+from sansio_auth.actions import ActionResult, AuthorizationParams, AuthorizedResult
 from sansio_auth.drivers import SyncSendHTTP, sync_performer
 from sansio_auth.events import Action, Event, HTTPResponse, OutboundRequest, SendHTTP
 from sansio_auth.oauth.cache import ProviderCache
 
 from ._driver_io import log_writer
 from ._loop import wait
+from ._runtime import AccessToken, Call, Runtime, SessionRead, T
 from ._single_flight import ThreadSingleFlight
-from .anyio import (
-    AccessToken,
-    SessionRead,
-    access_token_of,
-    revoked_count,
-    session_read,
-    session_request,
-)
 from .http import HTTPClient
 from .http._blocking import BlockingBackend, run_blocking
 
@@ -74,10 +67,11 @@ class BlockingHTTP:
             run_blocking(client.aclose())
 
 
-class SyncAuth:
+class SyncAuth(Runtime):
     """The runtime for sync servers: engine, clock, entropy, cache, blocking HTTP.
 
-    ``send_http`` replaces the default :class:`BlockingHTTP` (a function from
+    The twin of :class:`io_bindings.anyio.Auth` (the same calls, driven by the sync
+    driver). ``send_http`` replaces the default :class:`BlockingHTTP` (a function from
     :class:`~sansio_auth.events.OutboundRequest` to
     :class:`~sansio_auth.events.HTTPResponse`).
     """
@@ -92,12 +86,10 @@ class SyncAuth:
         send_http: SyncSendHTTP | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
-        env = os.environ if env is None else env
-        self.engine = Engine(config, clock=clock, entropy=entropy, env=env, cache=cache)
-        self.settings = self.engine.settings
+        super().__init__(config, clock=clock, entropy=entropy, cache=cache, env=env)
         self.http: BlockingHTTP | None = None
         if send_http is None:
-            self.http = BlockingHTTP(env)
+            self.http = BlockingHTTP(self.env)
             send_http = self.http.send
         self._perform = sync_performer(
             send_http=send_http, log=log_writer(self.settings.debug), wait=wait
@@ -111,9 +103,9 @@ class SyncAuth:
             return self._single_flight.run(action.single_flight, lambda: self._perform(action))
         return self._perform(action)
 
-    def serves(self, raw_path: str) -> bool:
-        """Whether ``raw_path`` (percent-encoded, as sent) is an auth route."""
-        return self.engine.serves(raw_path)
+    def run(self, call: Call[T]) -> T:
+        """Drive ``call``'s flow and make its result."""
+        return call.result(call.flow.run_sync(self.perform))
 
     def respond(self, request: Request) -> Response | None:
         """The response to ``request``, or ``None`` when it is not an auth route."""
@@ -124,21 +116,47 @@ class SyncAuth:
 
     def session(self, request: Request) -> SessionRead:
         """The session of the browser that sent ``request``, with the cookies to set."""
-        return session_read(self.respond(session_request(request, self.settings.base_path)))
+        return self.run(self.session_call(request))
+
+    def sign_in(
+        self,
+        request: Request,
+        provider: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        authorization_params: AuthorizationParams | None = None,
+        *,
+        form_post: bool = False,
+    ) -> ActionResult:
+        """Sign in the browser that sent ``request``, as :meth:`io_bindings.anyio.Auth.sign_in`."""
+        return self.run(
+            self.sign_in_call(request, provider, options, authorization_params, form_post)
+        )
+
+    def sign_out(
+        self, request: Request, options: Mapping[str, Any] | None = None, *, form_post: bool = False
+    ) -> ActionResult:
+        """Sign out ``request``'s browser, as :meth:`io_bindings.anyio.Auth.sign_out`."""
+        return self.run(self.sign_out_call(request, options, form_post))
+
+    def update_session(self, request: Request, data: Any) -> SessionRead:
+        """Update the session of ``request``'s browser with ``data``, as
+        :meth:`io_bindings.anyio.Auth.update_session`."""
+        return self.run(self.update_session_call(request, data))
+
+    def authorized(self, request: Request, framework_request: Any) -> AuthorizedResult:
+        """The ``authorized`` callback's decision, as :meth:`io_bindings.anyio.Auth.authorized`."""
+        return self.run(self.authorized_call(request, framework_request))
 
     def access_token(self, request: Request, *, provider: str) -> AccessToken:
         """The access token of ``provider`` for the session of ``request``, refreshed if due
         (concurrent refreshes of one token share one token-endpoint call), and the cookies
         the response to the browser must carry."""
-        flow = self.engine.access_token(session_request(request, self.settings.base_path), provider)
-        return access_token_of(flow.run_sync(self.perform))
+        return self.run(self.access_token_call(request, provider))
 
     def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> int:
         """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"), as
         :meth:`io_bindings.anyio.Auth.revoke_sessions`."""
-        return revoked_count(
-            self.engine.revoke_sessions(user_id=user_id, sid=sid).run_sync(self.perform)
-        )
+        return self.run(self.revoke_sessions_call(user_id, sid))
 
     def close(self) -> None:
         """Close the default HTTP client's idle connections."""

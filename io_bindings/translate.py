@@ -10,7 +10,7 @@ decided outside the engine.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
@@ -107,7 +107,7 @@ def request_from_scope(scope: Scope, body: bytes) -> Request:
     )
 
 
-def asgi_raw_path(scope: Scope) -> str:
+def asgi_raw_path(scope: Mapping[str, Any]) -> str:
     """The request path as sent (percent-encoded), falling back to the decoded ``path``."""
     raw = scope.get("raw_path")
     if raw:

@@ -13,8 +13,15 @@ import msgspec
 from . import jwt
 from ._flow import Step, invoke, log_warning
 from .cookies import CookieSet, ResponseCookies
-from .errors import Configuration, MissingCSRF
-from .http import Request, parse_cookie_header, same_origin
+from .errors import (
+    AuthError,
+    Configuration,
+    CredentialsSignin,
+    MissingCSRF,
+    client_error_type,
+    hint_of,
+)
+from .http import Request, Response, parse_cookie_header, same_origin
 from .oauth.cache import ProviderCache
 from .settings import Settings
 
@@ -64,6 +71,7 @@ class Context:
         "cache",
         "cookie_specs",
         "cookies",
+        "csrf_checked",
         "entropy",
         "method",
         "now",
@@ -89,6 +97,7 @@ class Context:
         action: str,
         provider_id: str | None,
         query: dict[str, str],
+        form: dict[str, Any] | None = None,
     ) -> None:
         self.settings = settings
         self.request = request
@@ -99,13 +108,16 @@ class Context:
         self.action = action
         self.provider_id = provider_id
         self.query = query
-        self.method = request.method.upper()
+        self.method = "POST" if form is not None else request.method.upper()
         secure = settings.secure_cookies
         self.secure = origin.startswith("https://") if secure is None else secure
         self.cookie_specs: CookieSet = settings.cookies_for(self.secure)
         self.cookies = parse_cookie_header(request.header("cookie"))
         self.out_cookies = ResponseCookies()
-        self._form: dict[str, Any] | None = None
+        self._form = form
+        """The POST body, parsed when first read; given for a server-side action."""
+        self.csrf_checked = False
+        """Whether the engine already decided this request's CSRF (a server-side action)."""
         self._callback_url: str | None = None
         self.token_states: dict[str, dict[str, Any]] = {}
         """The provider token states a session read found (refreshed as needed), by provider."""
@@ -195,7 +207,7 @@ class Context:
 
     def check_csrf(self) -> None:
         """Raise :class:`MissingCSRF` unless the body's ``csrfToken`` matches the cookie."""
-        if self.settings.skip_csrf:
+        if self.settings.skip_csrf or self.csrf_checked:
             return
         expected = self._cookie_csrf_token()
         given = self.form.get("csrfToken")
@@ -244,6 +256,42 @@ class Context:
         if not isinstance(result, str):
             raise Configuration("the `redirect` callback must return a string")
         return result
+
+    # -- the answer -------------------------------------------------------------------------
+
+    def respond(self, reply: Reply, *, failed: bool = False) -> Response:
+        """The response of ``reply`` with this request's cookies (only deletions after a
+        failure); a redirect answers ``200 {"url": ...}`` when the request has an
+        ``X-Auth-Return-Redirect`` header."""
+        cookies = self.out_cookies.deletions_only() if failed else tuple(self.out_cookies)
+        if reply.redirect is None:
+            return Response(
+                status=reply.status, headers=reply.headers, cookies=cookies, body=reply.body
+            )
+        headers = (*reply.headers, ("location", reply.redirect))
+        if self.request.header("x-auth-return-redirect") is not None:
+            body = json_reply({"url": reply.redirect})
+            return Response(
+                status=200, headers=(*body.headers, *headers), cookies=cookies, body=body.body
+            )
+        return Response(status=302, headers=headers, cookies=cookies)
+
+    def error_reply(self, error: Exception) -> Reply:
+        """Where an error sends the browser: the sign-in page or the error page, with
+        ``?error=`` (the one place errors become pages); ``POST session`` answers 400."""
+        if self.method == "POST" and self.action == "session":
+            return json_reply(None, status=400)
+        params = {"error": client_error_type(error)}
+        if isinstance(error, CredentialsSignin):
+            params["code"] = error.code
+        if self.settings.debug and (hint := hint_of(error)):
+            params["hint"] = hint  # a row of the fixed HINTS table: the page shows its texts
+        pages = self.settings.pages
+        if isinstance(error, AuthError) and error.kind == "signIn":
+            url = self.page_url(pages.sign_in, "signin")
+        else:
+            url = self.page_url(pages.error, "error")
+        return Reply(redirect=add_query(url, params))
 
     # -- session token -----------------------------------------------------------------------
 

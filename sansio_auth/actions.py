@@ -1,92 +1,184 @@
-"""Server-side sign-in, sign-out and session update, as requests to the engine's own routes.
+"""Server-side actions: what the engine decides when the server signs a browser in or out,
+updates its session or reads it (Auth.js's ``signIn``, ``signOut``, ``unstable_update``,
+``auth``), for every framework at once. Pure: no IO.
 
-A framework adapter performs these for its ``sign_in``/``sign_out``/``unstable_update``
-helpers "as the browser": it gets a CSRF token (``GET <base>/csrf``), posts the form this
-module describes with ``X-Auth-Return-Redirect: 1`` and the browser's cookies, keeps the
-cookies the engine sets, and reads the answer with :func:`answer_url`. Pure: no IO.
+The engine's entry points (:meth:`~sansio_auth.Engine.sign_in`,
+:meth:`~sansio_auth.Engine.sign_out`, :meth:`~sansio_auth.Engine.update_session`,
+:meth:`~sansio_auth.Engine.session`, :meth:`~sansio_auth.Engine.authorized`) take the
+request the browser sent to the application and answer one of the results below: a
+:class:`~sansio_auth.Response` (what to send the browser, with the cookies to set) that also
+carries what the server code needs (the URL, the error, the session). The rules:
+
+* **Cross-site refusal** (:func:`cross_site`): an action made for a request with an unsafe
+  method whose ``Origin`` is another site is refused (403), before anything else: it is a
+  form posted from elsewhere (login CSRF).
+* **Where to go afterwards** (:func:`callback_url`): ``redirectTo``, else the page the request
+  came from when it is on this site (the ``Referer``'s path and query), else ``/``; the
+  ``redirect`` callback then decides, as for the engine's own routes.
+* **CSRF token**: the server acting for itself posts no token (the cross-site refusal guards
+  it, as Auth.js's server actions). A *form post* (the browser posted the form straight to
+  an action view, e.g. Django's ``sign_in``) carries the library's ``csrfToken``, checked
+  against its cookie, and must name a configured provider, as the engine's own routes
+  require.
+* **A failed sign-in** answers its :class:`~sansio_auth.AuthError` (server code raises it)
+  and where the browser goes: the error or sign-in page with ``?error=``, or, for a
+  refused credentials sign-in, back to the form's page (:func:`back_to_form`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple, TypeAlias
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from . import errors
+import msgspec
+
+from .authorized import Allow, Decision
 from .errors import AuthError, CredentialsSignin
-from .http import Response
-from .settings import Settings
+from .http import Cookie, Request, Response, same_origin
 
-RETURN_REDIRECT = {"x-auth-return-redirect": "1"}
-"""The header that makes the engine answer ``200 {"url": ...}`` instead of a redirect."""
+AuthorizationParams: TypeAlias = str | Mapping[str, str] | Sequence[tuple[str, str]]
+"""Extra authorization request parameters: a query string, a mapping or pairs."""
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+_FALSE = frozenset({"false", "0", "no", "off"})
 
 
-def sign_in_route(settings: Settings, provider_id: str | None) -> str | None:
-    """The route (under ``base_path``) a server-side sign-in with ``provider_id`` posts to:
-    ``/callback/<id>`` for a credentials provider, ``/signin/<id>`` for the others; ``None``
-    when the provider is not given or not configured (the user goes to the sign-in page)."""
-    provider = settings.providers_by_id.get(provider_id) if provider_id else None
-    if provider is None:
+class ActionResult(Response, frozen=True, kw_only=True):
+    """The answer to a sign-in or sign-out: a ``303`` to :attr:`url` (or, without
+    ``redirect``, ``200 {"url": ...}``), or ``403`` when refused, with the cookies to set."""
+
+    url: str | None = None
+    """Where the browser goes next; ``None`` when the action was refused."""
+    error: AuthError | None = None
+    """Why the action failed (``url`` then shows it), or ``None``."""
+
+    @property
+    def refused(self) -> bool:
+        """Whether the action was refused as a cross-site request."""
+        return self.status == 403
+
+
+class SessionResult(Response, frozen=True, kw_only=True):
+    """A session read or update: :attr:`session` and the cookies to set (a slid expiry,
+    a refreshed token); ``403`` when an update is refused as cross-site."""
+
+    data: Any = None
+    """The session mapping, or ``None`` when signed out."""
+
+
+class TokenResult(Response, frozen=True, kw_only=True):
+    """A token for the server: a provider's access token (never for the browser), or the
+    CSRF token for a page's forms; with the cookies to set (a refreshed session, the CSRF
+    cookie)."""
+
+    token: str | None = None
+    """The token, or ``None`` (signed out, no such provider, CSRF checks off...)."""
+
+
+class AuthorizedResult(SessionResult, frozen=True, kw_only=True):
+    """What the ``authorized`` callback decided for a request outside ``base_path``, the
+    session it was given, and the cookies to set; ``500`` when the callback raised."""
+
+    decision: Decision = Allow()
+    read: bool = False
+    """Whether the session was read (there is a callback): :attr:`data` is the session."""
+
+
+REFUSED = ActionResult(
+    status=403,
+    headers=(("content-type", "text/plain"),),
+    body=b"Cross-site request refused",
+)
+"""The answer to an action refused by :func:`cross_site`."""
+
+
+class Options(NamedTuple):
+    """``sign_in``/``sign_out`` options, read by :func:`parse_options`."""
+
+    fields: dict[str, str]
+    """The fields the provider receives (credentials, ``email``...)."""
+    redirect: bool
+    redirect_to: str | None
+
+
+def parse_options(options: Mapping[str, Any] | None) -> Options:
+    """The options of an action (a mapping or a submitted form): ``redirect`` (default
+    ``True``; ``"false"``, ``"0"``, ``"no"``, ``"off"`` are false), ``redirectTo`` or
+    ``redirect_to``, and the other plain values (strings, numbers, booleans) as fields."""
+    fields = {k: v for k, v in (options or {}).items() if isinstance(v, str | int | float | bool)}
+    redirect = fields.pop("redirect", True)
+    if isinstance(redirect, str):
+        redirect = redirect.strip().lower() not in _FALSE
+    redirect_to = fields.pop("redirectTo", None)
+    redirect_to = fields.pop("redirect_to", None) or redirect_to
+    return Options(
+        fields={k: str(v) for k, v in fields.items()},
+        redirect=bool(redirect),
+        redirect_to=str(redirect_to) if redirect_to else None,
+    )
+
+
+def cross_site(request: Request, origin: str) -> bool:
+    """Whether ``request`` is a cross-site request with an unsafe method: its ``Origin``
+    (which browsers send with every such request) is not ``origin``."""
+    if request.method.upper() in SAFE_METHODS:
+        return False
+    sent = request.header("origin")
+    return sent is not None and not same_origin(sent, origin)
+
+
+def same_site_page(request: Request, origin: str) -> str | None:
+    """The page ``request`` came from (its ``Referer``'s path and query) when it is on
+    ``origin``; ``None`` otherwise."""
+    referer = request.header("referer")
+    if not referer or not same_origin(referer, origin):
         return None
-    action = "callback" if provider.type == "credentials" else "signin"
-    return f"/{action}/{quote(provider.id, safe='')}"
+    parts = urlsplit(referer)
+    return urlunsplit(("", "", parts.path or "/", parts.query, ""))
 
 
-def sign_in_page_url(origin: str, settings: Settings, callback_url: str) -> str:
-    """The engine's sign-in page on ``origin``, coming back to ``callback_url``."""
-    query = urlencode({"callbackUrl": callback_url})
-    return f"{origin}{settings.base_path}/signin?{query}"
+def callback_url(redirect_to: str | None, request: Request, origin: str) -> str:
+    """Where to go after the action: ``redirect_to``, else the same-site page the request
+    came from, else ``/``."""
+    return redirect_to or same_site_page(request, origin) or "/"
 
 
-def action_form(fields: Mapping[str, Any], *, csrf_token: str, callback_url: str) -> bytes:
-    """The urlencoded body of an action: the user's ``fields``, the token and the callback URL."""
-    form = {k: str(v) for k, v in fields.items() if k not in ("csrfToken", "callbackUrl")}
-    form["csrfToken"] = csrf_token
-    form["callbackUrl"] = callback_url
-    return urlencode(form).encode()
+def back_to_form(error_url: str, error: AuthError, request: Request, origin: str) -> str:
+    """Where a failed sign-in sends the browser: for a refused credentials sign-in, the
+    same-site page of the form with ``error`` and ``code`` in its query (its other
+    parameters kept); otherwise ``error_url`` (the engine's error or sign-in page)."""
+    if not isinstance(error, CredentialsSignin):
+        return error_url
+    page = same_site_page(request, origin)
+    if page is None:
+        return error_url
+    parts = urlsplit(page)
+    query = [(k, v) for k, v in parse_qsl(parts.query) if k not in ("error", "code")]
+    query += [("error", error.type), ("code", error.code)]
+    return urlunsplit(("", "", parts.path, urlencode(query), ""))
 
 
-def answer_url(response: Response, settings: Settings) -> str:
-    """The URL an action answered (``200 {"url": ...}``); raises the :class:`AuthError`
-    the answer reports (``?error=<type>[&code=]`` on the sign-in or error page, e.g.
-    :class:`CredentialsSignin` with its ``code``), or :class:`AuthError` when the engine
-    did not answer with a URL."""
-    body: Any = response.json() if response.status == 200 and response.body else None
-    url = body.get("url") if isinstance(body, dict) else None
-    if not isinstance(url, str):
-        raise AuthError(f"the engine answered the action with status {response.status}")
-    error = error_in(url, settings)
-    if error is not None:
-        raise error
-    return url
+def authorization_query(params: AuthorizationParams | None) -> dict[str, str]:
+    """``params`` as the query an authorization request is built from."""
+    if params is None:
+        return {}
+    if isinstance(params, str):
+        return dict(parse_qsl(params.lstrip("?"), keep_blank_values=True))
+    return dict(params.items() if isinstance(params, Mapping) else params)
 
 
-def error_in(url: str, settings: Settings) -> AuthError | None:
-    """The error a redirect to the sign-in or error page reports, if any."""
-    parts = urlsplit(url)
-    pages = {
-        f"{settings.base_path}/signin",
-        f"{settings.base_path}/error",
-        *(urlsplit(p).path for p in (settings.pages.sign_in, settings.pages.error) if p),
-    }
-    if parts.path not in pages:
-        return None
-    query = dict(parse_qsl(parts.query))
-    kind = query.get("error")
-    if not kind:
-        return None
-    cls = _ERROR_TYPES.get(kind, AuthError)
-    if issubclass(cls, CredentialsSignin):
-        return cls(code=query.get("code") or None)
-    return cls(f"sign-in failed: {kind}") if cls is AuthError else cls()
-
-
-def _error_types() -> dict[str, type[AuthError]]:
-    found: dict[str, type[AuthError]] = {}
-    for value in vars(errors).values():
-        if isinstance(value, type) and issubclass(value, AuthError):
-            found.setdefault(value.type, value)
-    return found
-
-
-_ERROR_TYPES = _error_types()
+def answer(
+    url: str, cookies: Iterable[Cookie], *, redirect: bool, error: AuthError | None = None
+) -> ActionResult:
+    """A ``303`` to ``url``, or (``redirect=False``) ``200 {"url": url}``, setting ``cookies``."""
+    if redirect:
+        return ActionResult(
+            status=303, headers=(("location", url),), cookies=tuple(cookies), url=url, error=error
+        )
+    return ActionResult(
+        headers=(("content-type", "application/json"),),
+        body=msgspec.json.encode({"url": url}),
+        cookies=tuple(cookies),
+        url=url,
+        error=error,
+    )

@@ -1,5 +1,8 @@
-"""Route protection: where a signed-out request goes, and what the ``authorized``
-callback's answer means.
+"""Route protection: who is signed in, where a signed-out request goes, and what the
+``authorized`` callback's answer means.
+
+:func:`signed_in` is what "signed in" means everywhere (every framework's protection helpers
+and dependencies): a session with a ``user``.
 
 :func:`sign_in_redirect` is the one rule every framework's protection helper follows
 (Django's ``auth_required`` and ``protect_prefix``, aiohttp's ``protect`` and
@@ -7,8 +10,9 @@ callback's answer means.
 requested URL, so the user lands back where they were once signed in.
 
 The ``authorized`` callback (``callbacks={"authorized": fn}``,
-``fn(auth=session_or_None, request=...)``) runs in the Starlette/FastAPI middleware for
-every request outside ``base_path``; the middleware hands its answer to :func:`decide`:
+``fn(auth=session_or_None, request=...)``) runs through the engine
+(:meth:`~sansio_auth.Engine.authorized`) for every request outside ``base_path`` that the
+Starlette/FastAPI middleware sees; :func:`decide` reads its answer:
 
 * ``True`` (or no callback at all) → :class:`Allow`;
 * a string → :class:`RedirectTo` that URL (relative to the request's URL);
@@ -20,6 +24,7 @@ every request outside ``base_path``; the middleware hands its answer to :func:`d
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode, urljoin, urlsplit
@@ -47,6 +52,11 @@ class Custom:
 
 
 Decision = Allow | RedirectTo | Custom
+
+
+def signed_in(session: Any) -> bool:
+    """Whether ``session`` (a session read's value) is signed in: a mapping with a ``user``."""
+    return isinstance(session, Mapping) and bool(session.get("user"))
 
 
 def sign_in_redirect(settings: Settings, request_url: str, page: str | None = None) -> str | None:

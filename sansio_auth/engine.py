@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Mapping
 from typing import Any
 
-from ._context import BadRequest, Context, Reply, add_query, json_reply, origin_of
+from . import actions
+from ._context import BadRequest, Context, json_reply, origin_of
 from ._flow import Flow, Step, log_error
 from ._flows import runtime
 from ._routes import ROUTES, parse_action
 from .config import AuthConfig
-from .errors import AuthError, CredentialsSignin, UnknownAction, client_error_type, hint_of
+from .errors import AuthError, UnknownAction, client_error_type
 from .events import (
     Action,
     CallAdapter,
@@ -92,12 +93,80 @@ class Engine:
             flow = self._logging(flow)
         return Flow(flow)
 
+    # -- server-side entry points: for the server's own code, never routed from a browser ----
+
+    def session(self, request: Request) -> Flow:
+        """A flow answering a :class:`~sansio_auth.actions.SessionResult`: the session of the
+        browser that sent ``request`` (any request of the application: its cookies and origin
+        are used) and the cookies to set, read exactly as ``GET session`` reads it (the
+        ``jwt`` and ``session`` callbacks, the sliding expiry, revocation, token refresh)."""
+        return self._internal(request, runtime.read_session)
+
+    def update_session(self, request: Request, data: Any) -> Flow:
+        """A flow answering a :class:`~sansio_auth.actions.SessionResult`: the session
+        updated with ``data`` (the ``jwt`` callback gets ``trigger="update"`` and
+        ``session=data``; database sessions: the ``session`` callback), as ``POST session``
+        does; ``403`` for a cross-site request (:func:`~sansio_auth.actions.cross_site`)."""
+        return self._internal(request, lambda ctx: runtime.update_session(ctx, data), form={})
+
+    def sign_in(
+        self,
+        request: Request,
+        provider_id: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        authorization_params: actions.AuthorizationParams | None = None,
+        *,
+        form_post: bool = False,
+    ) -> Flow:
+        """A flow answering an :class:`~sansio_auth.actions.ActionResult`: sign in the browser
+        that sent ``request`` with ``provider_id`` (Auth.js's ``signIn``). ``options``:
+        ``redirect``, ``redirectTo`` and the provider's fields (credentials, ``email``);
+        ``authorization_params`` go to the provider's authorization request. ``form_post``:
+        the browser posted ``options`` (with its ``csrfToken``) straight to this action.
+        The rules are in :mod:`sansio_auth.actions`."""
+        parsed = actions.parse_options(options)
+        return self._internal(
+            request,
+            lambda ctx: runtime.sign_in(ctx, parsed, form_post=form_post),
+            action="signin",
+            provider_id=provider_id or None,
+            query=actions.authorization_query(authorization_params),
+            form=parsed.fields,
+        )
+
+    def sign_out(
+        self, request: Request, options: Mapping[str, Any] | None = None, *, form_post: bool = False
+    ) -> Flow:
+        """A flow answering an :class:`~sansio_auth.actions.ActionResult`: sign out the
+        browser that sent ``request`` (Auth.js's ``signOut``; ``options``: ``redirect``,
+        ``redirectTo``, ``federated``), as :meth:`sign_in` for the rest."""
+        parsed = actions.parse_options(options)
+        return self._internal(
+            request,
+            lambda ctx: runtime.sign_out(ctx, parsed, form_post=form_post),
+            action="signout",
+            form=parsed.fields,
+        )
+
+    def authorized(self, request: Request, framework_request: Any) -> Flow:
+        """A flow answering an :class:`~sansio_auth.actions.AuthorizedResult`: what the
+        ``authorized`` callback decides for ``request`` (outside ``base_path``), called with
+        the session and ``framework_request`` (the request as the framework has it); a
+        callback that raises fails the flow (``500``, logged)."""
+        return self._internal(request, lambda ctx: runtime.authorized(ctx, framework_request))
+
     def access_token(self, request: Request, provider_id: str) -> Flow:
-        """A flow answering ``200 {"access_token": <str or null>}``: the valid access token
-        of ``provider_id`` for the session of ``request`` (its cookies and origin are
-        used), refreshed if due. The response's cookies must reach the browser; its body
-        must not (it is a secret for the server to call the provider's API with)."""
+        """A flow answering a :class:`~sansio_auth.actions.TokenResult`: the valid access
+        token of ``provider_id`` for the session of ``request`` (its cookies and origin are
+        used), refreshed if due. Its cookies must reach the browser; the token must not (it
+        is a secret for the server to call the provider's API with)."""
         return self._internal(request, lambda ctx: runtime.access_token(ctx, provider_id))
+
+    def csrf_token(self, request: Request) -> Flow:
+        """A flow answering a :class:`~sansio_auth.actions.TokenResult`: the CSRF token for
+        the forms of the page ``request`` asks for, and its cookie, as ``GET csrf`` gives
+        them. It performs no action but a possible log line."""
+        return self._internal(request, runtime.csrf_token)
 
     def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> Flow:
         """A flow ending the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"):
@@ -108,28 +177,37 @@ class Engine:
         request = Request(method="POST", url=f"{origin}{self.settings.base_path}/session")
         return self._internal(request, lambda ctx: runtime.revoke_sessions(ctx, user_id, sid))
 
-    def _internal(self, request: Request, flow: Callable[[Context], Step[Reply]]) -> Flow:
+    def _internal(
+        self,
+        request: Request,
+        flow: Callable[[Context], Step[Response]],
+        *,
+        action: str = "session",
+        provider_id: str | None = None,
+        query: dict[str, str] | None = None,
+        form: dict[str, Any] | None = None,
+    ) -> Flow:
         """A flow of :mod:`._flows.runtime` for ``request``, logged like any other; a failure
         answers ``500 {"error", "message"}`` (for the server, never a browser)."""
         try:
             origin = split_url(request.url)[0]
         except ValueError:
             origin = ""
-        gen = self._run_internal(request, origin, flow)
+        ctx = self._context(request, origin, action, provider_id, query or {}, form)
+        gen = self._run_internal(ctx, flow)
         if self._trace or self._custom_logger:
             gen = self._logging(gen)
         return Flow(gen)
 
     def _run_internal(
-        self, request: Request, origin: str, flow: Callable[[Context], Step[Reply]]
+        self, ctx: Context, flow: Callable[[Context], Step[Response]]
     ) -> Generator[Action, Event, None]:
-        ctx = self._context(request, origin, "session", None, {})
         try:
-            response = _finish(ctx, (yield from flow(ctx)), failed=False)
+            response = yield from flow(ctx)
         except Exception as err:
             yield from log_error(err)
             failure = {"error": client_error_type(err), "message": str(err)}
-            response = _finish(ctx, json_reply(failure, status=500), failed=True)
+            response = ctx.respond(json_reply(failure, status=500), failed=True)
         yield Respond(response=response)
 
     def _logging(self, flow: Generator[Action, Event, None]) -> Generator[Action, Event, None]:
@@ -179,6 +257,7 @@ class Engine:
         action: str,
         provider_id: str | None,
         query: dict[str, str],
+        form: dict[str, Any] | None = None,
     ) -> Context:
         """The context one request's flow runs in (the clock read once, here)."""
         settings = self.settings
@@ -192,6 +271,7 @@ class Engine:
             action=action,
             provider_id=provider_id,
             query=query,
+            form=form,
         )
 
     def _serve(
@@ -210,7 +290,7 @@ class Engine:
             if route is None:
                 raise UnknownAction(f"cannot {ctx.method} {action}")
             reply = yield from route.flow(ctx)
-            response = _finish(ctx, reply, failed=False)
+            response = ctx.respond(reply)
         except BadRequest as err:
             yield from log_error(UnknownAction(str(err), hint=err.hint))
             response = Response(
@@ -220,41 +300,8 @@ class Engine:
             yield from log_error(err)
             if ctx is None:
                 raise
-            response = _finish(ctx, _error_reply(ctx, err), failed=True)
+            response = ctx.respond(ctx.error_reply(err), failed=True)
         yield Respond(response=response)
-
-
-def _error_reply(ctx: Context, error: Exception) -> Reply:
-    """Where an error sends the browser: the sign-in page or the error page, with ``?error=``."""
-    if ctx.method == "POST" and ctx.action == "session":
-        return json_reply(None, status=400)
-    params = {"error": client_error_type(error)}
-    if isinstance(error, CredentialsSignin):
-        params["code"] = error.code
-    if ctx.settings.debug and (hint := hint_of(error)):
-        params["hint"] = hint  # a row of the fixed HINTS table: the page shows its texts
-    pages = ctx.settings.pages
-    if isinstance(error, AuthError) and error.kind == "signIn":
-        url = ctx.page_url(pages.sign_in, "signin")
-    else:
-        url = ctx.page_url(pages.error, "error")
-    return Reply(redirect=add_query(url, params))
-
-
-def _finish(ctx: Context, reply: Reply, *, failed: bool) -> Response:
-    """Add cookies (only deletions after a failure) and honour ``X-Auth-Return-Redirect``."""
-    cookies = ctx.out_cookies.deletions_only() if failed else tuple(ctx.out_cookies)
-    if reply.redirect is None:
-        return Response(
-            status=reply.status, headers=reply.headers, cookies=cookies, body=reply.body
-        )
-    headers = (*reply.headers, ("location", reply.redirect))
-    if ctx.request.header("x-auth-return-redirect") is not None:
-        body = json_reply({"url": reply.redirect})
-        return Response(
-            status=200, headers=(*body.headers, *headers), cookies=cookies, body=body.body
-        )
-    return Response(status=302, headers=headers, cookies=cookies)
 
 
 def describe(action: Action) -> str:

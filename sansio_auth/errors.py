@@ -150,6 +150,14 @@ class ProviderError(ValueError):
         self.hint = hint
 
 
+class TokenResponseError(ProviderError):
+    """The token endpoint refused the code (``error``) or answered outside the protocol."""
+
+    def __init__(self, message: str, error: str | None = None) -> None:
+        super().__init__(message, hint=OAUTH_ERROR_HINTS.get(error or ""))
+        self.error = error
+
+
 class ProviderUnreachable(Exception):
     """Marks a transport failure reaching the provider (bindings' HTTP errors derive
     from it), so :func:`fault_of` tells it from an engine bug."""

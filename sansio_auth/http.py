@@ -181,6 +181,10 @@ class Response(msgspec.Struct, frozen=True, kw_only=True):
         """The redirect target, if this is a redirect."""
         return self.header("location")
 
+    def set_cookie_headers(self) -> list[str]:
+        """The ``Set-Cookie`` header values of :attr:`cookies`, in order."""
+        return [cookie.header_value() for cookie in self.cookies]
+
     def header_list(self) -> list[tuple[str, str]]:
         """All headers, ``Set-Cookie`` lines included, ready for a server."""
         return [*self.headers, *(("set-cookie", c.header_value()) for c in self.cookies)]

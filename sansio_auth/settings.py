@@ -7,7 +7,7 @@ a named :class:`~sansio_auth.errors.AuthError`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -247,6 +247,38 @@ def is_production(env: Mapping[str, str]) -> bool:
         env.get("ENV", "").lower(),
         env.get("PYTHON_ENV", "").lower(),
     )
+
+
+def framework_defaults(
+    config: AuthConfig,
+    env: Mapping[str, str],
+    *,
+    base_path: str,
+    development_secret: Callable[[], str] | None = None,
+) -> AuthConfig:
+    """``config`` with a framework's defaults for what it and ``env`` leave out:
+    ``base_path`` (unless ``AUTH_URL`` has a path) and, outside production
+    (:func:`is_production`), a trusted ``Host`` (unless ``AUTH_TRUST_HOST`` or ``AUTH_URL``
+    says otherwise) and, when there is no secret, ``development_secret()``. In production
+    a missing secret stays missing (:func:`resolve` names ``AUTH_SECRET``)."""
+    changes: dict[str, Any] = {}
+    auth_url = env.get("AUTH_URL") or env.get("NEXTAUTH_URL") or ""
+    if config.base_path is None and not urlsplit(auth_url).path.strip("/"):
+        changes["base_path"] = base_path
+    if not is_production(env):
+        if config.trust_host is None and not auth_url and env.get("AUTH_TRUST_HOST") is None:
+            changes["trust_host"] = True
+        if development_secret is not None and not _has_secret(config.secret, env):
+            changes["secret"] = development_secret()
+    return dataclasses.replace(config, **changes) if changes else config
+
+
+def _has_secret(secret: str | Sequence[str] | None, env: Mapping[str, str]) -> bool:
+    try:
+        find_secrets(secret, env)
+    except MissingSecretError:
+        return False
+    return True
 
 
 def _short_secret(secrets: tuple[str, ...], env: Mapping[str, str]) -> bool:

@@ -10,7 +10,8 @@ through the synchronous store in worker threads.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 from psycopg import AsyncConnection
@@ -21,7 +22,23 @@ from ._sockets import quiet
 
 if TYPE_CHECKING:
     from ._base import Record
-    from .postgres import PostgresStore
+
+
+class SessionStatements(Protocol):
+    """What the session calls need of the PostgreSQL store (:class:`.postgres.PostgresStore`):
+    where it connects and the statements it composed, so that this module does not import
+    the store's (which imports this one)."""
+
+    dsn: str
+    max_size: int
+    timeout: float
+    session_and_user: bytes
+
+    def session_and_user_records(self, row: tuple[Any, ...]) -> tuple[Record, Record]: ...
+    def session_update(self, update: Record) -> tuple[Any, Any]: ...
+    def session_record(self, row: Any) -> Record | None: ...
+    def contract_errors(self) -> AbstractContextManager[None]: ...
+
 
 AsyncConnectionType = AsyncConnection[dict[str, Any]]
 
@@ -36,7 +53,7 @@ class AsyncioSessions:
     """``get_session_and_user`` and ``update_session`` of ``store`` on a pool of async
     connections on ``loop`` (the same statements as the store's)."""
 
-    def __init__(self, store: PostgresStore, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, store: SessionStatements, loop: asyncio.AbstractEventLoop) -> None:
         self.store, self.loop = store, loop
         self.pool: AsyncConnectionPool[AsyncConnectionType] = AsyncConnectionPool(
             store.dsn,

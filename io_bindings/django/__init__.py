@@ -32,7 +32,7 @@ from ._handle import (
     protect_prefix,
     sequence,
 )
-from ._runtime import ConfigSource, LazyConfig, Runtimes
+from ._runtime import LazyConfig, runtimes
 from ._views import sign_in, sign_out
 
 DjangoAuthConfig = AuthConfig
@@ -52,7 +52,7 @@ class DjangoAuthResult(NamedTuple):
 
 
 def DjangoAuth(  # noqa: N802 - a constructor-like entry point, as HostAuth
-    config: ConfigSource, *, max_body_size: int = DEFAULT_MAX_BODY_SIZE
+    config: AuthConfig | LazyConfig, *, max_body_size: int = DEFAULT_MAX_BODY_SIZE
 ) -> DjangoAuthResult:
     """``handle, sign_in, sign_out = DjangoAuth(config)`` (former name: ``AdapterCAuth``).
 
@@ -64,7 +64,7 @@ def DjangoAuth(  # noqa: N802 - a constructor-like entry point, as HostAuth
     characters raises ``django.core.exceptions.ImproperlyConfigured`` (a lazy config is
     checked the first time the function returns it).
     """
-    handle = Handle(Runtimes(config), max_body_size)
+    handle = Handle(runtimes(config), max_body_size)
     return DjangoAuthResult(handle, sign_in, sign_out)
 
 

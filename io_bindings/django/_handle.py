@@ -1,125 +1,136 @@
 """``handle`` (the middleware serving the auth routes and setting ``request.auth()``),
-``protect_prefix``, ``sequence`` and ``auth_required``."""
+``protect_prefix``, ``sequence`` and ``auth_required``.
+
+Each hook is written once, as a generator (:data:`HookFlow`) that yields what it needs run:
+:data:`NEXT` (the rest of the chain, or the view) or a function of no arguments returning an
+awaitable for the runtime's loop; :func:`run_sync` and :func:`run_async` drive it in a sync
+or an async chain (the engine's shape: one flow, two drivers).
+"""
 
 from __future__ import annotations
 
+import functools
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Generator
 from functools import wraps
 from typing import Any, TypeAlias, TypeVar, overload
 
 from asgiref.sync import async_to_sync, iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings as django_settings
-from django.core.exceptions import ImproperlyConfigured, RequestDataTooBig
+from django.core.exceptions import ImproperlyConfigured, PermissionDenied, RequestDataTooBig
 from django.http import HttpRequest, HttpResponseBase, HttpResponseRedirect
 from django.shortcuts import resolve_url
 
-from sansio_auth import Cookie, NotAnAuthRoute, Request
-from sansio_auth.authorized import sign_in_redirect
-from sansio_auth.drivers import sync_performer
+from sansio_auth.authorized import sign_in_redirect, signed_in
 
 from .. import anyio as _anyio
-from .._driver_io import log_writer
-from ..translate import BAD_HOST, BODY_TOO_LARGE, DEFAULT_MAX_BODY_SIZE, BadHost, server_error
+from .._state import AuthState
+from ..runtimes import ConfigSource
+from ..translate import BODY_TOO_LARGE, DEFAULT_MAX_BODY_SIZE
 from ..translate import too_large as _too_large
 from . import _bridge
-from ._runtime import Runtimes
 from ._translate import add_cookies, django_response, engine_request, raw_path
 
 GetResponse: TypeAlias = Callable[[HttpRequest], Any]
 """Django's ``get_response``: sync (returns the response) or async (a coroutine of it)."""
 View = TypeVar("View", bound=Callable[..., Any])
+NEXT: Any = object()
+"""What a hook flow yields to get the response of the rest of the chain."""
+HookFlow: TypeAlias = Generator[Any, Any, HttpResponseBase | None]
+
+
+def _no_next(request: HttpRequest) -> Any:
+    raise TypeError("this flow has no next handler")
+
+
+def run_sync(flow: HookFlow, request: HttpRequest, next_: GetResponse = _no_next) -> Any:
+    """Drive ``flow`` in sync code (the runtime's work on its loop, through the bridge)."""
+    value = None
+    while True:
+        try:
+            step = flow.send(value)
+        except StopIteration as done:
+            return done.value
+        value = next_(request) if step is NEXT else _bridge.run(request, step)
+
+
+async def run_async(flow: HookFlow, request: HttpRequest, next_: GetResponse = _no_next) -> Any:
+    """Drive ``flow`` in async code."""
+    value = None
+    while True:
+        try:
+            step = flow.send(value)
+        except StopIteration as done:
+            return done.value
+        value = await next_(request) if step is NEXT else await _bridge.arun(request, step)
 
 
 class RequestAuth:
     """``request.auth``: the runtime serving this request, and the session, read lazily.
 
-    Call it for the session (a mapping, or ``None`` when signed out): in async code
-    ``await request.auth()``, in sync code ``request.auth()`` (whether the calling
-    thread runs an event loop decides which). The session is read once per request;
-    cookies the engine re-issues while reading it are added to the response.
+    Call it for the session (a mapping, or ``None`` when signed out): ``await
+    request.auth()`` in async code, ``request.auth()`` in sync code (whether the calling
+    thread runs an event loop decides). Read once per request; the cookies the engine sets
+    go on the response. The other methods answer the same way: awaitable in async code.
     """
 
     def __init__(self, request: HttpRequest, runtime: _anyio.Auth) -> None:
         self.request = request
         self.runtime = runtime
-        self.cookies: list[Cookie] = []
-        """Cookies to add to this request's response (re-issued session, CSRF)."""
-        self._read = False
-        self._session: Any = None
+        self.state = AuthState(runtime, lambda: engine_request(request))
+        """The request's auth state (session, cookies for the response)."""
         self._csrf_token: str | None = None
 
     def __call__(self) -> Any:
-        return self.asession() if _bridge.in_event_loop() else self.session()
+        return self._run(self._session)
 
     def session(self) -> Any:
         """The session, from sync code."""
-        if not self._read:
-            self._remember(_bridge.run(self.request, self._read_session))
-        return self._session
+        return run_sync(self._session(), self.request)
 
     async def asession(self) -> Any:
         """The session, from async code."""
-        if not self._read:
-            self._remember(await _bridge.arun(self.request, self._read_session))
-        return self._session
+        return await run_async(self._session(), self.request)
+
+    def _session(self) -> HookFlow:
+        if not self.state.read:
+            yield self.state.session
+        return self.state.data  # type: ignore[no-any-return]
+
+    def _run(self, flow: Callable[[], HookFlow]) -> Any:
+        """``flow()`` driven by the driver of the calling thread."""
+        run = run_async if _bridge.in_event_loop() else run_sync
+        return run(flow(), self.request)
 
     def access_token(self, provider: str) -> Any:
         """A valid access token of ``provider`` for this request's session (refreshed if
-        due), or ``None``: ``await request.auth.access_token("op")`` in async code,
-        ``request.auth.access_token("op")`` in sync code. A refresh re-issues the session
-        cookie; it is added to the response."""
-        if _bridge.in_event_loop():
-            return self._aaccess_token(provider)
-        return self._take(_bridge.run(self.request, lambda: self._read_token(provider)))
+        due), or ``None``: ``await request.auth.access_token("op")`` in async code."""
+        return self._run(lambda: (yield lambda: self.state.access_token(provider)))
 
-    async def _aaccess_token(self, provider: str) -> str | None:
-        return self._take(await _bridge.arun(self.request, lambda: self._read_token(provider)))
+    def update(self, data: Any) -> Any:
+        """Update the session with ``data`` (:meth:`sansio_auth.Engine.update_session`): the
+        new session (``None`` when signed out); ``PermissionDenied`` for a cross-site post."""
+        return self._run(lambda: self._update(data))
 
-    def _read_token(self, provider: str) -> Awaitable[_anyio.AccessToken]:
-        return self.runtime.access_token(engine_request(self.request), provider=provider)
-
-    def _take(self, read: _anyio.AccessToken) -> str | None:
-        for cookie in read.cookies:  # a re-issued session cookie replaces an earlier one
-            self.cookies = [c for c in self.cookies if c.name != cookie.name]
-            self.cookies.append(cookie)
-        return read.token
+    def _update(self, data: Any) -> HookFlow:
+        read = yield lambda: self.state.update(data)
+        if read.status != 200:
+            raise PermissionDenied(read.body.decode())
+        return read.data  # type: ignore[no-any-return]
 
     def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> Any:
-        """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"; see
-        :meth:`io_bindings.anyio.Auth.revoke_sessions`): the number of database sessions
-        deleted, awaitable in async code like :meth:`access_token`."""
-
-        def revoke() -> Awaitable[int]:
-            return self.runtime.revoke_sessions(user_id=user_id, sid=sid)
-
-        if _bridge.in_event_loop():
-            return _bridge.arun(self.request, revoke)
-        return _bridge.run(self.request, revoke)
-
-    def _read_session(self) -> Awaitable[_anyio.SessionRead]:
-        return self.runtime.session(engine_request(self.request))
-
-    def _remember(self, read: _anyio.SessionRead) -> None:
-        if not self._read:
-            self._read, self._session = True, read.data
-            self.cookies.extend(read.cookies)
+        """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"): the
+        number of database sessions deleted (:meth:`io_bindings.anyio.Auth.revoke_sessions`)."""
+        revoke = self.runtime.revoke_sessions
+        return self._run(lambda: (yield lambda: revoke(user_id=user_id, sid=sid)))
 
     def csrf_token(self) -> str:
-        """The library's CSRF token for forms on this page (its cookie goes on the response).
-
-        ``GET csrf`` performs no IO (only a possible log line), so the engine runs it
-        synchronously here: safe in any thread, event loop or not.
-        """
+        """The library's CSRF token for forms on this page (its cookie goes on the response);
+        made without IO, so safe in any thread, event loop or not."""
         if self._csrf_token is None:
-            path = f"{self.runtime.settings.base_path}/csrf"
-            flow = self.runtime.engine.handle(
-                engine_request(self.request, method="GET", path=path, query="")
-            )
-            assert not isinstance(flow, NotAnAuthRoute)
-            response = flow.run_sync(sync_performer(log=log_writer(self.runtime.settings.debug)))
-            self._csrf_token = str(response.json()["csrfToken"])
-            self.cookies.extend(response.cookies)
+            found = self.runtime.csrf_token(self.state.request())
+            self.state.add_cookies(found.cookies)
+            self._csrf_token = found.token or ""
         return self._csrf_token
 
 
@@ -141,89 +152,65 @@ def request_auth(request: HttpRequest) -> RequestAuth:
     return state
 
 
-def see_other(url: str) -> HttpResponseRedirect:
-    """A 303 redirect to ``url``."""
-    response = HttpResponseRedirect(url)
-    response.status_code = 303
-    return response
-
-
 class Hook:
-    """A Django middleware factory (``sync_capable = async_capable = True``): put it in
-    ``MIDDLEWARE`` by dotted path, or combine several with :func:`sequence`."""
+    """A Django middleware factory (``sync_capable = async_capable = True``) running
+    ``flow``: put it in ``MIDDLEWARE`` by dotted path, or combine several with
+    :func:`sequence`."""
 
     sync_capable = True
     async_capable = True
 
+    def __init__(self, flow: Callable[[HttpRequest], HookFlow] | None = None) -> None:
+        self._flow = flow
+
     def __call__(self, get_response: GetResponse) -> Callable[[HttpRequest], Any]:
-        return _HookMiddleware(self, get_response)
+        is_async = iscoroutinefunction(get_response)
+        run = run_async if is_async else run_sync
 
-    def call(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
-        """Handle ``request`` in a sync middleware chain."""
-        raise NotImplementedError
+        def middleware(request: HttpRequest) -> Any:
+            return run(self.flow(request), request, get_response)
 
-    async def acall(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
-        """Handle ``request`` in an async middleware chain."""
-        raise NotImplementedError
+        return markcoroutinefunction(middleware) if is_async else middleware
 
-
-class _HookMiddleware:
-    """One instance of a :class:`Hook` in a chain: async when ``get_response`` is."""
-
-    def __init__(self, hook: Hook, get_response: GetResponse) -> None:
-        self.hook = hook
-        self.get_response = get_response
-        self.is_async = iscoroutinefunction(get_response)
-        if self.is_async:
-            markcoroutinefunction(self)
-
-    def __call__(self, request: HttpRequest) -> Any:
-        if self.is_async:
-            return self.hook.acall(request, self.get_response)
-        return self.hook.call(request, self.get_response)
+    def flow(self, request: HttpRequest) -> HookFlow:
+        """What the hook does with ``request`` (see :data:`HookFlow`)."""
+        assert self._flow is not None
+        return self._flow(request)
 
 
 class Handle(Hook):
     """The auth ``handle``: serves every route under ``base_path`` and sets
     ``request.auth`` (:class:`RequestAuth`) for the rest, whose response gets the cookies
-    the engine re-issued. Request bodies over ``max_body_size`` bytes get 413."""
+    the engine set during the request. Request bodies over ``max_body_size`` bytes get 413."""
 
-    def __init__(self, runtimes: Runtimes, max_body_size: int = DEFAULT_MAX_BODY_SIZE) -> None:
+    def __init__(self, runtimes: ConfigSource, max_body_size: int = DEFAULT_MAX_BODY_SIZE) -> None:
         self.runtimes = runtimes
         self.max_body_size = max_body_size
 
-    def call(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
-        runtime = self.runtimes.resolve(request)
-        if inspect.isawaitable(runtime):
-            pending = runtime
-            runtime = _bridge.run(request, lambda: pending)
-        answer = self._prepare(request, runtime)
-        if isinstance(answer, Request):
-            engine_req = answer
-            answer = _bridge.run(request, lambda: self._respond(request, runtime, engine_req))
-        if answer is not None:
-            return answer
-        state = _attach(request, runtime)
-        result: HttpResponseBase = get_response(request)
-        add_cookies(result, state.cookies)
-        return result
+    def flow(self, request: HttpRequest) -> HookFlow:
+        found = self.runtimes.resolve(request)
+        runtime = (yield lambda: found) if inspect.isawaitable(found) else found
+        if runtime.serves(raw_path(request)):
+            body = self._body(request)
+            if body is None:
+                return django_response(BODY_TOO_LARGE)
+            make = functools.partial(engine_request, request, body)
+            return django_response((yield lambda: runtime.serve(make, request.path)))
+        auth = RequestAuth(request, runtime)
+        request.auth = auth  # type: ignore[attr-defined]
+        response: HttpResponseBase = yield NEXT
+        add_cookies(response, auth.state.take_cookies())
+        return response
 
-    async def acall(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
-        runtime = self.runtimes.resolve(request)
-        if inspect.isawaitable(runtime):
-            runtime = await runtime
-        answer = self._prepare(request, runtime)
-        if isinstance(answer, Request):
-            engine_req = answer
-            answer = await _bridge.arun(
-                request, lambda: self._respond(request, runtime, engine_req)
-            )
-        if answer is not None:
-            return answer
-        state = _attach(request, runtime)
-        result: HttpResponseBase = await get_response(request)
-        add_cookies(result, state.cookies)
-        return result
+    def _body(self, request: HttpRequest) -> bytes | None:
+        """The request body, or ``None`` when it is over ``max_body_size`` bytes."""
+        if _too_large(request.META.get("CONTENT_LENGTH"), self.max_body_size):
+            return None
+        try:
+            body = request.body
+        except RequestDataTooBig:
+            return None
+        return None if len(body) > self.max_body_size else body
 
     async def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> int:
         """End the sessions of ``user_id`` and/or ``sid`` outside a request (a management
@@ -236,81 +223,29 @@ class Handle(Hook):
             )
         return await self.runtimes.fixed.revoke_sessions(user_id=user_id, sid=sid)
 
-    def _prepare(
-        self, request: HttpRequest, runtime: _anyio.Auth
-    ) -> Request | HttpResponseBase | None:
-        """For an auth route, the engine's request (or the 413/400 to answer instead);
-        ``None`` for any other route."""
-        if not runtime.serves(raw_path(request)):
-            return None
-        if _too_large(request.META.get("CONTENT_LENGTH"), self.max_body_size):
-            return django_response(BODY_TOO_LARGE)
-        try:
-            body = request.body
-        except RequestDataTooBig:
-            return django_response(BODY_TOO_LARGE)
-        if len(body) > self.max_body_size:
-            return django_response(BODY_TOO_LARGE)
-        try:
-            return engine_request(request, body=body)
-        except BadHost:
-            return django_response(BAD_HOST)
 
-    @staticmethod
-    async def _respond(
-        request: HttpRequest, runtime: _anyio.Auth, engine_req: Request
-    ) -> HttpResponseBase | None:
-        """The engine's answer as a Django response (a logged 500 if serving fails);
-        ``None`` when the engine does not serve it after all (the view chain does)."""
-        try:
-            response = await runtime.respond(engine_req)
-        except Exception:
-            return django_response(server_error(request.path))
-        return None if response is None else django_response(response)
-
-
-def _attach(request: HttpRequest, runtime: _anyio.Auth) -> RequestAuth:
-    state = RequestAuth(request, runtime)
-    request.auth = state  # type: ignore[attr-defined]
-    return state
-
-
-class ProtectPrefix(Hook):
-    """Redirects (303) requests under ``prefix`` that have no session to the sign-in page
-    (see :func:`sign_in_response`), or to ``redirect_to`` when given."""
-
-    def __init__(self, prefix: str, redirect_to: str | None) -> None:
-        self.prefix = prefix
-        self.redirect_to = redirect_to
-
-    def call(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
-        if (
-            request.path.startswith(self.prefix)
-            and request_auth(request).session() is None
-            and (answer := sign_in_response(request, self.redirect_to))
-        ):
-            return answer
-        result: HttpResponseBase = get_response(request)
-        return result
-
-    async def acall(self, request: HttpRequest, get_response: GetResponse) -> HttpResponseBase:
-        if (
-            request.path.startswith(self.prefix)
-            and await request_auth(request).asession() is None
-            and (answer := sign_in_response(request, self.redirect_to))
-        ):
-            return answer
-        result: HttpResponseBase = await get_response(request)
-        return result
+def _signed_out_answer(request: HttpRequest, redirect_to: str | None) -> HookFlow:
+    """``None`` when ``request`` is signed in; else the redirect :func:`sign_in_response`
+    gives (``None`` on the sign-in page itself)."""
+    session = yield from request_auth(request)._session()
+    return None if signed_in(session) else sign_in_response(request, redirect_to)
 
 
 def protect_prefix(prefix: str, redirect_to: str | None = None) -> Hook:
     """A handle (after the auth ``handle``) that redirects with 303 when a request whose
-    path starts with ``prefix`` has no session: pages, form posts and API routes alike.
+    path starts with ``prefix`` is not signed in: pages, form posts and API routes alike.
     It goes to the sign-in page with ``callbackUrl`` (see :func:`sign_in_response`), or to
     ``redirect_to`` exactly when given. The test is a plain prefix: ``"/account/"`` spares
     ``/accounts``."""
-    return ProtectPrefix(prefix, redirect_to)
+
+    def flow(request: HttpRequest) -> HookFlow:
+        if request.path.startswith(prefix):
+            answer = yield from _signed_out_answer(request, redirect_to)
+            if answer is not None:
+                return answer
+        return (yield NEXT)  # type: ignore[no-any-return]
+
+    return Hook(flow)
 
 
 def sign_in_response(
@@ -320,12 +255,14 @@ def sign_in_response(
     project's ``settings.LOGIN_URL`` when it sets one, else to the engine's sign-in page
     (``pages.sign_in``, else ``<base_path>/signin``), with ``callbackUrl`` = the request's
     path and query. ``None`` when the request is for that page already (no loop)."""
-    if redirect_to is not None:
-        return see_other(redirect_to)
-    login_url = django_settings.LOGIN_URL if django_settings.is_overridden("LOGIN_URL") else None
-    page = None if login_url is None else resolve_url(login_url)
-    url = sign_in_redirect(request_auth(request).runtime.settings, request.get_full_path(), page)
-    return None if url is None else see_other(url)
+    if redirect_to is None:
+        login_url = (
+            django_settings.LOGIN_URL if django_settings.is_overridden("LOGIN_URL") else None
+        )
+        page = None if login_url is None else resolve_url(login_url)
+        settings = request_auth(request).runtime.settings
+        redirect_to = sign_in_redirect(settings, request.get_full_path(), page)
+    return None if redirect_to is None else HttpResponseRedirect(redirect_to, status=303)
 
 
 class Sequence:
@@ -369,36 +306,22 @@ def auth_required(*, redirect_to: str | None = None) -> Callable[[View], View]: 
 def auth_required(
     view: View | None = None, /, *, redirect_to: str | None = None
 ) -> View | Callable[[View], View]:
-    """Decorate a sync or async view: without ``session.user``, redirect with 303 to the
-    sign-in page with ``callbackUrl`` (``settings.LOGIN_URL`` when the project sets it; see
+    """Decorate a sync or async view: when not signed in, redirect with 303 to the sign-in
+    page with ``callbackUrl`` (``settings.LOGIN_URL`` when the project sets it; see
     :func:`sign_in_response`), or to ``redirect_to`` exactly when given. Use it bare
     (``@auth_required``) or called (``@auth_required(...)``)."""
 
     def decorate(view: View) -> View:
-        if iscoroutinefunction(view):
+        run = run_async if iscoroutinefunction(view) else run_sync
 
-            @wraps(view)
-            async def async_view(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
-                if not _has_user(await request_auth(request).asession()) and (
-                    answer := sign_in_response(request, redirect_to)
-                ):
-                    return answer
-                return await view(request, *args, **kwargs)
-
-            return async_view  # type: ignore[return-value]
+        def flow(request: HttpRequest) -> HookFlow:
+            answer = yield from _signed_out_answer(request, redirect_to)
+            return answer if answer is not None else (yield NEXT)
 
         @wraps(view)
-        def sync_view(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
-            if not _has_user(request_auth(request).session()) and (
-                answer := sign_in_response(request, redirect_to)
-            ):
-                return answer
-            return view(request, *args, **kwargs)
+        def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+            return run(flow(request), request, lambda r: view(r, *args, **kwargs))
 
-        return sync_view  # type: ignore[return-value]
+        return markcoroutinefunction(checked) if run is run_async else checked  # type: ignore[return-value]
 
     return decorate(view) if view is not None else decorate
-
-
-def _has_user(session: Any) -> bool:
-    return isinstance(session, dict) and bool(session.get("user"))

@@ -3,10 +3,9 @@ start-up, and one :class:`io_bindings.anyio.Auth` per config object."""
 
 from __future__ import annotations
 
-import inspect
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
@@ -16,10 +15,9 @@ from sansio_auth import AuthConfig, AuthError
 from sansio_auth.settings import MIN_SECRET_LENGTH
 
 from .. import anyio as _anyio
-from ..runtimes import RuntimeCache
+from ..runtimes import ConfigSource
 
 LazyConfig: TypeAlias = Callable[[HttpRequest], AuthConfig | Awaitable[AuthConfig]]
-ConfigSource: TypeAlias = AuthConfig | LazyConfig
 
 
 def platform_env() -> dict[str, str]:
@@ -51,39 +49,11 @@ def make_runtime(config: AuthConfig, env: Mapping[str, str] | None = None) -> _a
     return auth
 
 
-class Runtimes:
+def runtimes(config: AuthConfig | LazyConfig) -> ConfigSource:
     """The runtime of each request: one for a fixed config (made, and checked, at once),
-    or one per config object a lazy config function returns (the most recent
-    ones kept: return the same objects, e.g. one per environment)."""
+    or one per config object a lazy config function returns (the most recent kept)."""
+    return ConfigSource(config, make_runtime, _refuse, eager=True)
 
-    def __init__(self, config: ConfigSource) -> None:
-        self._by_config = RuntimeCache(make_runtime)
-        if isinstance(config, AuthConfig):
-            self.fixed: _anyio.Auth | None = make_runtime(config)
-            self.lazy: LazyConfig | None = None
-        elif callable(config):
-            self.fixed, self.lazy = None, config
-        else:
-            raise TypeError("DjangoAuth takes an AuthConfig or a function of the request")
 
-    def for_config(self, config: Any) -> _anyio.Auth:
-        """The (cached) runtime of a config the lazy function returned."""
-        if not isinstance(config, AuthConfig):
-            raise ImproperlyConfigured(
-                f"sansio-auth: the config function returned {type(config).__name__}, "
-                "not an AuthConfig"
-            )
-        return self._by_config.get(config)
-
-    def resolve(self, request: HttpRequest) -> _anyio.Auth | Awaitable[_anyio.Auth]:
-        """The runtime for ``request``; awaitable when the config function is ``async``."""
-        if self.fixed is not None:
-            return self.fixed
-        assert self.lazy is not None
-        config = self.lazy(request)
-        if inspect.isawaitable(config):
-            return self._after(config)
-        return self.for_config(config)
-
-    async def _after(self, config: Awaitable[AuthConfig]) -> _anyio.Auth:
-        return self.for_config(await config)
+def _refuse(message: str) -> ImproperlyConfigured:
+    return ImproperlyConfigured(f"sansio-auth: {message}")

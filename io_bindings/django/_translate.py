@@ -6,8 +6,8 @@
   on, so the engine sees exactly the origin Django accepted (the engine's own trust rule,
   ``AUTH_TRUST_HOST`` / ``AUTH_URL``, still applies on top).
 * **Path**: the percent-encoded path as sent. Under ASGI that is ``scope["raw_path"]``;
-  WSGI only has the decoded ``PATH_INFO``, so the path is re-encoded with Django's
-  ``escape_uri_path`` (``RAW_URI``/``REQUEST_URI`` are used when the server gives them).
+  WSGI only has the decoded ``PATH_INFO``, so the path is re-encoded
+  (``RAW_URI``/``REQUEST_URI`` are used when the server gives them).
 * **Set-Cookie**: Django emits one ``Set-Cookie`` line per entry of the documented
   ``response.cookies`` mapping; each engine cookie goes there as a morsel that prints the
   engine's own line verbatim (attributes and value encoding as Auth.js writes them).
@@ -21,55 +21,37 @@ from typing import Any
 
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
-from django.utils.encoding import escape_uri_path
 
 from sansio_auth import Cookie, Request, Response
 
-from ..translate import make_request
+from ..translate import asgi_raw_path, make_request
+from ..wsgi import raw_path as wsgi_raw_path
 
-_NOT_PASSED = frozenset({"x-forwarded-host", "x-forwarded-proto", "host"})
+_NOT_PASSED = ("x-forwarded-host", "x-forwarded-proto", "host")
 
 
 def raw_path(request: HttpRequest) -> str:
-    """The request's path as sent (percent-encoded)."""
+    """The request's path as sent (percent-encoded): the ASGI ``raw_path``, else the WSGI
+    server's raw URI or the re-encoded ``SCRIPT_NAME`` + ``PATH_INFO``."""
     if isinstance(request, ASGIRequest):
-        raw = request.scope.get("raw_path")
-        if raw:
-            return str(raw.decode("latin-1"))
-    for key in ("RAW_URI", "REQUEST_URI"):
-        target = request.META.get(key)
-        if target and target.startswith("/"):
-            return str(target.partition("?")[0])
-    return str(escape_uri_path(request.path))
+        return asgi_raw_path(request.scope)
+    return wsgi_raw_path(request.META)
 
 
-def engine_request(
-    request: HttpRequest,
-    *,
-    method: str | None = None,
-    path: str | None = None,
-    query: str | None = None,
-    headers: dict[str, str] | None = None,
-    omit: frozenset[str] = frozenset(),
-    body: bytes = b"",
-) -> Request:
-    """The engine's :class:`Request` for ``request`` (or for another route of the same
-    browser: ``method``, ``path``, ``query``, extra ``headers``, header names to ``omit``). Raises
+def engine_request(request: HttpRequest, body: bytes = b"") -> Request:
+    """The engine's :class:`Request` for ``request``. Raises
     :class:`~io_bindings.translate.BadHost`; Django raises ``DisallowedHost`` first."""
     host = request.get_host()
-    passed = {
-        k.lower(): v for k, v in request.headers.items() if k.lower() not in _NOT_PASSED | omit
-    }
-    passed["host"] = host
-    if headers is not None:
-        passed.update(headers)
+    headers = {k.lower(): v for k, v in request.headers.items()}
+    for name in _NOT_PASSED:
+        headers.pop(name, None)
     return make_request(
-        method or request.method or "GET",
+        request.method or "GET",
         scheme=request.scheme or "http",
         host=host,
-        raw_path=raw_path(request) if path is None else path,
-        query=request.META.get("QUERY_STRING", "") if query is None else query,
-        headers=passed,
+        raw_path=raw_path(request),
+        query=request.META.get("QUERY_STRING", ""),
+        headers={**headers, "host": host},
         body=body,
     )
 

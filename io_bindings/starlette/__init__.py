@@ -15,15 +15,14 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, NamedTuple
 
 from sansio_auth import AuthConfig
+from sansio_auth.actions import AuthorizationParams
 from sansio_auth.settings import is_production
 
 from ..translate import DEFAULT_MAX_BODY_SIZE
-from ._actions import Actions, AuthorizationParams, Options, Redirect
-from ._auth import Session, UniversalAuth
-from ._handlers import Handlers, starlette_response
-from ._middleware import HostAuthMiddleware
-from ._runtime import DEFAULT_BASE_PATH, ConfigSource, LazyConfig, Runtimes
-from ._state import StateVar
+from ._asgi import Handlers, HostAuthMiddleware, starlette_response
+from ._auth import Options, Session, UniversalAuth
+from ._runtime import DEFAULT_BASE_PATH, LazyConfig, Runtimes
+from ._state import Redirect, StateVar
 
 HostAuthConfig = AuthConfig
 """The config record (the same :class:`~sansio_auth.AuthConfig`)."""
@@ -61,15 +60,12 @@ class HostAuthResult(NamedTuple):
 
     @property
     def access_token(self) -> Callable[..., Awaitable[str | None]]:
-        """``await auth_result.access_token(provider="op")`` (in a request) or
-        ``await auth_result.access_token(request, provider="op")``: a valid access token
-        of that provider (refreshed if due), or ``None``."""
+        """:meth:`UniversalAuth.access_token`: ``await auth_result.access_token(provider="op")``."""
         return self.auth.access_token
 
     @property
     def revoke_sessions(self) -> Callable[..., Awaitable[int]]:
-        """``await auth_result.revoke_sessions(user_id=..., sid=...)``: end those sessions
-        ("sign out everywhere"); the number of database sessions deleted."""
+        """:meth:`UniversalAuth.revoke_sessions` ("sign out everywhere")."""
         return self.auth.revoke_sessions
 
     async def aclose(self) -> None:
@@ -78,7 +74,7 @@ class HostAuthResult(NamedTuple):
 
 
 def HostAuth(  # noqa: N802 - a constructor-like entry point
-    config: ConfigSource,
+    config: AuthConfig | LazyConfig,
     *,
     max_body_size: int = DEFAULT_MAX_BODY_SIZE,
     env: Mapping[str, str] | None = None,
@@ -87,32 +83,19 @@ def HostAuth(  # noqa: N802 - a constructor-like entry point
     """``handlers, auth, sign_in, sign_out, unstable_update = HostAuth(config)``.
 
     ``config`` is an :class:`~sansio_auth.AuthConfig`, or a function of the request
-    (sync or ``async``) returning one, called for every request (lazy initialization:
-    per-tenant secrets, other providers on staging...). One engine is kept per config
-    object the function returns (the 32 most recent): return the same objects, not a new
-    one per request. The engine is built at the first request, so a bad config (or, in
-    production, a missing ``AUTH_SECRET``: :class:`~sansio_auth.MissingSecretError`)
-    fails that request.
-
-    What the config leaves out comes from ``env`` (default ``os.environ``): ``AUTH_SECRET``,
-    ``AUTH_URL``, ``AUTH_TRUST_HOST``, ``AUTH_<PROVIDER>_ID``/``_SECRET``; then the Starlette
-    defaults: ``base_path`` ``/api/auth``, and outside production (``AUTH_URL`` https or
-    ``ENV``/``PYTHON_ENV`` = ``production``) a trusted ``Host`` and a random per-process
-    secret (with a warning). ``runtime`` options go to :class:`io_bindings.anyio.Auth`
-    (``clock=``, ``entropy=``, ``transport=``, ``backend=``...). Request bodies over
-    ``max_body_size`` bytes get 413.
+    (sync or ``async``) returning one, called for every request; one engine is kept per
+    config object it returns (the 32 most recent). The engine is built at the first
+    request, so a bad config (or, in production, a missing ``AUTH_SECRET``) fails that
+    request. What the config leaves out comes from ``env`` (default ``os.environ``), then
+    the Starlette defaults (:func:`sansio_auth.settings.framework_defaults`: ``base_path``
+    ``/api/auth``; outside production a trusted ``Host`` and a random per-process secret,
+    with a warning). ``runtime`` options go to :class:`io_bindings.anyio.Auth`. Request
+    bodies over ``max_body_size`` bytes get 413.
     """
-    runtimes = Runtimes(config, env, runtime)
-    current = StateVar()
-    handlers = Handlers(runtimes, current, max_body_size)
-    actions = Actions(current)
-    return HostAuthResult(
-        handlers,
-        UniversalAuth(runtimes, current),
-        actions.sign_in,
-        actions.sign_out,
-        actions.unstable_update,
-    )
+    current = StateVar(Runtimes(config, env, runtime))
+    auth = UniversalAuth(current)
+    handlers = Handlers(current, max_body_size)
+    return HostAuthResult(handlers, auth, auth.sign_in, auth.sign_out, auth.unstable_update)
 
 
 __all__ = [

@@ -1,24 +1,29 @@
-"""The universal ``auth``: ``await auth(request)``, ``await auth()``, ``@auth``, and the
-FastAPI dependencies ``session`` and ``require_session``."""
+"""The universal ``auth``: ``await auth(request)``, ``await auth()``, ``@auth``, the FastAPI
+dependencies ``session`` and ``require_session``, and ``sign_in``, ``sign_out`` and
+``unstable_update`` for the current request (the runtime's server-side actions, whose rules
+are :mod:`sansio_auth.actions`'s, answered the Starlette way)."""
 
 from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeAlias, TypeVar, overload
 
+from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.requests import HTTPConnection
 from starlette.responses import Response as StarletteResponse
 
 from sansio_auth import AuthConfig
+from sansio_auth.actions import AuthorizationParams
+from sansio_auth.authorized import signed_in
 
 from .. import anyio as _anyio
-from ._actions import Redirect
-from ._runtime import Runtimes
-from ._state import SCOPE_KEY, RequestState, StateVar, set_cookie_headers
+from ._state import StateVar
 
+Options: TypeAlias = Mapping[str, Any] | FormData
+"""``sign_in``/``sign_out`` options: a mapping or a submitted form (``await request.form()``)."""
 Session: TypeAlias = dict[str, Any]
 """A session as ``GET <base_path>/session`` answers it (``user``, ``expires``, ...)."""
 Endpoint = TypeVar("Endpoint", bound=Callable[..., Awaitable[Any]])
@@ -37,8 +42,8 @@ class UniversalAuth:
     The session is read once per request.
     """
 
-    def __init__(self, runtimes: Runtimes, current: StateVar) -> None:
-        self.runtimes = runtimes
+    def __init__(self, current: StateVar) -> None:
+        self.runtimes = current.runtimes
         self.current = current
 
     @overload
@@ -60,27 +65,21 @@ class UniversalAuth:
         session: Session | None = await self.current.get().session()
         return session
 
-    async def state_for(self, connection: HTTPConnection) -> RequestState:
-        """The request's auth state: the middleware's, or made now (and kept on the request)."""
-        state = connection.scope.get(SCOPE_KEY)
-        if not isinstance(state, RequestState):
-            state = RequestState(connection.scope, await self.runtimes.resolve(connection))
-            connection.scope[SCOPE_KEY] = state
-        return state
-
     async def session(self, request: HTTPConnection) -> Session | None:
         """The session of ``request`` or ``None``; a FastAPI dependency:
         ``session = Depends(auth_result.session)``."""
-        state = await self.state_for(request)
+        state = await self.current.state_for(request)
         session: Session | None = await state.session()
         return session
 
     async def require_session(self, request: HTTPConnection) -> Session:
-        """The session of ``request``; without one, 401 (JSON under FastAPI). A FastAPI
-        dependency for API routes: ``session = Depends(auth_result.require_session)``."""
+        """The session of ``request`` when signed in (it has a ``user``); otherwise 401 (JSON
+        under FastAPI). A FastAPI dependency for API routes:
+        ``session = Depends(auth_result.require_session)``."""
         session = await self.session(request)
-        if session is None:
+        if not signed_in(session):
             raise HTTPException(401, detail="Not signed in")
+        assert session is not None
         return session
 
     async def access_token(
@@ -90,7 +89,7 @@ class UniversalAuth:
         ``None`` (signed out, no token of that provider, refresh refused): of ``request``,
         or of the current request. A refresh re-issues the session cookie: it goes on the
         response behind the middleware, ``handlers`` or ``@auth``."""
-        state = self.current.get() if request is None else await self.state_for(request)
+        state = self.current.get() if request is None else await self.current.state_for(request)
         return await state.access_token(provider)
 
     async def revoke_sessions(
@@ -109,7 +108,7 @@ class UniversalAuth:
     async def runtime(self, request: HTTPConnection | None = None) -> _anyio.Auth:
         """The runtime of ``request``, else of the current request, else of the fixed config."""
         if request is not None:
-            return (await self.state_for(request)).runtime
+            return (await self.current.state_for(request)).runtime
         state = self.current.var.get()
         if state is not None:
             return state.runtime
@@ -120,6 +119,35 @@ class UniversalAuth:
             "or pass the request"
         )
 
+    async def sign_in(
+        self,
+        provider: str | None = None,
+        options: Options | None = None,
+        authorization_params: AuthorizationParams | None = None,
+    ) -> str:
+        """Sign in with ``provider`` (``None``: the sign-in page), as Auth.js's ``signIn``
+        (:meth:`sansio_auth.Engine.sign_in`: ``options`` are ``redirect``, ``redirectTo``
+        and the provider's fields). Raises :class:`Redirect` to where the browser goes, or
+        returns that URL with ``redirect=False``; 403 for a cross-site post. A failed
+        sign-in raises its :class:`~sansio_auth.AuthError` (``CredentialsSignin`` with its
+        ``code``); let through, it is answered as the engine answers it."""
+        state = self.current.get()
+        return state.answer(await state.sign_in(provider, options, authorization_params))
+
+    async def sign_out(self, options: Options | None = None) -> str:
+        """Sign out (the session cookie cleared, the database session deleted), answered as
+        :meth:`sign_in` (``options``: ``redirect``, ``redirectTo``)."""
+        state = self.current.get()
+        return state.answer(await state.sign_out(options))
+
+    async def unstable_update(self, data: Mapping[str, Any]) -> Any:
+        """Update the session with ``data`` (:meth:`sansio_auth.Engine.update_session`): the
+        new session (``None`` when signed out), its cookie for the response."""
+        read = await self.current.get().update(data)
+        if read.status != 200:
+            raise HTTPException(read.status, detail=read.body.decode())
+        return read.data
+
     def _wrap(self, endpoint: Endpoint) -> Endpoint:
         @functools.wraps(endpoint)
         async def with_auth(*args: Any, **kwargs: Any) -> Any:
@@ -127,7 +155,7 @@ class UniversalAuth:
             if not found:
                 raise TypeError(f"@auth: {endpoint.__name__} was called without a request")
             request = found[0]
-            state = await self.state_for(request)
+            state = await self.current.state_for(request)
             token = self.current.var.set(state)
             try:
                 request.scope["auth"] = await state.session()
@@ -135,12 +163,13 @@ class UniversalAuth:
                     result: Any = endpoint(*args, **kwargs)
                     if inspect.isawaitable(result):
                         result = await result
-                except Redirect as redirect:
-                    result = redirect.response
+                except Exception as error:
+                    if (result := state.response_for(error)) is None:
+                        raise
             finally:
                 self.current.var.reset(token)
             if isinstance(result, StarletteResponse):
-                result.raw_headers.extend(set_cookie_headers(state.take_cookies()))
+                result.raw_headers.extend(state.set_cookie_headers())
             return result
 
         return with_auth  # type: ignore[return-value]

@@ -4,39 +4,27 @@ the Starlette defaults for what it and the environment leave out, and one
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
 import logging
 import os
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeAlias
-from urllib.parse import urlsplit
 
 from starlette.requests import HTTPConnection
 
-from sansio_auth import AuthConfig, MissingSecretError
-from sansio_auth.settings import find_secrets, is_production
+from sansio_auth import AuthConfig
+from sansio_auth.settings import framework_defaults
 
 from .. import anyio as _anyio
-from ..runtimes import RuntimeCache
+from ..runtimes import ConfigSource
 
 DEFAULT_BASE_PATH = "/api/auth"
 """The Starlette base path when neither the config nor ``AUTH_URL`` gives one."""
 LazyConfig: TypeAlias = Callable[[HTTPConnection], AuthConfig | Awaitable[AuthConfig]]
-ConfigSource: TypeAlias = AuthConfig | LazyConfig
 logger = logging.getLogger("sansio_auth")
 
 
-def _has_secret(config: AuthConfig, env: Mapping[str, str]) -> bool:
-    try:
-        find_secrets(config.secret, env)
-    except MissingSecretError:
-        return False
-    return True
-
-
-class Runtimes:
+class Runtimes(ConfigSource):
     """The runtime of each request: one per config object (the most recent ones kept),
     made on first use so that a missing secret or a bad config fails the first request.
 
@@ -47,50 +35,23 @@ class Runtimes:
     """
 
     def __init__(
-        self, config: ConfigSource, env: Mapping[str, str] | None, runtime: Mapping[str, Any]
+        self,
+        config: AuthConfig | LazyConfig,
+        env: Mapping[str, str] | None,
+        runtime: Mapping[str, Any],
     ) -> None:
         if not isinstance(config, AuthConfig) and not callable(config):
             raise TypeError("HostAuth takes an AuthConfig or a function of the request")
-        self.source = config
+        super().__init__(config, self._make)
         self.env = os.environ if env is None else env
         self.runtime_options = dict(runtime)
-        self._by_config = RuntimeCache(self._make)
         self._dev_secret: str | None = None
 
-    async def resolve(self, connection: HTTPConnection) -> _anyio.Auth:
-        """The runtime for this request (the config function is called for each request)."""
-        config: Any = self.source
-        if not isinstance(config, AuthConfig):
-            config = config(connection)
-            if inspect.isawaitable(config):
-                config = await config
-            if not isinstance(config, AuthConfig):
-                raise TypeError(
-                    f"the HostAuth config function returned {type(config).__name__}, "
-                    "not an AuthConfig"
-                )
-        return self.for_config(config)
-
-    def for_config(self, config: AuthConfig) -> _anyio.Auth:
-        """The (cached) runtime of ``config``."""
-        return self._by_config.get(config)
-
     def _make(self, config: AuthConfig) -> _anyio.Auth:
-        return _anyio.Auth(self.host_defaults(config), env=self.env, **self.runtime_options)
-
-    def host_defaults(self, config: AuthConfig) -> AuthConfig:
-        """``config`` with the Starlette defaults for what it and the environment leave out."""
-        env, changes = self.env, dict[str, Any]()
-        auth_url = env.get("AUTH_URL") or env.get("NEXTAUTH_URL") or ""
-        if config.base_path is None and not urlsplit(auth_url).path.strip("/"):
-            changes["base_path"] = DEFAULT_BASE_PATH
-        production = is_production(env)
-        if not production:
-            if config.trust_host is None and not auth_url and env.get("AUTH_TRUST_HOST") is None:
-                changes["trust_host"] = True
-            if not _has_secret(config, env):
-                changes["secret"] = self.dev_secret()
-        return dataclasses.replace(config, **changes) if changes else config
+        config = framework_defaults(
+            config, self.env, base_path=DEFAULT_BASE_PATH, development_secret=self.dev_secret
+        )
+        return _anyio.Auth(config, env=self.env, **self.runtime_options)
 
     def dev_secret(self) -> str:
         """A random secret for this process (development only), with a warning."""

@@ -6,7 +6,8 @@ from .._context import Context, Reply
 from .._flow import Step, invoke
 from ..errors import AuthError, CallbackRouteError, CredentialsSignin
 from ..providers import CredentialsProvider
-from .login import LoginResult, as_user, finish_login, run_sign_in_callback
+from .login import as_user, finish_login, run_sign_in_callback
+from .strategies import LoginResult
 
 
 def credentials_callback(ctx: Context, provider: CredentialsProvider) -> Step[Reply]:

@@ -30,7 +30,7 @@ from ..errors import (
     Configuration,
     OAuthAccountNotLinked,
 )
-from .strategies import session_strategy, utc
+from .strategies import LoginResult, session_strategy, utc
 
 
 def as_user(value: Any) -> dict[str, Any]:
@@ -67,23 +67,6 @@ def run_sign_in_callback(ctx: Context, **params: Any) -> Step[str | None]:
 
 
 # -- users and accounts (with an adapter) ------------------------------------------------------
-
-
-Emitted = tuple[tuple[str, dict[str, Any]], ...]
-
-
-class LoginResult(msgspec.Struct, frozen=True, kw_only=True):
-    """Who signs in, as :func:`handle_login` decided (and stored)."""
-
-    user: dict[str, Any]
-    """The user as stored (its ``id`` is the adapter's), or as given without an adapter."""
-    account: dict[str, Any]
-    """The account signed in with; ``user_id`` set when there is an adapter."""
-    is_new_user: bool = False
-    keep_session: bool = False
-    """The browser is signed in as this user already: its database session stays."""
-    events: Emitted = ()
-    """The ``create_user``/``link_account``/``update_user`` events, for once the session is set."""
 
 
 def user_by_account(ctx: Context, account: Mapping[str, Any]) -> Step[dict[str, Any] | None]:

@@ -1,26 +1,138 @@
-"""Flows a binding runs for the server itself, never routed from a browser: the
-session's provider access token, and ending sessions ("sign out everywhere")."""
+"""Flows a binding runs for the server itself, never routed from a browser: the server-side
+actions (sign in, sign out, update and read the session, the ``authorized`` callback; their
+rules are in :mod:`sansio_auth.actions`), the session's provider access token, and ending
+sessions ("sign out everywhere")."""
 
 from __future__ import annotations
 
-from .._context import Context, Reply, json_reply
-from .._flow import Step
+from typing import Any
+
+from .._context import Context, Reply, add_query, json_reply
+from .._flow import Step, invoke, log_error
+from ..actions import (
+    REFUSED,
+    AuthorizedResult,
+    Options,
+    SessionResult,
+    TokenResult,
+    answer,
+    back_to_form,
+    callback_url,
+    cross_site,
+)
+from ..authorized import decide
+from ..errors import AuthError
+from ..http import Response
 from ..oauth.refresh import usable_access_token
+from .kinds import KINDS
+from .misc import csrf as csrf_route
 from .revocation import revoke
-from .session import get_session
+from .session import current_session
+from .signin import sign_in as sign_in_route
+from .signout import sign_out as sign_out_route
 
 
-def access_token(ctx: Context, provider_id: str) -> Step[Reply]:
-    """``{"access_token": ...}``: the provider's valid access token for the session of
-    ``ctx`` (refreshed if due), or ``null``; the reply keeps the session read's cookies."""
-    yield from get_session(ctx)
+def read_session(ctx: Context) -> Step[Response]:
+    """The session of ``ctx``'s browser, as ``GET session`` reads it."""
+    session = yield from current_session(ctx)
+    return SessionResult(data=session, cookies=tuple(ctx.out_cookies))
+
+
+def update_session(ctx: Context, data: Any) -> Step[Response]:
+    """The session updated with ``data`` (``trigger="update"``), as ``POST session`` does."""
+    if cross_site(ctx.request, ctx.origin):
+        return SessionResult(status=403, body=REFUSED.body, headers=REFUSED.headers)
+    session = yield from current_session(ctx, update=True, data=data)
+    return SessionResult(data=session, cookies=tuple(ctx.out_cookies))
+
+
+def sign_in(ctx: Context, options: Options, *, form_post: bool) -> Step[Response]:
+    """Start (or, for credentials, complete) a sign-in with ``ctx.provider_id``; without a
+    provider, or with one not configured when the server acts, go to the sign-in page."""
+    if cross_site(ctx.request, ctx.origin):
+        return REFUSED
+    callback = ctx.form["callbackUrl"] = callback_url(options.redirect_to, ctx.request, ctx.origin)
+    provider = ctx.settings.providers_by_id.get(ctx.provider_id or "")
+    if provider is None and not (form_post and ctx.provider_id):
+        page = add_query(ctx.url("signin"), {"callbackUrl": callback})
+        return answer(page, (), redirect=options.redirect)
+    kind = KINDS.get(provider.type) if provider is not None else None
+    if provider is not None and kind is not None and kind.sign_in is None:
+        flow = kind.finish(ctx, provider)  # credentials: the form is checked at once
+    else:
+        flow = sign_in_route(ctx)
+    return (yield from _act(ctx, flow, options, form_post=form_post))
+
+
+def sign_out(ctx: Context, options: Options, *, form_post: bool) -> Step[Response]:
+    """End the session (and, when asked, the provider's) and go to the callback URL."""
+    if cross_site(ctx.request, ctx.origin):
+        return REFUSED
+    ctx.form["callbackUrl"] = callback_url(options.redirect_to, ctx.request, ctx.origin)
+    return (yield from _act(ctx, sign_out_route(ctx), options, form_post=form_post))
+
+
+def _act(ctx: Context, flow: Step[Reply], options: Options, *, form_post: bool) -> Step[Response]:
+    """Run an action's route flow with the CSRF decision made: a form post's token is
+    checked, the server's own action needs none. A failure answers its error and the page
+    that shows it."""
+    try:
+        if form_post:
+            ctx.check_csrf()
+        ctx.csrf_checked = True
+        reply = yield from flow
+    except Exception as err:
+        yield from log_error(err)
+        error = err if isinstance(err, AuthError) else AuthError(err)
+        page = ctx.error_reply(err).redirect
+        assert page is not None  # errors of these routes go to a page
+        url = back_to_form(page, error, ctx.request, ctx.origin)
+        return answer(url, ctx.out_cookies.deletions_only(), redirect=True, error=error)
+    assert reply.redirect is not None  # sign-in and sign-out answer with a redirect
+    return answer(reply.redirect, ctx.out_cookies, redirect=options.redirect)
+
+
+def authorized(ctx: Context, framework_request: Any) -> Step[Response]:
+    """The ``authorized`` callback's decision for ``ctx``'s request (outside ``base_path``),
+    given the session and ``framework_request``; without the callback, allowed (and the
+    session is not read). A callback that raises is logged and answers 500."""
+    callback = ctx.settings.callbacks.authorized
+    if callback is None:
+        return AuthorizedResult()
+    session = yield from current_session(ctx)
+    try:
+        result = yield from invoke("authorized", callback, auth=session, request=framework_request)
+    except Exception as err:
+        yield from log_error(
+            AuthError("the `authorized` callback raised", cause={"err": err}, fault="callback")
+        )
+        return AuthorizedResult(
+            status=500, headers=(("content-type", "text/plain"),), body=b"Internal Server Error"
+        )
+    decision = decide(result, request_url=ctx.request.url, settings=ctx.settings)
+    cookies = tuple(ctx.out_cookies)
+    return AuthorizedResult(decision=decision, data=session, read=True, cookies=cookies)
+
+
+def access_token(ctx: Context, provider_id: str) -> Step[Response]:
+    """The provider's valid access token for the session of ``ctx`` (refreshed if due), or
+    ``None``, with the session read's cookies."""
+    yield from current_session(ctx)
     state = ctx.token_states.get(provider_id)
     token = None if state is None else usable_access_token(state, ctx.now)
-    return json_reply({"access_token": token})
+    return TokenResult(token=token, cookies=tuple(ctx.out_cookies))
 
 
-def revoke_sessions(ctx: Context, user_id: str | None, sid: str | None) -> Step[Reply]:
+def csrf_token(ctx: Context) -> Step[Response]:
+    """The CSRF token for the forms of ``ctx``'s page, as ``GET csrf`` gives it (``None``
+    when CSRF checks are off), with its cookie."""
+    reply = yield from csrf_route(ctx)
+    token = None if reply.status != 200 else ctx.csrf_token()
+    return TokenResult(token=token, cookies=tuple(ctx.out_cookies))
+
+
+def revoke_sessions(ctx: Context, user_id: str | None, sid: str | None) -> Step[Response]:
     """``{"deleted": n}``: the sessions of ``user_id`` and/or ``sid`` are ended (database rows
     deleted, JWT sessions refused from now on)."""
     deleted = yield from revoke(ctx, user_id=user_id, sid=sid)
-    return json_reply({"deleted": deleted})
+    return ctx.respond(json_reply({"deleted": deleted}))

@@ -14,7 +14,7 @@ from .strategies import SessionStrategy, session_strategy
 
 def get_session(ctx: Context) -> Step[Reply]:
     """The session as JSON, or ``null``."""
-    return (yield from _session(ctx, update=False, data=None, headers=NO_CACHE))
+    return json_reply((yield from current_session(ctx)), headers=NO_CACHE)
 
 
 def update_session(ctx: Context) -> Step[Reply]:
@@ -24,16 +24,17 @@ def update_session(ctx: Context) -> Step[Reply]:
     except MissingCSRF as err:
         yield from log_error(err)
         return json_reply(None, status=400)
-    return (yield from _session(ctx, update=True, data=ctx.form.get("data"), headers=()))
+    return json_reply((yield from current_session(ctx, update=True, data=ctx.form.get("data"))))
 
 
-def _session(
-    ctx: Context, *, update: bool, data: Any, headers: tuple[tuple[str, str], ...]
-) -> Step[Reply]:
+def current_session(ctx: Context, *, update: bool = False, data: Any = None) -> Step[Any]:
+    """The session of ``ctx``'s browser (``None`` when signed out), its cookie re-issued or
+    deleted on ``ctx.out_cookies`` as needed; with ``update``, ``data`` goes to the callbacks.
+    An unreadable session is logged and reads as ``None``."""
     spec = ctx.cookie_specs.session_token
     value, present = read_chunked(ctx.cookies, spec.name)
     if value is None:
-        return json_reply(None, headers=headers)
+        return None
     strategy = session_strategy(ctx)
     try:
         session = yield from strategy.read(ctx, value, present, update=update, data=data)
@@ -43,7 +44,7 @@ def _session(
         if strategy.forgets_unreadable:
             ctx.out_cookies.delete_chunks(spec, present)
         session = None
-    return json_reply(session, headers=headers)
+    return session
 
 
 def _read_error(strategy: SessionStrategy, error: Exception) -> AuthError:

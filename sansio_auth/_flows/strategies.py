@@ -11,7 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -31,8 +31,22 @@ from .refresh import (
 )
 from .revocation import is_revoked
 
-if TYPE_CHECKING:
-    from .login import LoginResult
+Emitted = tuple[tuple[str, dict[str, Any]], ...]
+
+
+class LoginResult(msgspec.Struct, frozen=True, kw_only=True):
+    """Who signs in, as :func:`.login.handle_login` decided (and stored): what a strategy
+    starts the session of."""
+
+    user: dict[str, Any]
+    """The user as stored (its ``id`` is the adapter's), or as given without an adapter."""
+    account: dict[str, Any]
+    """The account signed in with; ``user_id`` set when there is an adapter."""
+    is_new_user: bool = False
+    keep_session: bool = False
+    """The browser is signed in as this user already: its database session stays."""
+    events: Emitted = ()
+    """The ``create_user``/``link_account``/``update_user`` events, for once the session is set."""
 
 
 class SessionStrategy(ABC):

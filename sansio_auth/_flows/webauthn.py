@@ -23,13 +23,13 @@ from ..errors import AuthError, InvalidProvider, WebAuthnVerificationError
 from ..oauth.checks import b64url
 from ..providers import WebAuthnProvider
 from .login import (
-    LoginResult,
     finish_login,
     handle_login,
     run_sign_in_callback,
     signed_in_user,
     undo_sign_up,
 )
+from .strategies import LoginResult
 
 Decision = Literal["register", "authenticate"]
 ACCOUNT_TYPE = "webauthn"

@@ -10,7 +10,7 @@ from urllib.parse import quote_plus, urlencode
 
 import msgspec
 
-from ..errors import OAUTH_ERROR_HINTS, ProviderError
+from ..errors import TokenResponseError as TokenResponseError
 from ..events import OutboundRequest
 from ..fetch import ACCEPT_JSON
 
@@ -18,14 +18,6 @@ FORM = ("content-type", "application/x-www-form-urlencoded;charset=UTF-8")
 TOKEN_TYPES = frozenset({"bearer", "dpop"})
 STRING_FIELDS = ("refresh_token", "id_token", "scope")
 TokenSet = dict[str, Any]
-
-
-class TokenResponseError(ProviderError):
-    """The token endpoint refused the code (``error``) or answered outside the protocol."""
-
-    def __init__(self, message: str, error: str | None = None) -> None:
-        super().__init__(message, hint=OAUTH_ERROR_HINTS.get(error or ""))
-        self.error = error
 
 
 def basic_credentials(client_id: str, client_secret: str) -> str:

@@ -27,7 +27,7 @@ from ..fetch import ProviderResponseError, bearer_request, decode_json, send
 from ._base import Provider, ProviderType, build, record_of
 
 if TYPE_CHECKING:
-    from ..oauth.tokens import TokenResponseError
+    from ..errors import TokenResponseError
 
 TokenEndpointAuthMethod = Literal["client_secret_basic", "client_secret_post", "none"]
 Check = Literal["pkce", "state", "nonce", "none"]

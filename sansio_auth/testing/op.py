@@ -23,7 +23,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 from urllib.parse import parse_qsl, unquote_plus, urlencode, urlsplit
 
 from joserfc import jws
@@ -34,8 +34,14 @@ from ..http import Response
 from ..oauth.checks import b64url
 from ._clock import START
 
-if TYPE_CHECKING:
-    from .browser import Browser
+
+class Navigator(Protocol):
+    """What :meth:`AuthorizationResult.follow` needs of a browser (a
+    :class:`~sansio_auth.testing.Browser`, whose module imports this one)."""
+
+    def get(self, path: str, **kwargs: Any) -> Response: ...
+    def post(self, path: str, **kwargs: Any) -> Response: ...
+
 
 ISSUER = "https://op.example"
 CLIENT_ID = "client-1"
@@ -112,7 +118,7 @@ class AuthorizationResult:
     url: str
     params: dict[str, str]
 
-    def follow(self, browser: Browser) -> Response:
+    def follow(self, browser: Navigator) -> Response:
         """Make that request with ``browser`` (no further redirects followed)."""
         if self.method == "POST":
             return browser.post(self.url, form=self.params)

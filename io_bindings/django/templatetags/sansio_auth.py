@@ -37,12 +37,8 @@ def _request(context: template.Context) -> HttpRequest:
     return request
 
 
-def _action(page: str) -> str:
-    return page if page.startswith("/") else f"/{page}"
-
-
 def _form(
-    context: template.Context, action: str, fields: dict[str, str | None], inner: str
+    context: template.Context, page: str, fields: dict[str, str | None], inner: str
 ) -> SafeString:
     request = _request(context)
     hidden = {
@@ -51,14 +47,12 @@ def _form(
         **{name: value for name, value in fields.items() if value},
     }
     inputs = format_html_join("", '<input type="hidden" name="{}" value="{}">', hidden.items())
+    action = page if page.startswith("/") else f"/{page}"
     return format_html('<form method="post" action="{}">{}{}</form>', action, inputs, inner)
 
 
-def _provider_name(context: template.Context, provider: str | None) -> str | None:
-    if provider is None:
-        return None
-    found = request_auth(_request(context)).runtime.settings.providers_by_id.get(provider)
-    return found.name if found is not None else provider
+def _button(label: str) -> SafeString:
+    return format_html('<button type="submit">{}</button>', label)
 
 
 @register.simple_tag(takes_context=True)
@@ -71,11 +65,12 @@ def signin_button(
     label: str | None = None,
 ) -> SafeString:
     """A form posting to ``sign_in`` with one submit button."""
-    name = _provider_name(context, provider)
-    text = label or (f"Sign in with {name}" if name else "Sign in")
-    button = format_html('<button type="submit">{}</button>', text)
-    fields = {"provider": provider, "redirectTo": redirect_to}
-    return _form(context, _action(signin_page), fields, button)
+    found = provider and request_auth(_request(context)).runtime.settings.providers_by_id.get(
+        provider
+    )
+    name = found.name if found else provider
+    button = _button(label or (f"Sign in with {name}" if name else "Sign in"))
+    return signin_form(context, button, provider, signin_page=signin_page, redirect_to=redirect_to)
 
 
 @register.simple_block_tag(takes_context=True)
@@ -88,8 +83,7 @@ def signin_form(
     redirect_to: str | None = None,
 ) -> SafeString:
     """:func:`signin_button` with the block's content (inputs, buttons) inside the form."""
-    fields = {"provider": provider, "redirectTo": redirect_to}
-    return _form(context, _action(signin_page), fields, content)
+    return _form(context, signin_page, {"provider": provider, "redirectTo": redirect_to}, content)
 
 
 @register.simple_tag(takes_context=True)
@@ -101,8 +95,7 @@ def signout_button(
     label: str = "Sign out",
 ) -> SafeString:
     """A form posting to ``sign_out`` with one submit button."""
-    button = format_html('<button type="submit">{}</button>', label)
-    return _form(context, _action(signout_page), {"redirectTo": redirect_to}, button)
+    return signout_form(context, _button(label), signout_page=signout_page, redirect_to=redirect_to)
 
 
 @register.simple_block_tag(takes_context=True)
@@ -114,4 +107,4 @@ def signout_form(
     redirect_to: str | None = None,
 ) -> SafeString:
     """:func:`signout_button` with the block's content inside the form."""
-    return _form(context, _action(signout_page), {"redirectTo": redirect_to}, content)
+    return _form(context, signout_page, {"redirectTo": redirect_to}, content)

@@ -18,7 +18,7 @@ from ..oauth import Hooks, OAuthProvider, OIDCProvider, Profile, Step, TokenSet
 from ..service import ProfileMap, Service
 
 if TYPE_CHECKING:
-    from ...oauth.tokens import TokenResponseError
+    from ...errors import TokenResponseError
 
 COMMON_ISSUER = "https://login.microsoftonline.com/common/v2.0"
 CONSUMERS_TENANT = "9188040d-6c67-4c5b-b112-36a304b66dad"

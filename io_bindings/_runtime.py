@@ -1,0 +1,146 @@
+"""What the async and sync runtimes share: the engine, the start-up warnings, and each
+server-side call as one :class:`Call` (the engine's flow and what to make of its answer).
+
+:class:`io_bindings.anyio.Auth` drives a call with ``await flow.run(perform)``,
+:class:`io_bindings.sync.SyncAuth` with ``flow.run_sync(perform)``: nothing else differs
+(httpx's shape: one flow, two small drivers), so the twins cannot drift.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from sansio_auth import AuthConfig, AuthError, Engine, Flow, Request, Response
+from sansio_auth.actions import (
+    ActionResult,
+    AuthorizationParams,
+    AuthorizedResult,
+    SessionResult,
+    TokenResult,
+)
+from sansio_auth.drivers import sync_performer
+from sansio_auth.oauth.cache import ProviderCache
+
+from ._driver_io import log_writer
+
+T = TypeVar("T")
+R = TypeVar("R", bound=Response)
+logger = logging.getLogger("sansio_auth")
+
+SessionRead = SessionResult
+"""A session read on the server side: ``data`` (the session mapping, or ``None`` when
+signed out) and ``cookies``, those the engine re-issued while reading it (a slid expiry, a
+refreshed token), which the response to the browser must carry (``set_cookie_headers()``)."""
+
+
+AccessToken = TokenResult
+"""A provider access token for the server to call the provider's API with (``token``, or
+``None``: signed out, no such provider, expired), and the cookies the session read
+re-issued (a refreshed token is in the JWT session cookie: the response to the browser must
+carry them, or the rotated refresh token is lost)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Generic[T]):
+    """One server-side call: the engine's flow, and its result from the flow's response."""
+
+    flow: Flow
+    result: Callable[[Response], T]
+
+
+class Runtime:
+    """The part of a runtime that does not depend on how flows are driven.
+
+    ``env`` defaults to ``os.environ``; the configuration's start-up warnings (a short
+    secret, CSRF checks off...) are logged here, once per runtime.
+    """
+
+    def __init__(
+        self,
+        config: AuthConfig,
+        *,
+        clock: Callable[[], float],
+        entropy: Callable[[int], bytes],
+        cache: ProviderCache | None,
+        env: Mapping[str, str] | None,
+    ) -> None:
+        self.env: Mapping[str, str] = os.environ if env is None else env
+        self.engine = Engine(config, clock=clock, entropy=entropy, env=self.env, cache=cache)
+        self.settings = self.engine.settings
+        for code in self.settings.warnings:
+            logger.warning("[auth][warn][%s] Read more: https://warnings.authjs.dev", code)
+
+    def serves(self, raw_path: str) -> bool:
+        """Whether ``raw_path`` (percent-encoded, as sent) is an auth route."""
+        return self.engine.serves(raw_path)
+
+    def session_call(self, request: Request) -> Call[SessionRead]:
+        """Read the session of the browser that sent ``request``."""
+        return Call(self.engine.session(request), _expecting(SessionResult))
+
+    def update_session_call(self, request: Request, data: Any) -> Call[SessionRead]:
+        """Update the session of ``request``'s browser with ``data``."""
+        return Call(self.engine.update_session(request, data), _expecting(SessionResult))
+
+    def sign_in_call(
+        self,
+        request: Request,
+        provider: str | None,
+        options: Mapping[str, Any] | None,
+        authorization_params: AuthorizationParams | None,
+        form_post: bool,
+    ) -> Call[ActionResult]:
+        """Sign in ``request``'s browser with ``provider``."""
+        flow = self.engine.sign_in(
+            request, provider, options, authorization_params, form_post=form_post
+        )
+        return Call(flow, _expecting(ActionResult))
+
+    def sign_out_call(
+        self, request: Request, options: Mapping[str, Any] | None, form_post: bool
+    ) -> Call[ActionResult]:
+        """Sign out ``request``'s browser."""
+        flow = self.engine.sign_out(request, options, form_post=form_post)
+        return Call(flow, _expecting(ActionResult))
+
+    def authorized_call(self, request: Request, framework_request: Any) -> Call[AuthorizedResult]:
+        """The ``authorized`` callback's decision for ``request``."""
+        flow = self.engine.authorized(request, framework_request)
+        return Call(flow, _expecting(AuthorizedResult))
+
+    def access_token_call(self, request: Request, provider: str) -> Call[AccessToken]:
+        """The access token of ``provider`` for the session of ``request``."""
+        return Call(self.engine.access_token(request, provider), _expecting(TokenResult))
+
+    def csrf_token(self, request: Request) -> TokenResult:
+        """The library's CSRF token for the forms of the page ``request`` asks for (``token``
+        ``None`` when CSRF checks are off) and its cookie for the response. Its flow performs
+        no IO (a log line at most), so it runs here, in any thread or event loop."""
+        perform = sync_performer(log=log_writer(self.settings.debug))
+        return _expecting(TokenResult)(self.engine.csrf_token(request).run_sync(perform))
+
+    def revoke_sessions_call(self, user_id: str | None, sid: str | None) -> Call[int]:
+        """End the sessions of ``user_id`` and/or ``sid``."""
+        return Call(self.engine.revoke_sessions(user_id=user_id, sid=sid), _revoked_count)
+
+
+def _expecting(kind: type[R]) -> Callable[[Response], R]:
+    """The result of an engine entry point that answers ``kind``; its failure (the engine
+    logged it) is an :class:`~sansio_auth.AuthError` naming the cause."""
+
+    def result(response: Response) -> R:
+        if isinstance(response, kind):
+            return response
+        raise AuthError(f"the engine failed to answer: {response.json().get('message')}")
+
+    return result
+
+
+def _revoked_count(response: Response) -> int:
+    if response.status != 200:
+        raise RuntimeError(f"the sessions could not be revoked: {response.json()['message']}")
+    return int(response.json()["deleted"])

@@ -1,0 +1,162 @@
+"""One application request's auth state, the same in every framework adapter: the runtime
+serving it, its session (read once, when first asked for), and the cookies the engine set
+during the request, which the response must carry (a re-issued session, a sign-in's).
+
+An adapter makes one per request with a function building the engine's
+:class:`~sansio_auth.Request` for it, and keeps it in its framework's slot
+(``request.auth``, the ASGI scope, ``request[...]``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from sansio_auth import Cookie, Request
+from sansio_auth.actions import ActionResult, AuthorizationParams, AuthorizedResult
+from sansio_auth.http import encode_uri_component, parse_cookie_header
+
+from ._runtime import SessionRead
+from .anyio import Auth
+from .translate import BAD_HOST, BadHost
+
+_UNREAD: Any = object()
+_BAD_HOST = ActionResult(status=400, headers=BAD_HOST.headers, body=BAD_HOST.body)
+
+
+class AuthState:
+    """The auth state of one request; ``make_request`` builds its engine request (raising
+    :class:`~io_bindings.translate.BadHost`)."""
+
+    def __init__(self, runtime: Auth, make_request: Callable[[], Request]) -> None:
+        self.runtime = runtime
+        self._make_request = make_request
+        self.cookies: list[Cookie] = []
+        """Cookies to add to this request's response, in order, one per name."""
+        self.failure: ActionResult | None = None
+        """The last failed action: a handler that lets its error through gets its answer."""
+        self._session: Any = _UNREAD
+
+    def request(self) -> Request:
+        """The engine's request for this request, its ``Cookie`` header with the cookies set
+        during the request applied (raises ``BadHost``)."""
+        request = self._make_request()
+        if not self.cookies:
+            return request
+        jar = parse_cookie_header(request.header("cookie"))
+        for cookie in self.cookies:
+            if cookie.value and cookie.options.max_age != 0:
+                jar[cookie.name] = cookie.value
+            else:
+                jar.pop(cookie.name, None)
+        header = "; ".join(f"{k}={encode_uri_component(v)}" for k, v in jar.items())
+        headers = {**request.headers, "cookie": header}
+        return Request(method=request.method, url=request.url, headers=headers, body=request.body)
+
+    @property
+    def read(self) -> bool:
+        """Whether the session has been read."""
+        return self._session is not _UNREAD
+
+    @property
+    def data(self) -> Any:
+        """The session read (``None`` before it is)."""
+        return None if self._session is _UNREAD else self._session
+
+    async def session(self) -> Any:
+        """The session (a mapping, or ``None``), read once; a bad ``Host`` reads as signed out."""
+        if self._session is _UNREAD:
+            try:
+                self.remember(await self.runtime.session(self.request()))
+            except BadHost:
+                self._session = None
+        return self._session
+
+    def remember(self, read: SessionRead) -> Any:
+        """Keep a session read (or update): its session, and its cookies for the response."""
+        self._session = read.data
+        self.add_cookies(read.cookies)
+        return read.data
+
+    async def access_token(self, provider: str) -> str | None:
+        """The access token of ``provider`` for this session (refreshed if due), or ``None``."""
+        try:
+            read = await self.runtime.access_token(self.request(), provider=provider)
+        except BadHost:
+            return None
+        self.add_cookies(read.cookies)
+        return read.token
+
+    async def sign_in(
+        self,
+        provider: str | None,
+        options: Mapping[str, Any] | None,
+        authorization_params: AuthorizationParams | None = None,
+        *,
+        form_post: bool = False,
+    ) -> ActionResult:
+        """The runtime's sign-in for this request; its cookies are kept for the response (a
+        bad ``Host`` is refused with 400)."""
+        try:
+            request = self.request()
+        except BadHost:
+            return _BAD_HOST
+        result = await self.runtime.sign_in(
+            request, provider, options, authorization_params, form_post=form_post
+        )
+        return self._acted(result)
+
+    async def sign_out(
+        self, options: Mapping[str, Any] | None, *, form_post: bool = False
+    ) -> ActionResult:
+        """The runtime's sign-out for this request; its cookies are kept for the response."""
+        return self._acted(
+            await self.runtime.sign_out(self.request(), options, form_post=form_post)
+        )
+
+    async def update(self, data: Any) -> SessionRead:
+        """The runtime's session update for this request (kept as the session unless refused:
+        403 for a cross-site request, 400 for a bad ``Host``)."""
+        try:
+            request = self.request()
+        except BadHost:
+            return SessionRead(status=400, headers=BAD_HOST.headers, body=BAD_HOST.body)
+        read = await self.runtime.update_session(request, data)
+        if read.status == 200:
+            self.remember(read)
+        return read
+
+    async def authorized(self, framework_request: Any) -> AuthorizedResult:
+        """The ``authorized`` callback's decision for this request (its session kept when
+        read; a bad ``Host`` is a 400)."""
+        try:
+            request = self.request()
+        except BadHost:
+            return AuthorizedResult(status=400, headers=BAD_HOST.headers, body=BAD_HOST.body)
+        result = await self.runtime.authorized(request, framework_request)
+        if result.read:
+            self.remember(result)
+        return result
+
+    def _acted(self, result: ActionResult) -> ActionResult:
+        if result.error is not None:
+            self.failure = result
+        self.add_cookies(result.cookies)
+        self._session = _UNREAD  # changed: read again (with the new cookies) when asked
+        return result
+
+    def failed_url(self, error: BaseException) -> str | None:
+        """Where the browser goes when a handler lets ``error`` through: the page of the
+        failed action that raised it; ``None`` for any other error."""
+        failure = self.failure
+        return failure.url if failure is not None and error is failure.error else None
+
+    def add_cookies(self, cookies: Iterable[Cookie]) -> None:
+        """Cookies for the response (a later cookie of the same name replaces an earlier one)."""
+        for cookie in cookies:
+            self.cookies = [c for c in self.cookies if c.name != cookie.name]
+            self.cookies.append(cookie)
+
+    def take_cookies(self) -> list[Cookie]:
+        """The cookies to set, once: whoever sends the response takes them."""
+        cookies, self.cookies = self.cookies, []
+        return cookies
