@@ -56,14 +56,16 @@ def seal(
     now: float,
     entropy: Entropy,
     cross_site: bool = False,
+    extra: Mapping[str, Any] | None = None,
 ) -> Cookie:
     """The check cookie that keeps ``value`` for ``provider_id`` for 15 minutes.
 
     ``cross_site`` (``response_mode=form_post``: the provider POSTs back from its
     own site) makes it ``SameSite=None; Secure`` so that the browser sends it.
+    ``extra`` claims travel beside the value (what the callback must know of the sign-in).
     """
     token = jwt.encode(
-        {"value": value, "provider": provider_id},
+        {**(extra or {}), "value": value, "provider": provider_id},
         secrets,
         spec.name,
         now=now,
@@ -87,6 +89,23 @@ def unseal(
     now: float,
 ) -> str:
     """The value of check cookie ``spec``; :class:`InvalidCheck` if missing, bad or foreign."""
+    value: str = unseal_claims(
+        cookies, spec, what=what, provider_id=provider_id, secrets=secrets, now=now
+    )["value"]
+    return value
+
+
+def unseal_claims(
+    cookies: Mapping[str, str],
+    spec: CookieSpec,
+    *,
+    what: str,
+    provider_id: str,
+    secrets: Sequence[str],
+    now: float,
+) -> dict[str, Any]:
+    """The claims of check cookie ``spec`` (its string ``value`` and any ``extra`` of
+    :func:`seal`); :class:`InvalidCheck` if missing, bad or foreign."""
     raw = cookies.get(spec.name)
     if not raw:
         raise InvalidCheck(f"{what} cookie was missing", cause={"provider": provider_id})
@@ -102,7 +121,7 @@ def unseal(
             f"{what} cookie was made for another provider",
             cause={"provider": provider_id, "cookie_provider": payload["provider"]},
         )
-    return value
+    return payload
 
 
 def new_state(
