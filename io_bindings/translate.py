@@ -10,13 +10,17 @@ about requests is decided outside the engine.
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from functools import lru_cache
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from sansio_auth import Request, Response
+from sansio_auth.events import escape_log_text
 from sansio_auth.http import headers_from_pairs
+
+from ._driver_io import traceback_text
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -199,8 +203,11 @@ async def asgi_request(
 
 
 def server_error(where: str) -> Response:
-    """Log the exception being handled (traceback in the server log only) and answer 500."""
-    logger.exception("[auth][error] unexpected failure serving %s", where)
+    """Log the exception being handled (traceback in the server log only, escaped as every
+    line of ours) and answer 500."""
+    error = sys.exception()
+    trace = "" if error is None else "\n" + traceback_text(error)
+    logger.error("[auth][error] unexpected failure serving %s%s", escape_log_text(where), trace)
     return plain(500, "Internal Server Error")
 
 

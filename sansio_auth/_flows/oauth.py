@@ -28,8 +28,9 @@ from ..errors import (
     OAuthCallbackError,
     OAuthProfileParseError,
 )
+from ..events import Log
 from ..fetch import send
-from ..http import split_url
+from ..http import repeated_params, split_url
 from ..oauth.authorize_url import (
     OIDC_DEFAULT_SCOPE,
     authorization_url,
@@ -38,6 +39,7 @@ from ..oauth.authorize_url import (
 )
 from ..oauth.callback import (
     AuthorizationCode,
+    AuthorizationResponseError,
     ProviderDenied,
     StateMismatch,
     parse_authorization_response,
@@ -202,6 +204,8 @@ def _proxy_hop(ctx: Context, provider: OAuthProvider, params: Mapping[str, Any])
     state = params.get("state")
     if proxy is None or _origin(proxy) != ctx.origin or not isinstance(state, str):
         return None
+    if repeated_params(params):
+        return None  # refused here, by the callback: the hop would hide the repetition
     target = read_state(state, ctx.settings.secrets, now=ctx.now).get("origin")
     if not isinstance(target, str):
         return None
@@ -238,7 +242,7 @@ def _callback(ctx: Context, provider: OAuthProvider, params: Mapping[str, Any]) 
     state = _checked(ctx, provider, checks, "state")
     if server is None:
         server = yield from authorization_server(provider, ctx.cache, ctx.now, callback=True)
-    code = _authorization_code(provider, server, params, _value(state))
+    code = yield from _authorization_code(provider, server, params, _value(state))
     pkce = _checked(ctx, provider, checks, "pkce")
     nonce = _checked(ctx, provider, checks, "nonce")
     redirect_uri = _redirect_uri(ctx, provider, proxy)
@@ -292,22 +296,36 @@ def _authorization_code(
     server: AuthorizationServer,
     params: Mapping[str, Any],
     expected_state: str | None,
-) -> AuthorizationCode:
-    """The code of the provider's answer, once its state and issuer are checked."""
+) -> Step[AuthorizationCode]:
+    """The code of the provider's answer, once its state and issuer are checked.
+
+    Everything here came through the browser, so a refusal is the browser's fault (logged
+    without a traceback); the provider's own error text is logged at debug only."""
     try:
         return parse_authorization_response(
             params,
             expected_state=expected_state,
             issuer=server.issuer,
             iss_required=server.iss_parameter_supported,
+            repeated=repeated_params(params),
         )
     except StateMismatch as err:
         raise InvalidCheck(str(err), cause={"provider": provider.id}) from err
     except ProviderDenied as err:
+        details = {"error": err.error, "error_description": err.description, "error_uri": err.uri}
+        yield Log(
+            level="debug",
+            code="OAuthCallbackError",
+            message="OAuthCallbackError",
+            metadata={"provider": provider.id, **details},
+        )
         raise OAuthCallbackError(
             "OAuth Provider returned an error",
-            cause={"provider": provider.id, "error": err.error, "description": err.description},
+            cause={"provider": provider.id, **details},
+            fault="browser",
         ) from err
+    except AuthorizationResponseError as err:
+        raise CallbackRouteError(err, cause={"provider": provider.id}, fault="browser") from err
 
 
 def _exchange_code(
