@@ -14,12 +14,12 @@ from typing import Any, Literal
 from sansio_auth import AuthConfig, NotAnAuthRoute, Request, Response
 from sansio_auth.actions import ActionResult, AuthorizationParams, AuthorizedResult
 from sansio_auth.drivers import async_performer
-from sansio_auth.events import Action, Event, SendHTTP
+from sansio_auth.events import Action, Event
 from sansio_auth.oauth.cache import ProviderCache
 
 from ._driver_io import HTTPTransport, log_writer
 from ._runtime import AccessToken, Call, Runtime, SessionRead, T
-from ._single_flight import SingleFlight
+from ._single_flight import SingleFlight, key_of
 from .http import AnyioBackend, AsyncioBackend, HTTPClient, NetworkBackend
 from .translate import (
     BAD_HOST,
@@ -117,11 +117,10 @@ class Auth(Runtime):
 
     async def perform(self, action: Action) -> Event:
         """Perform one action (exceptions become :class:`~sansio_auth.events.Failed`);
-        requests marked ``single_flight`` go one at a time per key, sharing the response."""
-        if isinstance(action, SendHTTP) and action.single_flight is not None:
-            return await self._single_flight.run(
-                action.single_flight, lambda: self._perform(action)
-            )
+        actions marked ``single_flight`` go one at a time per key, sharing the answer."""
+        key = key_of(action)
+        if key is not None:
+            return await self._single_flight.run(key, lambda: self._perform(action))
         return await self._perform(action)
 
     async def run(self, call: Call[T]) -> T:

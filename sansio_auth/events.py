@@ -86,8 +86,8 @@ class SendHTTP(msgspec.Struct, frozen=True, kw_only=True):
     request: OutboundRequest
     single_flight: str | None = None
     """Set on a request that must not be made twice at once (a refresh-token grant: a
-    rotated refresh token works once). Requests with the same key are the same request:
-    a binding should make one at a time and answer those that waited with the response
+    rotated refresh token works once). Actions with the same key are the same action:
+    a binding should perform one at a time and answer those that waited with the answer
     (not a failure) the first one got, for a short while. The key is a hash, no secret."""
 
 
@@ -123,6 +123,10 @@ class CallAdapter(msgspec.Struct, frozen=True, kw_only=True):
     method: str
     function: Callable[..., Any]
     args: tuple[Any, ...] = ()
+    single_flight: str | None = None
+    """As :attr:`SendHTTP.single_flight`: set on a call that concurrent requests would
+    otherwise repeat (extending one session's expiry); one call per key at a time, its
+    answer shared for a short while."""
 
     def call(self) -> Any:
         """Call the adapter method; the result may be awaitable."""
