@@ -187,7 +187,9 @@ def test_iss_of_another_server_is_refused():
     pair, service = github()
     started = start(pair.browser, "github")
     pair.performer.clear()
-    response = callback(pair.browser, "github", answer(started, code="c", iss="https://evil.example"))
+    response = callback(
+        pair.browser, "github", answer(started, code="c", iss="https://evil.example")
+    )
     assert_failed(pair, response, because="`iss`")
     assert service.requests == []
 
