@@ -183,6 +183,23 @@ def read_challenge(
 # -- verification -------------------------------------------------------------------------------
 
 
+def check_attestation_format(attestation_object: bytes) -> None:
+    """Refuse a format not in :data:`ACCEPTED_FORMATS`, and a ``none`` attestation whose
+    statement is not empty (W3C WebAuthn §8.7: ``attStmt`` is ``{}``; py_webauthn does not
+    look). :class:`ValueError` names the fault."""
+    from webauthn.helpers import parse_cbor
+
+    decoded = parse_cbor(attestation_object)
+    fmt = decoded.get("fmt") if isinstance(decoded, dict) else None
+    if fmt not in ACCEPTED_FORMATS:
+        raise ValueError(f"attestation format {str(fmt)[:40]!r} is not accepted")
+    statement = decoded.get("attStmt")
+    if not isinstance(statement, dict):
+        raise ValueError("the attestation statement is not a map")
+    if fmt == "none" and statement:
+        raise ValueError("a `none` attestation must have an empty statement (`attStmt`)")
+
+
 class NewCredential(NamedTuple):
     """A verified registration: the authenticator to store (without ``user_id``)."""
 
@@ -195,15 +212,10 @@ def verify_registration(
 ) -> NewCredential:
     """Verify a RegistrationResponseJSON; :class:`WebAuthnVerificationError` if it fails."""
     from webauthn import verify_registration_response
-    from webauthn.helpers import parse_attestation_object
     from webauthn.helpers.cose import COSEAlgorithmIdentifier
 
     try:
-        fmt = parse_attestation_object(
-            from_base64(str(response["response"]["attestationObject"]))
-        ).fmt
-        if fmt not in ACCEPTED_FORMATS:
-            raise ValueError(f"attestation format {fmt!r} is not accepted")
+        check_attestation_format(from_base64(str(response["response"]["attestationObject"])))
         verified = verify_registration_response(
             credential=dict(response),
             expected_challenge=from_base64(challenge),

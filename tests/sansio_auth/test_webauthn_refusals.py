@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import cbor2
 import pytest
 
 from sansio_auth import AuthConfig, Engine
@@ -21,6 +22,7 @@ from sansio_auth.errors import (
     MissingAdapterMethods,
     MissingWebAuthnAutocomplete,
 )
+from sansio_auth.oauth.checks import b64url, unb64url
 from sansio_auth.providers import Credentials, Passkey, WebAuthn
 from sansio_auth.testing import SECRET, Clock, seeded_entropy
 from sansio_auth.testing.browser import StoredCookie
@@ -93,6 +95,21 @@ def test_a_response_to_another_challenge_is_refused(registered, action):
     peer.options(**query)  # a newer challenge replaces the cookie
     before = peer.snapshot()
     response = peer.callback(action, peer.authenticator.respond(stale, origin=ORIGIN))
+    assert_refused(peer, response, before)
+
+
+def test_a_none_attestation_with_a_statement_is_refused(registered):
+    """W3C WebAuthn §8.7: the ``none`` format's statement is empty; a filled one (here a
+    forged signature) is refused, not stored."""
+    peer = registered
+    options = peer.options(**ceremony_query(peer, "register")).json()
+    data = peer.authenticator.respond(options, origin=ORIGIN)
+    attestation = cbor2.loads(unb64url(data["response"]["attestationObject"]))
+    assert attestation["fmt"] == "none"
+    attestation["attStmt"] = {"alg": -7, "sig": b"forged"}
+    data["response"]["attestationObject"] = b64url(cbor2.dumps(attestation))
+    before = peer.snapshot()
+    response = peer.callback("register", data)
     assert_refused(peer, response, before)
 
 
