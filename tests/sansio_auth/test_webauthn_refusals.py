@@ -98,15 +98,20 @@ def test_a_response_to_another_challenge_is_refused(registered, action):
     assert_refused(peer, response, before)
 
 
-def test_a_none_attestation_with_a_statement_is_refused(registered):
-    """W3C WebAuthn §8.7: the ``none`` format's statement is empty; a filled one (here a
-    forged signature) is refused, not stored."""
+@pytest.mark.parametrize(
+    "statement",
+    [{"alg": -7, "sig": b"forged"}, {"x5u": "https://evil.example/chain"}, {"": 0}],
+    ids=["known-members", "unknown-member", "empty-name"],
+)
+def test_a_none_attestation_with_a_statement_is_refused(registered, statement):
+    """W3C WebAuthn §8.7: the ``none`` format's statement is empty; a filled one is refused,
+    not stored (py_webauthn only looks at the members it knows)."""
     peer = registered
     options = peer.options(**ceremony_query(peer, "register")).json()
     data = peer.authenticator.respond(options, origin=ORIGIN)
     attestation = cbor2.loads(unb64url(data["response"]["attestationObject"]))
     assert attestation["fmt"] == "none"
-    attestation["attStmt"] = {"alg": -7, "sig": b"forged"}
+    attestation["attStmt"] = statement
     data["response"]["attestationObject"] = b64url(cbor2.dumps(attestation))
     before = peer.snapshot()
     response = peer.callback("register", data)
