@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
+from ._webauthn import check_ceremony_options
 from .config import (
     AuthConfig,
     Callbacks,
@@ -420,6 +421,8 @@ def _check_webauthn(
 ) -> bool:
     """Auth.js's WebAuthn assertions; whether there is a WebAuthn provider."""
     webauthn = [p for p in providers if isinstance(p, WebAuthnProvider)]
+    for provider in webauthn:
+        check_ceremony_options(provider)
     conditional = [p for p in webauthn if p.enable_conditional_ui]
     if len(conditional) > 1:
         raise DuplicateConditionalUI(

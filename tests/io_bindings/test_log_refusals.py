@@ -8,8 +8,8 @@ import pytest
 
 from io_bindings._driver_io import write_log
 from io_bindings.anyio import Auth
-from io_bindings.translate import server_error
 from io_bindings.db.memory import MemoryAdapter
+from io_bindings.translate import server_error
 from sansio_auth import AuthConfig, Request, jwt
 from sansio_auth.events import Log
 from sansio_auth.providers import Credentials

@@ -6,8 +6,8 @@ from hypothesis import strategies as st
 
 from sansio_auth import Cookie, CookieOptions
 from sansio_auth.cookies import (
-    MAX_CHUNKS,
     CHUNK_SIZE,
+    MAX_CHUNKS,
     ResponseCookies,
     cookie_set,
     read_chunked,

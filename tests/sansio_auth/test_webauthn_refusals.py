@@ -63,7 +63,7 @@ def ceremony_query(peer: PasskeyPeer, action: str) -> dict[str, str]:
     if action != "register":
         return {}
     peer.authenticator = SoftAuthenticator(entropy=seeded_entropy("other"))
-    return {"email": "new@example.com"}
+    return {"action": "register", "email": "new@example.com"}
 
 
 @pytest.mark.parametrize("action", ["register", "authenticate"])
@@ -217,7 +217,7 @@ def test_bad_posts_are_refused(registered, form, error):
 
 def test_a_challenge_made_for_another_provider_is_refused():
     peer = PasskeyPeer.build(Passkey(), WebAuthn(enable_conditional_ui=False))
-    options = peer.options("webauthn", email="ann@example.com").json()
+    options = peer.options("webauthn", action="register", email="ann@example.com").json()
     data = peer.authenticator.respond(options, origin=ORIGIN)
     before = peer.snapshot()
     response = peer.callback("register", data, provider_id="passkey")
@@ -307,6 +307,17 @@ def test_conditional_ui_needs_a_webauthn_autocomplete_field():
         {"timeout": 0},
         {"user_verification": "always"},
         {"algorithms": ()},
+        {"registration_options": {"rpID": "x"}},
+        {"registration_options": {"timeout": -1}},
+        {"registration_options": {"attestation_type": "indirect"}},
+        {"registration_options": {"authenticator_selection": {"residentKey": "required"}}},
+        {"registration_options": {"authenticator_selection": {"resident_key": "always"}}},
+        {"authentication_options": {"allow_credentials": []}},
+        {"authentication_options": {"user_verification": "maybe"}},
+        {"verify_registration_options": {"require_user_verification": "no"}},
+        {"verify_registration_options": {"supported_algorithm_ids": ["ES256"]}},
+        {"verify_authentication_options": {"expected_origin": "https://x"}},
+        {"get_relaying_party": "example.com"},
     ],
 )
 def test_bad_provider_options_are_named(options):

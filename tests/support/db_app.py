@@ -59,9 +59,12 @@ def count_writes(adapter: StoreAdapter, path: str) -> StoreAdapter:
     """``adapter`` whose ``update_session`` also appends the session token to ``path``."""
     update = adapter.update_session
 
-    async def update_session(session: dict[str, Any]) -> Any:
+    def note(token: str) -> None:
         with open(path, "a") as file:
-            file.write(f"{session['session_token']}\n")
+            file.write(f"{token}\n")
+
+    async def update_session(session: dict[str, Any]) -> Any:
+        note(session["session_token"])
         return await update(session)
 
     adapter.update_session = update_session  # type: ignore[method-assign]

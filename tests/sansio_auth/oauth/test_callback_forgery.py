@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 
 import pytest
 
+from sansio_auth.errors import AuthError
 from sansio_auth.events import Log
 from tests.sansio_auth.driver import ORIGIN, query_of, written
 from tests.sansio_auth.oauth.fake_op import (
@@ -189,14 +190,17 @@ def test_the_error_description_is_logged_at_debug_only():
     assert_failed(pair, response, "OAuthCallbackError", page="signin", checks={PKCE, STATE})
     [error] = [entry for entry in pair.performer.logs if entry.level == "error"]
     assert str(error).startswith("[auth][error] OAuthCallbackError: OAuth Provider returned")
-    assert "FORGED" not in str(error) and "access_denied" not in str(error)
-    assert error.error is not None and error.error.fault == "browser"  # no traceback
+    assert "FORGED" not in str(error)
+    assert "access_denied" not in str(error)
+    assert isinstance(error.error, AuthError)
+    assert error.error.fault == "browser"  # no traceback
     [debug] = [
         e for e in pair.performer.logs if e.level == "debug" and e.code == "OAuthCallbackError"
     ]
     assert debug.metadata["error"] == "access_denied"
     assert debug.metadata["error_description"] == FORGED
-    assert "\n" not in str(debug) and "\\r\\n[auth][error] FORGED" in str(debug)
+    assert "\n" not in str(debug)
+    assert "\\r\\n[auth][error] FORGED" in str(debug)
 
 
 def test_a_forged_callback_is_the_browsers_fault():
@@ -212,7 +216,8 @@ def test_a_forged_callback_is_the_browsers_fault():
     [error] = [
         entry for entry in pair.performer.logs if isinstance(entry, Log) and entry.level == "error"
     ]
-    assert error.error is not None and error.error.fault == "browser"
+    assert isinstance(error.error, AuthError)
+    assert error.error.fault == "browser"
 
 
 # -- the callback's headers -----------------------------------------------------------------------

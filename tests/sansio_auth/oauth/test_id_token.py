@@ -3,8 +3,8 @@
 import json
 
 import pytest
-from joserfc import jws
 from cryptography.hazmat.primitives.asymmetric import rsa
+from joserfc import jws
 
 from sansio_auth.oauth.id_token import (
     IDTokenError,
