@@ -44,7 +44,7 @@ def _ceremony(http: httpx.Client, key: SoftAuthenticator, base: str, **query: st
 def check_passkey_round_trip(http: httpx.Client, base: str) -> None:
     """Register Ann's passkey, sign out, sign in with it: the session is Ann's each time."""
     key = SoftAuthenticator(entropy=seeded_entropy("adapter"))
-    _ceremony(http, key, base, email="ann@example.com")
+    _ceremony(http, key, base, action="register", email="ann@example.com")
     assert http.get(f"{base}/session").json()["user"]["email"] == "ann@example.com"
     csrf = http.get(f"{base}/csrf").json()["csrfToken"]
     assert http.post(f"{base}/signout", data={"csrfToken": csrf}).status_code == 302
