@@ -26,7 +26,7 @@ from . import jwt
 from .cookies import CHECK_MAX_AGE, CookieSpec
 from .errors import Configuration, InvalidCheck, WebAuthnVerificationError
 from .http import Cookie
-from .oauth.checks import b64url, seal, unseal
+from .oauth.checks import b64url, seal, unseal_claims
 from .providers.webauthn import WebAuthnProvider, relying_party_value
 
 CHALLENGE_SALT = "encodedWebauthnChallenge"
@@ -269,9 +269,9 @@ def read_challenge(
     now: float,
 ) -> dict[str, Any]:
     """The payload of the challenge cookie; :class:`InvalidCheck` if missing, bad or foreign."""
-    inner = unseal(
+    inner = unseal_claims(
         cookies, spec, what="webauthnChallenge", provider_id=provider_id, secrets=secrets, now=now
-    )
+    )["value"]
     try:
         payload = jwt.decode(inner, secrets, CHALLENGE_SALT, now=now)
     except jwt.InvalidToken as err:

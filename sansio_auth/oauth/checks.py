@@ -79,22 +79,6 @@ def seal(
     return cookie
 
 
-def unseal(
-    cookies: Mapping[str, str],
-    spec: CookieSpec,
-    *,
-    what: str,
-    provider_id: str,
-    secrets: Sequence[str],
-    now: float,
-) -> str:
-    """The value of check cookie ``spec``; :class:`InvalidCheck` if missing, bad or foreign."""
-    value: str = unseal_claims(
-        cookies, spec, what=what, provider_id=provider_id, secrets=secrets, now=now
-    )["value"]
-    return value
-
-
 def unseal_claims(
     cookies: Mapping[str, str],
     spec: CookieSpec,
