@@ -34,10 +34,13 @@ def seeds() -> dict[str, list[bytes]]:
     ]
     found: dict[str, list[bytes]] = {name: [] for name in (
         "cookie_header", "jwe_decode", "form_query", "authorization_response",
-        "token_response", "jwks", "discovery", "engine")}  # fmt: skip
+        "token_response", "jwks", "discovery", "header_limits", "engine")}  # fmt: skip
     for exchange in exchanges:
         request = exchange.request
         found["engine"].append(http_text(exchange))
+        found["header_limits"].append(
+            "\n".join(f"{k}: {v}" for k, v in request["headers"].items()).encode()
+        )
         found["engine"].append(b"\x01" + http_text(exchange)[1:])
         if "cookie" in request["headers"]:
             found["cookie_header"].append(request["headers"]["cookie"].encode())
@@ -45,6 +48,8 @@ def seeds() -> dict[str, list[bytes]]:
         found["form_query"].append(query.encode() + b"\n" + body_bytes(request["body"]))
         if "/callback/" in request["url"] and query:
             found["authorization_response"].append(query.encode())
+            found["authorization_response"].append(f"state=forged&{query}".encode())
+            found["authorization_response"].append(f"{query}&response=eyJ.x.y".encode())
         for step in exchange.steps:
             url = step.action.get("url", "")
             if step.event is None or step.event.get("kind") != "http":
@@ -63,6 +68,13 @@ def seeds() -> dict[str, list[bytes]]:
     )
     found["jwe_decode"] += [token.encode(), _session_cookie().split("=", 1)[1].encode()]
     found["cookie_header"].append(f"{_session_cookie()}; a=1; {SALT}.0=x; {SALT}.1=y".encode())
+    found["cookie_header"].append("; ".join(f"{SALT}.{i}=x" for i in range(40)).encode())
+    found["header_limits"] += [
+        b"\n".join(b"x-pad-%d: 1" % i for i in range(150)),
+        b"x-big: " + b"x" * (70 * 1024),
+        b"a:b\n\n:\nno-colon",
+    ]
+    found["form_query"].append(b"code=a&code=b&state=s\ncode=c&code=d")
     return found
 
 

@@ -11,18 +11,20 @@ blank line, the body); with the first input byte odd it also sends a valid sessi
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from functools import cache
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlsplit
 
+from io_bindings.translate import HeaderLimits
 from sansio_auth import AuthConfig, Engine, NotAnAuthRoute, Request, Response
 from sansio_auth import jwt as jose
 from sansio_auth._context import BadRequest, Context
 from sansio_auth.cookies import read_chunked
 from sansio_auth.drivers import sync_performer
 from sansio_auth.errors import ProviderError
-from sansio_auth.http import parse_cookie_header, split_url
+from sansio_auth.http import parse_cookie_header, parse_params, split_url
 from sansio_auth.oauth.cache import ProviderCache
 from sansio_auth.oauth.callback import parse_authorization_response
 from sansio_auth.oauth.discovery import parse_jwks, parse_metadata, same_issuer
@@ -73,6 +75,7 @@ def form_query(data: bytes) -> None:
     except ValueError:
         return
     assert all(isinstance(v, str) for v in query.values())
+    _check_repeated(query, urlsplit(url).query)
     content_type = "application/json" if json_body else "application/x-www-form-urlencoded"
     request = Request(method="POST", url=url, headers={"content-type": content_type}, body=body)
     ctx = Context(
@@ -91,18 +94,47 @@ def form_query(data: bytes) -> None:
     except BadRequest:
         return
     assert isinstance(form, dict)
+    if body and not json_body:
+        _check_repeated(form, body.decode("utf-8"))
+
+
+def _check_repeated(params: Any, text: str) -> None:
+    """The parsed parameters name exactly the names the text repeats (RFC 6749 §3.1)."""
+    counts = Counter(name for name, _ in parse_qsl(text, keep_blank_values=True))
+    assert params.repeated == {name for name, count in counts.items() if count > 1}
+    assert set(params) == set(counts)
 
 
 def authorization_response(data: bytes) -> None:
-    """The authorization response (callback query): a code, or a ``ProviderError``."""
-    params = dict(parse_qsl(data.decode("latin-1"), keep_blank_values=True))
+    """The authorization response (callback query), repetitions kept: a code, or a
+    ``ProviderError``; never a code when a parameter came twice or a JARM ``response``."""
+    params = parse_params(data.decode("latin-1"))
     try:
         code = parse_authorization_response(
-            params, expected_state=params.get("expected", "s"), issuer=ISSUER, iss_required=False
+            params,
+            expected_state=params.get("expected", "s"),
+            issuer=ISSUER,
+            iss_required=False,
+            repeated=params.repeated,
         )
     except ProviderError:
         return
     assert code.code
+    assert not params.repeated
+    assert "response" not in params
+
+
+def header_limits(data: bytes) -> None:
+    """The bindings' header limits: header lines (``name: value``) are allowed exactly when
+    there are at most 100 of them and 64 KiB in all, whatever bytes they hold."""
+    limits = HeaderLimits()
+    pairs = [line.partition(b":")[::2] for line in data.split(b"\n") if line]
+    expected = len(pairs) <= limits.max_count and (
+        sum(len(name) + len(value) for name, value in pairs) <= limits.max_size
+    )
+    assert limits.allow(pairs) is expected
+    small = HeaderLimits(max_size=64, max_count=2)
+    assert small.allow(pairs) is (len(pairs) <= 2 and sum(len(n) + len(v) for n, v in pairs) <= 64)
 
 
 def token_response(data: bytes) -> None:
@@ -210,5 +242,6 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "token_response": token_response,
     "jwks": jwks,
     "discovery": discovery,
+    "header_limits": header_limits,
     "engine": engine,
 }

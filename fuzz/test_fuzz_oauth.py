@@ -21,6 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sansio_auth.fetch import ProviderResponseError
+from sansio_auth.http import Params
 from sansio_auth.oauth.callback import (
     AuthorizationResponseError,
     ProviderDenied,
@@ -57,6 +58,7 @@ def test_authorization_response_parser(params, state, issuer, iss_required):
         )
     except (AuthorizationResponseError, ProviderDenied):
         return
+    assert "response" not in params
     assert result.code == params["code"]
     assert isinstance(result.code, str)
     assert result.code
@@ -68,6 +70,27 @@ def test_authorization_response_parser(params, state, issuer, iss_required):
         assert params["iss"] == issuer or issuer is None
     if "iss" in params and issuer is not None:
         assert params["iss"] == issuer
+
+
+@given(
+    pairs=st.lists(
+        st.tuples(st.sampled_from(["code", "state", "iss", "error", "response", "x"]), texts),
+        max_size=6,
+    ),
+)
+def test_a_repeated_parameter_is_never_accepted(pairs):
+    """RFC 6749 §3.1, on the parsed query as the engine parses it (repetitions kept)."""
+    params = Params(pairs)
+    try:
+        result = parse_authorization_response(
+            params, expected_state=None, issuer=ISSUER, iss_required=False, repeated=params.repeated
+        )
+    except (AuthorizationResponseError, ProviderDenied):
+        return
+    names = [name for name, _ in pairs]
+    assert len(names) == len(set(names))
+    assert "response" not in names
+    assert result.code == dict(pairs)["code"]
 
 
 TOKEN_KEYS = ["access_token", "token_type", "expires_in", "refresh_token", "scope", "id_token"]

@@ -7,12 +7,13 @@ only chooses the :class:`HTTPTransport` and where the default log goes.
 from __future__ import annotations
 
 import logging
+import traceback
 from functools import partial
 from typing import Protocol
 
 from sansio_auth.drivers import WriteLog
 from sansio_auth.errors import fault_of
-from sansio_auth.events import HTTPResponse, Log, OutboundRequest
+from sansio_auth.events import HTTPResponse, Log, OutboundRequest, escape_log_text
 
 logger = logging.getLogger("sansio_auth")
 
@@ -29,11 +30,17 @@ def write_log(entry: Log, *, debug: bool = False) -> None:
     """The default log: the Python logger ``sansio_auth``, lines in Auth.js's format.
 
     An error any client can cause (fault ``"browser"``: a tampered cookie, a bad CSRF
-    token) is one line naming its type: the client controls how many there are. Other
-    errors, and every error when ``debug``, carry the traceback of their cause.
+    token, a forged callback) is one line naming its type: the client controls how many
+    there are. Other errors, and every error when ``debug``, carry the traceback of their
+    cause. Every line is escaped (:func:`~sansio_auth.events.escape_log_text`), tracebacks
+    included: no text a browser or provider sent can forge a line.
     """
     if entry.level == "error":
-        logger.error("%s", entry, exc_info=_traceback(entry.error, debug))
+        shown = _traceback(entry.error, debug)
+        if shown is None:
+            logger.error("%s", entry)
+        else:
+            logger.error("%s\n%s", entry, traceback_text(shown))
     elif entry.level == "warn":
         logger.warning("%s", entry)
     else:
@@ -50,3 +57,34 @@ def _traceback(error: BaseException | None, debug: bool) -> BaseException | None
         return None
     shown = error.__cause__ or error
     return shown if shown.__traceback__ is not None else None
+
+
+def traceback_text(error: BaseException) -> str:
+    """The traceback of ``error`` and the exceptions it was raised from, as Python prints
+    it, with every exception's message escaped (stack lines are the code's own)."""
+    chain: list[tuple[BaseException, str]] = []  # innermost last, with how it led on
+    current: BaseException | None = error
+    link = ""
+    while current is not None and all(current is not seen for seen, _ in chain):
+        chain.append((current, link))
+        if current.__cause__ is not None:
+            current, link = current.__cause__, _CAUSE
+        elif current.__context__ is not None and not current.__suppress_context__:
+            current, link = current.__context__, _CONTEXT
+        else:
+            current = None
+    parts: list[str] = []
+    for exc, led_on in reversed(chain):
+        if exc.__traceback__ is not None:
+            parts.append("Traceback (most recent call last):\n")
+            parts.extend(traceback.format_tb(exc.__traceback__))
+        message = escape_log_text(str(exc))
+        parts.append(
+            f"{type(exc).__qualname__}: {message}\n" if message else f"{type(exc).__qualname__}\n"
+        )
+        parts.append(led_on)
+    return "".join(parts).rstrip("\n")
+
+
+_CAUSE = "\nThe above exception was the direct cause of the following exception:\n\n"
+_CONTEXT = "\nDuring handling of the above exception, another exception occurred:\n\n"

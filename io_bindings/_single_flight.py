@@ -1,11 +1,12 @@
-"""Single flight: the binding's half of refresh-token rotation without races.
+"""Single flight: the binding's half of actions that concurrent requests must not repeat.
 
-The engine marks a request that must not be made twice at once with a key
-(:attr:`sansio_auth.events.SendHTTP.single_flight`, a hash of the refresh token).
-Here concurrent requests with one key wait for each other: the first is sent, and
-those that waited, or come within ``keep`` seconds after, get its response
-instead of sending the used-up refresh token again. A failure is not kept: the next
-one tries for itself. :class:`SingleFlight` serves one event loop's tasks,
+The engine marks such an action with a key (:attr:`sansio_auth.events.SendHTTP.single_flight`
+for a refresh-token grant, a hash of the refresh token;
+:attr:`sansio_auth.events.CallAdapter.single_flight` for extending a database session).
+Here concurrent actions with one key wait for each other: the first is performed, and
+those that waited, or come within ``keep`` seconds after, get its answer instead of
+sending the used-up refresh token again or writing the same row again. A failure is not
+kept: the next one tries for itself. :class:`SingleFlight` serves one event loop's tasks,
 :class:`ThreadSingleFlight` a sync server's threads; the bookkeeping is shared.
 """
 
@@ -19,7 +20,7 @@ from typing import Any, Generic, TypeVar
 
 import anyio
 
-from sansio_auth.events import Event, HTTPResponse
+from sansio_auth.events import Action, CallAdapter, Event, Failed, SendHTTP
 
 L = TypeVar("L")
 
@@ -34,7 +35,7 @@ class _Flights(Generic[L]):
         self._new_lock = new_lock
         self._guard = threading.Lock()
         self._locks: dict[str, tuple[L, int]] = {}
-        self._answers: OrderedDict[str, tuple[float, HTTPResponse]] = OrderedDict()
+        self._answers: OrderedDict[str, tuple[float, Event]] = OrderedDict()
 
     @contextmanager
     def lock_of(self, key: str) -> Any:
@@ -52,8 +53,8 @@ class _Flights(Generic[L]):
                 else:
                     self._locks[key] = (lock, users - 1)
 
-    def answer(self, key: str) -> HTTPResponse | None:
-        """A response for ``key`` received within ``keep`` seconds."""
+    def answer(self, key: str) -> Event | None:
+        """An answer for ``key`` received within ``keep`` seconds."""
         now = self._clock()
         with self._guard:
             while self._answers:  # oldest first: drop what is too old
@@ -65,11 +66,16 @@ class _Flights(Generic[L]):
         return None if kept is None else kept[1]
 
     def keep(self, key: str, event: Event) -> Event:
-        """Remember ``event`` for ``key`` when it is a response; return it."""
-        if isinstance(event, HTTPResponse):
+        """Remember ``event`` for ``key`` unless it is a failure; return it."""
+        if not isinstance(event, Failed):
             with self._guard:
                 self._answers[key] = (self._clock(), event)
         return event
+
+
+def key_of(action: Action) -> str | None:
+    """The single-flight key of ``action``, if it has one."""
+    return action.single_flight if isinstance(action, SendHTTP | CallAdapter) else None
 
 
 class SingleFlight(_Flights[anyio.Lock]):

@@ -33,8 +33,11 @@ from .anyio import Auth
 from .runtimes import RuntimeCache
 from .translate import (
     BODY_TOO_LARGE,
+    DEFAULT_HEADER_LIMITS,
     DEFAULT_MAX_BODY_SIZE,
+    HEADERS_TOO_LARGE,
     NOT_FOUND,
+    HeaderLimits,
     make_request,
     too_large,
 )
@@ -88,7 +91,8 @@ class AiohttpAuth:
     """The auth routes of ``config`` for aiohttp.web (former name: ``AdapterBAuth``).
 
     The prefix (``prefix=``, :attr:`AiohttpAuthConfig.prefix` or ``base_path``; default
-    ``/api/auth``) is the engine's base path. Bodies over ``max_body_size`` bytes get 413.
+    ``/api/auth``) is the engine's base path. Bodies over ``max_body_size`` bytes get 413,
+    headers over ``header_limits`` (64 KiB, 100 lines by default) 431.
     ``runtime`` options go to :class:`io_bindings.anyio.Auth` (``clock``, ``entropy``,
     ``cache``, ``transport``, ``env``); outbound HTTP runs on aiohttp's asyncio loop.
     A config the engine refuses raises :class:`~sansio_auth.AuthError` here, at start-up.
@@ -101,12 +105,14 @@ class AiohttpAuth:
         *,
         prefix: str | None = None,
         max_body_size: int = DEFAULT_MAX_BODY_SIZE,
+        header_limits: HeaderLimits = DEFAULT_HEADER_LIMITS,
         **runtime: Any,
     ) -> None:
         runtime.setdefault("backend", "asyncio")
         self.auth = _runtimes.pin(config, Auth(engine_config(config, prefix), **runtime))
         self.prefix = self.auth.settings.base_path
         self.max_body_size = max_body_size
+        self.header_limits = header_limits
 
     async def GET(self, request: web.Request) -> web.Response | None:  # noqa: N802 - Auth.js's handler names
         """The response to an auth route, or ``None`` when the path is outside the prefix."""
@@ -215,6 +221,8 @@ class AiohttpAuth:
         raw_path = _target(request)[0]
         if not self.auth.serves(raw_path):
             return None
+        if not self.header_limits.allow(request.raw_headers):
+            return aiohttp_response(HEADERS_TOO_LARGE)
         body = await read_body(request, self.max_body_size)
         if body is None:
             return aiohttp_response(BODY_TOO_LARGE)

@@ -14,19 +14,21 @@ from typing import Any, Literal
 from sansio_auth import AuthConfig, NotAnAuthRoute, Request, Response
 from sansio_auth.actions import ActionResult, AuthorizationParams, AuthorizedResult
 from sansio_auth.drivers import async_performer
-from sansio_auth.events import Action, Event, SendHTTP
+from sansio_auth.events import Action, Event
 from sansio_auth.oauth.cache import ProviderCache
 
 from ._driver_io import HTTPTransport, log_writer
 from ._runtime import AccessToken, Call, Runtime, SessionRead, T
-from ._single_flight import SingleFlight
+from ._single_flight import SingleFlight, key_of
 from .http import AnyioBackend, AsyncioBackend, HTTPClient, NetworkBackend
 from .translate import (
     BAD_HOST,
+    DEFAULT_HEADER_LIMITS,
     DEFAULT_MAX_BODY_SIZE,
     NOT_FOUND,
     ASGIApp,
     BadHost,
+    HeaderLimits,
     Receive,
     Scope,
     Send,
@@ -44,6 +46,7 @@ __all__ = [
     "AccessToken",
     "Auth",
     "AuthApp",
+    "HeaderLimits",
     "SessionRead",
     "request_from_scope",
 ]
@@ -114,11 +117,10 @@ class Auth(Runtime):
 
     async def perform(self, action: Action) -> Event:
         """Perform one action (exceptions become :class:`~sansio_auth.events.Failed`);
-        requests marked ``single_flight`` go one at a time per key, sharing the response."""
-        if isinstance(action, SendHTTP) and action.single_flight is not None:
-            return await self._single_flight.run(
-                action.single_flight, lambda: self._perform(action)
-            )
+        actions marked ``single_flight`` go one at a time per key, sharing the answer."""
+        key = key_of(action)
+        if key is not None:
+            return await self._single_flight.run(key, lambda: self._perform(action))
         return await self._perform(action)
 
     async def run(self, call: Call[T]) -> T:
@@ -202,7 +204,8 @@ class AuthApp:
     """An ASGI app serving the auth routes under ``base_path``.
 
     Other paths go to ``app`` when given (so this can wrap your app), else 404.
-    Request bodies over ``max_body_size`` bytes are refused with 413. The ASGI
+    Request bodies over ``max_body_size`` bytes are refused with 413, headers over
+    ``header_limits`` (64 KiB, 100 lines by default) with 431. The ASGI
     lifespan shutdown closes the HTTP client's connections. ``auth`` is the
     :class:`Auth` it serves: given, or made from ``config`` and ``runtime``
     (``clock=``, ``entropy=``, ``cache=``, ``transport=``, ``env=``, ``backend=``).
@@ -215,6 +218,7 @@ class AuthApp:
         auth: Auth | None = None,
         app: ASGIApp | None = None,
         max_body_size: int = DEFAULT_MAX_BODY_SIZE,
+        header_limits: HeaderLimits = DEFAULT_HEADER_LIMITS,
         **runtime: Any,
     ) -> None:
         if (auth is None) == (config is None) or (auth is not None and runtime):
@@ -222,6 +226,7 @@ class AuthApp:
         self.auth = auth if auth is not None else Auth(config, **runtime)  # type: ignore[arg-type]
         self.app = app
         self.max_body_size = max_body_size
+        self.header_limits = header_limits
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -239,13 +244,20 @@ class AuthApp:
 
     async def serve(self, scope: Scope, receive: Receive) -> Response:
         """The response to an auth route's ASGI request (never raises)."""
-        return await serve_asgi(self.auth, scope, receive, self.max_body_size)
+        return await serve_asgi(self.auth, scope, receive, self.max_body_size, self.header_limits)
 
 
-async def serve_asgi(auth: Auth, scope: Scope, receive: Receive, max_body_size: int) -> Response:
-    """``auth``'s response to an ASGI request for an auth route (never raises): 413 for a
-    body over ``max_body_size`` bytes, 400 for a bad ``Host``, a logged 500 on failure."""
-    request = await asgi_request(scope, receive, max_body_size)
+async def serve_asgi(
+    auth: Auth,
+    scope: Scope,
+    receive: Receive,
+    max_body_size: int,
+    header_limits: HeaderLimits = DEFAULT_HEADER_LIMITS,
+) -> Response:
+    """``auth``'s response to an ASGI request for an auth route (never raises): 431 for
+    headers over ``header_limits``, 413 for a body over ``max_body_size`` bytes, 400 for a
+    bad ``Host``, a logged 500 on failure."""
+    request = await asgi_request(scope, receive, max_body_size, header_limits)
     if isinstance(request, Response):
         return request
     return await auth.serve(lambda: request, scope.get("path", ""))

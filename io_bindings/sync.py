@@ -25,13 +25,13 @@ from typing import Any
 from sansio_auth import AuthConfig, NotAnAuthRoute, Request, Response
 from sansio_auth.actions import ActionResult, AuthorizationParams, AuthorizedResult
 from sansio_auth.drivers import SyncSendHTTP, sync_performer
-from sansio_auth.events import Action, Event, HTTPResponse, OutboundRequest, SendHTTP
+from sansio_auth.events import Action, Event, HTTPResponse, OutboundRequest
 from sansio_auth.oauth.cache import ProviderCache
 
 from ._driver_io import log_writer
 from ._loop import wait
 from ._runtime import AccessToken, Call, Runtime, SessionRead, T
-from ._single_flight import ThreadSingleFlight
+from ._single_flight import ThreadSingleFlight, key_of
 from .http import HTTPClient
 from .http._blocking import BlockingBackend, run_blocking
 
@@ -98,9 +98,10 @@ class SyncAuth(Runtime):
 
     def perform(self, action: Action) -> Event:
         """Perform one action (exceptions become :class:`~sansio_auth.events.Failed`);
-        requests marked ``single_flight`` go one at a time per key, sharing the response."""
-        if isinstance(action, SendHTTP) and action.single_flight is not None:
-            return self._single_flight.run(action.single_flight, lambda: self._perform(action))
+        actions marked ``single_flight`` go one at a time per key, sharing the answer."""
+        key = key_of(action)
+        if key is not None:
+            return self._single_flight.run(key, lambda: self._perform(action))
         return self._perform(action)
 
     def run(self, call: Call[T]) -> T:

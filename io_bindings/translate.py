@@ -2,21 +2,25 @@
 
 A framework adapter builds the engine's :class:`~sansio_auth.Request` with
 :func:`make_request` (or :func:`request_from_scope` for ASGI), caps bodies at
-``max_body_size``, answers a bad ``Host`` with :data:`BAD_HOST`, and turns an
-unexpected failure into :func:`server_error`; nothing else about requests is
-decided outside the engine.
+``max_body_size`` and headers at :class:`HeaderLimits` (431), answers a bad ``Host`` with
+:data:`BAD_HOST`, and turns an unexpected failure into :func:`server_error`; nothing else
+about requests is decided outside the engine.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+import sys
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from sansio_auth import Request, Response
+from sansio_auth.events import escape_log_text
 from sansio_auth.http import headers_from_pairs
+
+from ._driver_io import traceback_text
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -26,6 +30,10 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 DEFAULT_MAX_BODY_SIZE = 64 * 1024
 """Request bodies larger than this (bytes) are refused with 413."""
+DEFAULT_MAX_HEADER_SIZE = 64 * 1024
+"""Request headers larger than this in all (bytes of names and values) are refused with 431."""
+DEFAULT_MAX_HEADERS = 100
+"""Requests with more header lines than this are refused with 431 (Apache's default)."""
 
 logger = logging.getLogger("sansio_auth")
 
@@ -37,11 +45,35 @@ def plain(status: int, text: str) -> Response:
 
 BAD_HOST = plain(400, "Bad Request: invalid Host header")
 BODY_TOO_LARGE = plain(413, "Request body too large")
+HEADERS_TOO_LARGE = plain(431, "Request Header Fields Too Large")
 NOT_FOUND = plain(404, "Not Found")
 
 
 class BadHost(ValueError):
     """The ``Host`` header (or the server address) does not make a valid URL."""
+
+
+class HeaderLimits(NamedTuple):
+    """How much header an auth route takes before the engine sees it; more is answered
+    with :data:`HEADERS_TOO_LARGE` (431). Every binding checks the raw header lines it got
+    from its server with :meth:`allow`."""
+
+    max_size: int = DEFAULT_MAX_HEADER_SIZE
+    """Bytes of all header names and values together."""
+    max_count: int = DEFAULT_MAX_HEADERS
+    """Header lines."""
+
+    def allow(self, pairs: Iterable[tuple[str | bytes, str | bytes]]) -> bool:
+        """Whether the header lines ``pairs`` are within the limits."""
+        size = 0
+        for count, (name, value) in enumerate(pairs, 1):
+            size += len(name) + len(value)
+            if count > self.max_count or size > self.max_size:
+                return False
+        return True
+
+
+DEFAULT_HEADER_LIMITS = HeaderLimits()
 
 
 def make_request(
@@ -149,10 +181,15 @@ async def read_asgi_body(scope: Scope, receive: Receive, limit: int) -> bytes | 
 _BODILESS = frozenset({"GET", "HEAD"})
 
 
-async def asgi_request(scope: Scope, receive: Receive, limit: int) -> Request | Response:
-    """The engine's request for an ASGI HTTP request, or the response refusing it: 413 when
-    the body is over ``limit`` bytes, 400 for a bad ``Host``. The body of a ``GET`` or
-    ``HEAD`` is not read: no auth route reads one."""
+async def asgi_request(
+    scope: Scope, receive: Receive, limit: int, header_limits: HeaderLimits = DEFAULT_HEADER_LIMITS
+) -> Request | Response:
+    """The engine's request for an ASGI HTTP request, or the response refusing it: 431
+    when its headers are over ``header_limits``, 413 when the body is over ``limit`` bytes,
+    400 for a bad ``Host``. The body of a ``GET`` or ``HEAD`` is not read: no auth route
+    reads one."""
+    if not header_limits.allow(scope.get("headers", ())):
+        return HEADERS_TOO_LARGE
     body = b""
     if scope["method"] not in _BODILESS:
         read = await read_asgi_body(scope, receive, limit)
@@ -166,8 +203,11 @@ async def asgi_request(scope: Scope, receive: Receive, limit: int) -> Request | 
 
 
 def server_error(where: str) -> Response:
-    """Log the exception being handled (traceback in the server log only) and answer 500."""
-    logger.exception("[auth][error] unexpected failure serving %s", where)
+    """Log the exception being handled (traceback in the server log only, escaped as every
+    line of ours) and answer 500."""
+    error = sys.exception()
+    trace = "" if error is None else "\n" + traceback_text(error)
+    logger.error("[auth][error] unexpected failure serving %s%s", escape_log_text(where), trace)
     return plain(500, "Internal Server Error")
 
 

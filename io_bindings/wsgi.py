@@ -28,9 +28,12 @@ from .sync import SyncAuth
 from .translate import (
     BAD_HOST,
     BODY_TOO_LARGE,
+    DEFAULT_HEADER_LIMITS,
     DEFAULT_MAX_BODY_SIZE,
+    HEADERS_TOO_LARGE,
     NOT_FOUND,
     BadHost,
+    HeaderLimits,
     make_request,
     server_error,
     too_large,
@@ -53,15 +56,20 @@ def raw_path(environ: Environ) -> str:
     return quote(path.encode("latin-1"), safe="/:@!$&'()*+,;=~") or "/"
 
 
-def request_from_environ(environ: Environ, body: bytes = b"") -> Request:
-    """The engine's :class:`~sansio_auth.Request` for a WSGI environ (raises ``BadHost``)."""
+def header_pairs(environ: Environ) -> list[tuple[str, str]]:
+    """The request's header lines as the server gave them (lower-case names)."""
     pairs = [
         (k[5:].replace("_", "-").lower(), v) for k, v in environ.items() if k.startswith("HTTP_")
     ]
     for key in ("CONTENT_TYPE", "CONTENT_LENGTH"):
         if environ.get(key):
             pairs.append((key.replace("_", "-").lower(), environ[key]))
-    headers = headers_from_pairs(pairs)
+    return pairs
+
+
+def request_from_environ(environ: Environ, body: bytes = b"") -> Request:
+    """The engine's :class:`~sansio_auth.Request` for a WSGI environ (raises ``BadHost``)."""
+    headers = headers_from_pairs(header_pairs(environ))
     host = headers.get("host")
     if not host:
         name, port = environ.get("SERVER_NAME", "localhost"), environ.get("SERVER_PORT", "80")
@@ -94,7 +102,8 @@ def _read_body(environ: Environ, limit: int) -> bytes | None:
 
 class AuthWSGI:
     """A WSGI app serving the auth routes under ``base_path``; other paths go to ``app``
-    when given, else 404. Bodies over ``max_body_size`` bytes get 413. ``auth`` is the
+    when given, else 404. Bodies over ``max_body_size`` bytes get 413, headers over
+    ``header_limits`` (64 KiB, 100 lines by default) 431. ``auth`` is the
     :class:`~io_bindings.sync.SyncAuth` it serves: given, or made from ``config`` and
     ``runtime`` (``clock=``, ``entropy=``, ``cache=``, ``send_http=``, ``env=``)."""
 
@@ -105,6 +114,7 @@ class AuthWSGI:
         *,
         auth: SyncAuth | None = None,
         max_body_size: int = DEFAULT_MAX_BODY_SIZE,
+        header_limits: HeaderLimits = DEFAULT_HEADER_LIMITS,
         **runtime: Any,
     ) -> None:
         if (auth is None) == (config is None) or (auth is not None and runtime):
@@ -112,6 +122,7 @@ class AuthWSGI:
         self.auth = auth if auth is not None else SyncAuth(config, **runtime)  # type: ignore[arg-type]
         self.app = app
         self.max_body_size = max_body_size
+        self.header_limits = header_limits
 
     def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
         if not self.auth.serves(raw_path(environ)):
@@ -122,6 +133,8 @@ class AuthWSGI:
 
     def serve(self, environ: Environ) -> Response:
         """The response to an auth route's WSGI request (never raises)."""
+        if not self.header_limits.allow(header_pairs(environ)):
+            return HEADERS_TOO_LARGE
         body = _read_body(environ, self.max_body_size)
         if body is None:
             return BODY_TOO_LARGE

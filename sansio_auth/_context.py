@@ -6,7 +6,7 @@ import hashlib
 import hmac
 from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import urlencode
 
 import msgspec
 
@@ -21,7 +21,7 @@ from .errors import (
     client_error_type,
     hint_of,
 )
-from .http import Request, Response, parse_cookie_header, same_origin
+from .http import Request, Response, parse_cookie_header, parse_params, same_origin
 from .oauth.cache import ProviderCache
 from .settings import Settings
 
@@ -31,6 +31,8 @@ NO_CACHE = (
     ("pragma", "no-cache"),
 )
 JSON = ("content-type", "application/json")
+NO_STORE = NO_CACHE[0]
+NO_REFERRER = ("referrer-policy", "no-referrer")
 
 
 class Reply(msgspec.Struct, kw_only=True):
@@ -140,7 +142,7 @@ class Context:
                 text = self.request.body.decode()
             except UnicodeDecodeError as err:
                 raise BadRequest("the form body is not UTF-8") from err
-            return dict(parse_qsl(text, keep_blank_values=True))
+            return parse_params(text)
         if "application/json" in content_type:
             try:
                 value = msgspec.json.decode(self.request.body)
@@ -261,14 +263,22 @@ class Context:
 
     def respond(self, reply: Reply, *, failed: bool = False) -> Response:
         """The response of ``reply`` with this request's cookies (only deletions after a
-        failure); a redirect answers ``200 {"url": ...}`` when the request has an
-        ``X-Auth-Return-Redirect`` header."""
+        failure) and the headers that go with them; a redirect answers ``200 {"url": ...}``
+        when the request has an ``X-Auth-Return-Redirect`` header.
+
+        A response that sets or deletes the session cookie is never stored by a cache
+        (``Cache-Control: no-store``, redirects included); a callback's response sends no
+        ``Referer`` on (its URL carries the provider's code)."""
         cookies = self.out_cookies.deletions_only() if failed else tuple(self.out_cookies)
+        headers = reply.headers
+        session = self.cookie_specs.session_token.name
+        if any(_is_chunk_of(c.name, session) for c in cookies) and not _no_store(headers):
+            headers = (*(h for h in headers if h[0].lower() != "cache-control"), NO_STORE)
+        if self.action == "callback":
+            headers = (*headers, NO_REFERRER)
         if reply.redirect is None:
-            return Response(
-                status=reply.status, headers=reply.headers, cookies=cookies, body=reply.body
-            )
-        headers = (*reply.headers, ("location", reply.redirect))
+            return Response(status=reply.status, headers=headers, cookies=cookies, body=reply.body)
+        headers = (*headers, ("location", reply.redirect))
         if self.request.header("x-auth-return-redirect") is not None:
             body = json_reply({"url": reply.redirect})
             return Response(
@@ -334,6 +344,17 @@ class Context:
         if token is not None and not isinstance(token, dict):
             raise Configuration("`jwt.decode` must return a dict or None")
         return token
+
+
+def _is_chunk_of(name: str, session: str) -> bool:
+    """Whether cookie ``name`` is the session cookie ``session`` or one of its chunks."""
+    return name == session or (
+        name.startswith(session + ".") and name[len(session) + 1 :].isdigit()
+    )
+
+
+def _no_store(headers: tuple[tuple[str, str], ...]) -> bool:
+    return any(k.lower() == "cache-control" and "no-store" in v.lower() for k, v in headers)
 
 
 def _secret_param(settings: Settings) -> str | list[str]:

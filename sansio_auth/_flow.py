@@ -109,10 +109,15 @@ def invoke(name: str, function: Callable[..., Any], **params: Any) -> Step[Any]:
     return event.value
 
 
-def call_adapter(adapter: Any, method: str, *args: Any) -> Step[Any]:
-    """Call ``adapter.<method>(*args)``; its exception becomes :class:`AdapterError`."""
+def call_adapter(
+    adapter: Any, method: str, *args: Any, single_flight: str | None = None
+) -> Step[Any]:
+    """Call ``adapter.<method>(*args)``; its exception becomes :class:`AdapterError`.
+    ``single_flight`` marks a call concurrent requests share (see :class:`CallAdapter`)."""
     function = getattr(adapter, method)
-    event = yield CallAdapter(method=method, function=function, args=args)
+    event = yield CallAdapter(
+        method=method, function=function, args=args, single_flight=single_flight
+    )
     if isinstance(event, Failed):
         if isinstance(event.error, AuthError):
             raise event.error

@@ -24,9 +24,9 @@ from urllib.parse import urlsplit
 
 from . import jwt
 from .cookies import CHECK_MAX_AGE, CookieSpec
-from .errors import InvalidCheck, WebAuthnVerificationError
+from .errors import Configuration, InvalidCheck, WebAuthnVerificationError
 from .http import Cookie
-from .oauth.checks import b64url, seal, unseal
+from .oauth.checks import b64url, seal, unseal_claims
 from .providers.webauthn import WebAuthnProvider, relying_party_value
 
 CHALLENGE_SALT = "encodedWebauthnChallenge"
@@ -45,7 +45,8 @@ class RelyingParty(NamedTuple):
 
 def relying_party(provider: WebAuthnProvider, origin: str) -> RelyingParty:
     """The provider's ``relying_party`` overrides, else the request origin's host name,
-    host and origin (Auth.js's defaults)."""
+    host and origin (Auth.js's defaults). A ``get_relaying_party`` function replaces this
+    (the flow calls it: :func:`as_relying_party` checks what it returns)."""
     parts = urlsplit(origin)
     given = provider.relying_party
     return RelyingParty(
@@ -53,6 +54,93 @@ def relying_party(provider: WebAuthnProvider, origin: str) -> RelyingParty:
         name=relying_party_value(given.get("name")) or parts.netloc,
         origin=relying_party_value(given.get("origin")) or origin,
     )
+
+
+def as_relying_party(value: Any) -> RelyingParty:
+    """What a ``get_relaying_party`` function returned, checked: ``{"id", "name", "origin"}``
+    strings; :class:`~sansio_auth.errors.Configuration` otherwise."""
+    if isinstance(value, RelyingParty):
+        return value
+    if isinstance(value, Mapping):
+        parts = [value.get(key) for key in RelyingParty._fields]
+        strings = [part for part in parts if isinstance(part, str) and part]
+        if len(strings) == len(parts):
+            return RelyingParty(*strings)
+    raise Configuration("`get_relaying_party` must return {'id', 'name', 'origin'} strings")
+
+
+# -- Auth.js's per-ceremony options ---------------------------------------------------------------
+
+CEREMONY_OPTIONS: Mapping[str, frozenset[str]] = {
+    "registration_options": frozenset(
+        {
+            "timeout",
+            "attestation_type",
+            "authenticator_selection",
+            "extensions",
+            "supported_algorithm_ids",
+        }
+    ),
+    "authentication_options": frozenset({"timeout", "user_verification", "extensions"}),
+    "verify_registration_options": frozenset(
+        {"require_user_verification", "supported_algorithm_ids"}
+    ),
+    "verify_authentication_options": frozenset({"require_user_verification"}),
+}
+"""The snake_case keys each of Auth.js's override options takes (the @simplewebauthn options
+that the relying party, the user, the challenge and the credential lists leave)."""
+SELECTION_KEYS = frozenset(
+    {"authenticator_attachment", "resident_key", "require_resident_key", "user_verification"}
+)
+ATTESTATION_TYPES = ("none", "direct", "enterprise")
+
+
+def check_ceremony_options(provider: WebAuthnProvider) -> None:
+    """Refuse override options with unknown keys or values of the wrong kind."""
+    where = f"the webauthn provider {provider.id!r}"
+    if provider.get_relaying_party is not None and not callable(provider.get_relaying_party):
+        raise Configuration(f"{where}: `get_relaying_party` must be a function")
+    for name, known in CEREMONY_OPTIONS.items():
+        given = getattr(provider, name)
+        if not isinstance(given, Mapping):
+            raise Configuration(f"{where}: `{name}` must be a mapping")
+        unknown = sorted(set(given) - known)
+        if unknown:
+            raise Configuration(
+                f"{where}: `{name}` has unknown keys {unknown} (known: {sorted(known)})"
+            )
+        _check_values(where, name, given)
+
+
+def _check_values(where: str, name: str, given: Mapping[str, Any]) -> None:
+    timeout = given.get("timeout", 1)
+    if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout <= 0:
+        raise Configuration(f"{where}: `{name}.timeout` must be a positive number of ms")
+    for flag in ("require_user_verification",):
+        if flag in given and not isinstance(given[flag], bool):
+            raise Configuration(f"{where}: `{name}.{flag}` must be true or false")
+    algorithms = given.get("supported_algorithm_ids", [-7])
+    if not algorithms or not all(
+        isinstance(a, int) and not isinstance(a, bool) for a in algorithms
+    ):
+        raise Configuration(f"{where}: `{name}.supported_algorithm_ids` must be COSE numbers")
+    if given.get("attestation_type", "none") not in ATTESTATION_TYPES:
+        raise Configuration(
+            f"{where}: `{name}.attestation_type` must be one of {ATTESTATION_TYPES}"
+        )
+    if not isinstance(given.get("extensions", {}), Mapping):
+        raise Configuration(f"{where}: `{name}.extensions` must be a mapping")
+    selection = given.get("authenticator_selection", {})
+    if not isinstance(selection, Mapping) or set(selection) - SELECTION_KEYS:
+        raise Configuration(
+            f"{where}: `{name}.authenticator_selection` takes {sorted(SELECTION_KEYS)}"
+        )
+    for key in ("user_verification", "resident_key"):
+        for source in (given, selection):
+            if key in source and source[key] not in ("required", "preferred", "discouraged"):
+                raise Configuration(
+                    f"{where}: `{name}` {key} must be required/preferred/discouraged"
+                )
 
 
 # -- ids ----------------------------------------------------------------------------------------
@@ -100,12 +188,21 @@ def registration_options(
     user: Mapping[str, Any],
     exclude: Sequence[Mapping[str, Any]],
 ) -> dict[str, Any]:
-    """PublicKeyCredentialCreationOptionsJSON, key for key as @simplewebauthn 9 emits it."""
-    selection: dict[str, Any] = {
-        "residentKey": provider.resident_key,
-        "userVerification": provider.user_verification,
-        "requireResidentKey": provider.resident_key == "required",
+    """PublicKeyCredentialCreationOptionsJSON, key for key as @simplewebauthn 9 emits it
+    (``registration_options`` over the provider's flat options)."""
+    given = provider.registration_options
+    chosen = {
+        "resident_key": provider.resident_key,
+        "user_verification": provider.user_verification,
+        **given.get("authenticator_selection", {}),
     }
+    selection: dict[str, Any] = {}
+    if "authenticator_attachment" in chosen:
+        selection["authenticatorAttachment"] = chosen["authenticator_attachment"]
+    selection["residentKey"] = chosen["resident_key"]
+    selection["userVerification"] = chosen["user_verification"]
+    selection["requireResidentKey"] = chosen["resident_key"] == "required"
+    algorithms = given.get("supported_algorithm_ids", provider.algorithms)
     return {
         "challenge": challenge,
         "rp": {"name": rp.name, "id": rp.id},
@@ -114,12 +211,12 @@ def registration_options(
             "name": user["email"],
             "displayName": user.get("name") or user["email"],
         },
-        "pubKeyCredParams": [{"alg": alg, "type": "public-key"} for alg in provider.algorithms],
-        "timeout": provider.timeout,
-        "attestation": "none",
+        "pubKeyCredParams": [{"alg": alg, "type": "public-key"} for alg in algorithms],
+        "timeout": given.get("timeout", provider.timeout),
+        "attestation": given.get("attestation_type", "none"),
         "excludeCredentials": _descriptors(exclude),
         "authenticatorSelection": selection,
-        "extensions": {"credProps": True},
+        "extensions": {**given.get("extensions", {}), "credProps": True},
     }
 
 
@@ -130,12 +227,16 @@ def authentication_options(
     challenge: str,
     allow: Sequence[Mapping[str, Any]] | None,
 ) -> dict[str, Any]:
-    """PublicKeyCredentialRequestOptionsJSON (no ``allowCredentials``: discoverable)."""
+    """PublicKeyCredentialRequestOptionsJSON (no ``allowCredentials``: discoverable), with
+    ``authentication_options`` over the provider's flat options."""
+    given = provider.authentication_options
     options: dict[str, Any] = {"challenge": challenge}
     if allow is not None:
         options["allowCredentials"] = _descriptors(allow)
-    options["timeout"] = provider.timeout
-    options["userVerification"] = provider.user_verification
+    options["timeout"] = given.get("timeout", provider.timeout)
+    options["userVerification"] = given.get("user_verification", provider.user_verification)
+    if "extensions" in given:
+        options["extensions"] = dict(given["extensions"])
     options["rpId"] = rp.id
     return options
 
@@ -168,9 +269,9 @@ def read_challenge(
     now: float,
 ) -> dict[str, Any]:
     """The payload of the challenge cookie; :class:`InvalidCheck` if missing, bad or foreign."""
-    inner = unseal(
+    inner = unseal_claims(
         cookies, spec, what="webauthnChallenge", provider_id=provider_id, secrets=secrets, now=now
-    )
+    )["value"]
     try:
         payload = jwt.decode(inner, secrets, CHALLENGE_SALT, now=now)
     except jwt.InvalidToken as err:
@@ -181,6 +282,23 @@ def read_challenge(
 
 
 # -- verification -------------------------------------------------------------------------------
+
+
+def check_attestation_format(attestation_object: bytes) -> None:
+    """Refuse a format not in :data:`ACCEPTED_FORMATS`, and a ``none`` attestation whose
+    statement is not empty (W3C WebAuthn §8.7: ``attStmt`` is ``{}``; py_webauthn does not
+    look). :class:`ValueError` names the fault."""
+    from webauthn.helpers import parse_cbor
+
+    decoded = parse_cbor(attestation_object)
+    fmt = decoded.get("fmt") if isinstance(decoded, dict) else None
+    if fmt not in ACCEPTED_FORMATS:
+        raise ValueError(f"attestation format {str(fmt)[:40]!r} is not accepted")
+    statement = decoded.get("attStmt")
+    if not isinstance(statement, dict):
+        raise ValueError("the attestation statement is not a map")
+    if fmt == "none" and statement:
+        raise ValueError("a `none` attestation must have an empty statement (`attStmt`)")
 
 
 class NewCredential(NamedTuple):
@@ -195,22 +313,21 @@ def verify_registration(
 ) -> NewCredential:
     """Verify a RegistrationResponseJSON; :class:`WebAuthnVerificationError` if it fails."""
     from webauthn import verify_registration_response
-    from webauthn.helpers import parse_attestation_object
     from webauthn.helpers.cose import COSEAlgorithmIdentifier
 
+    given = provider.verify_registration_options
+    algorithms = given.get("supported_algorithm_ids", provider.algorithms)
     try:
-        fmt = parse_attestation_object(
-            from_base64(str(response["response"]["attestationObject"]))
-        ).fmt
-        if fmt not in ACCEPTED_FORMATS:
-            raise ValueError(f"attestation format {fmt!r} is not accepted")
+        check_attestation_format(from_base64(str(response["response"]["attestationObject"])))
         verified = verify_registration_response(
             credential=dict(response),
             expected_challenge=from_base64(challenge),
             expected_rp_id=rp.id,
             expected_origin=rp.origin,
-            require_user_verification=provider.require_user_verification,
-            supported_pub_key_algs=[COSEAlgorithmIdentifier(a) for a in provider.algorithms],
+            require_user_verification=given.get(
+                "require_user_verification", provider.require_user_verification
+            ),
+            supported_pub_key_algs=[COSEAlgorithmIdentifier(a) for a in algorithms],
         )
     except Exception as err:  # any fault in the browser's data is a failed verification
         raise WebAuthnVerificationError(err) from err
@@ -251,7 +368,9 @@ def verify_authentication(
             expected_origin=rp.origin,
             credential_public_key=from_base64(str(authenticator["credential_public_key"])),
             credential_current_sign_count=0,  # compared below, to tell a clone apart
-            require_user_verification=provider.require_user_verification,
+            require_user_verification=provider.verify_authentication_options.get(
+                "require_user_verification", provider.require_user_verification
+            ),
         )
     except Exception as err:  # any fault in the browser's data is a failed verification
         raise WebAuthnVerificationError(err) from err

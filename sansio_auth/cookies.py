@@ -13,6 +13,10 @@ from .http import Cookie, CookieOptions
 CHECK_MAX_AGE = 15 * 60
 CHUNK_SIZE = 4096 - 160
 """Characters of value per cookie, as Auth.js: 4096 allowed minus 160 for attributes."""
+MAX_CHUNKS = 16
+"""Session cookie chunks read, written and deleted at most (``name.0`` to ``name.15``: 62 KB,
+under the bindings' 64 KiB header limit). A request with more is not a session: it is
+refused, and answered with at most this many deletions (Auth.js has no cap)."""
 
 COOKIE_KEYS = (
     "session_token",
@@ -108,7 +112,10 @@ def _merge(spec: CookieSpec, key: str, override: Mapping[str, Any]) -> CookieSpe
 
 
 def read_chunked(cookies: Mapping[str, str], name: str) -> tuple[str | None, list[str]]:
-    """The session value from ``name`` or its chunks ``name.0``, ``name.1``…, and their names."""
+    """The session value from ``name`` or its chunks ``name.0``, ``name.1``…, and their names.
+
+    Only chunks ``name.0`` to ``name.<MAX_CHUNKS - 1>`` are named (so at most that many are
+    ever deleted); with any other chunk the value is refused (``None``)."""
     whole = cookies.get(name)
     prefix = name + "."
     chunks = sorted(
@@ -116,7 +123,10 @@ def read_chunked(cookies: Mapping[str, str], name: str) -> tuple[str | None, lis
         for key in cookies
         if key.startswith(prefix) and (suffix := key[len(prefix) :]).isascii() and suffix.isdigit()
     )
-    present = ([name] if whole is not None else []) + [key for _, key in chunks]
+    within = [key for index, key in chunks if index < MAX_CHUNKS][:MAX_CHUNKS]
+    present = ([name] if whole is not None else []) + within
+    if len(within) < len(chunks):
+        return None, present
     if chunks:
         return "".join(cookies[key] for _, key in chunks) or None, present
     return whole or None, present
@@ -125,8 +135,14 @@ def read_chunked(cookies: Mapping[str, str], name: str) -> tuple[str | None, lis
 def write_chunked(
     spec: CookieSpec, value: str, now: float, present: list[str], expires_in: int | None = None
 ) -> list[Cookie]:
-    """Cookies that store ``value`` (split when too long) and delete stale chunks in ``present``."""
+    """Cookies that store ``value`` (split when too long) and delete stale chunks in ``present``;
+    :class:`~sansio_auth.errors.Configuration` when it needs more than :data:`MAX_CHUNKS`."""
     pieces = [value[i : i + CHUNK_SIZE] for i in range(0, len(value), CHUNK_SIZE)] or [""]
+    if len(pieces) > MAX_CHUNKS:
+        raise Configuration(
+            f"the session cookie would need {len(pieces)} chunks of {CHUNK_SIZE} characters "
+            f"(at most {MAX_CHUNKS} are written): keep less in the session token"
+        )
     if len(pieces) == 1:
         fresh = [spec.make(value, now, expires_in=expires_in)]
     else:

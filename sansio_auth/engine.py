@@ -23,7 +23,7 @@ from .events import (
     Respond,
     SendHTTP,
 )
-from .http import Request, Response, split_url
+from .http import Params, Request, Response, split_url
 from .oauth.cache import ProviderCache
 from .settings import Settings, resolve
 
@@ -84,7 +84,7 @@ class Engine:
         try:
             origin, path, query = split_url(request.url)
         except ValueError:
-            origin, path, query = "", "", {}
+            origin, path, query = "", "", Params()
         else:
             if not self.serves(path):
                 return NOT_AN_AUTH_ROUTE

@@ -22,6 +22,7 @@ The drivers in :mod:`sansio_auth.drivers` answer them all by these rules.
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any, ClassVar, Literal
@@ -85,8 +86,8 @@ class SendHTTP(msgspec.Struct, frozen=True, kw_only=True):
     request: OutboundRequest
     single_flight: str | None = None
     """Set on a request that must not be made twice at once (a refresh-token grant: a
-    rotated refresh token works once). Requests with the same key are the same request:
-    a binding should make one at a time and answer those that waited with the response
+    rotated refresh token works once). Actions with the same key are the same action:
+    a binding should perform one at a time and answer those that waited with the answer
     (not a failure) the first one got, for a short while. The key is a hash, no secret."""
 
 
@@ -122,6 +123,10 @@ class CallAdapter(msgspec.Struct, frozen=True, kw_only=True):
     method: str
     function: Callable[..., Any]
     args: tuple[Any, ...] = ()
+    single_flight: str | None = None
+    """As :attr:`SendHTTP.single_flight`: set on a call that concurrent requests would
+    otherwise repeat (extending one session's expiry); one call per key at a time, its
+    answer shared for a short while."""
 
     def call(self) -> Any:
         """Call the adapter method; the result may be awaitable."""
@@ -147,13 +152,33 @@ class Log(msgspec.Struct, frozen=True, kw_only=True):
     metadata: Any = None
 
     def __str__(self) -> str:
-        """The line in Auth.js's format, e.g. ``[auth][error] CredentialsSignin: ...``."""
+        """The line in Auth.js's format, e.g. ``[auth][error] CredentialsSignin: ...``: one
+        line, whatever the message holds (see :func:`escape_log_text`)."""
         if self.level == "error":
-            return f"[auth][error] {self.code}: {self.message}"
-        if self.level == "warn":
+            line = f"[auth][error] {self.code}: {self.message}"
+        elif self.level == "warn":
             suffix = f" {self.message}" if self.message else ""
-            return f"[auth][warn][{self.code}]{suffix} Read more: https://warnings.authjs.dev"
-        return f"[auth][debug]: {self.message} {self.metadata!r}"
+            line = f"[auth][warn][{self.code}]{suffix} Read more: https://warnings.authjs.dev"
+        else:
+            line = f"[auth][debug]: {self.message} {self.metadata!r}"
+        return escape_log_text(line)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escape_log_text(text: str) -> str:
+    """``text`` with its control characters escaped (``\\n``, ``\\r``, ``\\x1b``...): what
+    a browser or a provider sent can never start a log line of its own."""
+    return _CONTROL.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return _NAMED.get(char) or (
+        f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+    )
 
 
 class Respond(msgspec.Struct, frozen=True, kw_only=True):

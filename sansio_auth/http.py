@@ -6,6 +6,7 @@ All are frozen records; the engine reads them and makes new ones, it never does 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -194,12 +195,37 @@ class Response(msgspec.Struct, frozen=True, kw_only=True):
         return msgspec.json.decode(self.body)
 
 
-def split_url(url: str) -> tuple[str, str, dict[str, str]]:
-    """``(origin, path, query)`` of an absolute URL; duplicate query keys: last wins."""
+class Params(dict[str, str]):
+    """Form-encoded parameters (a query string, a form body): the last value of each name,
+    and in :attr:`repeated` the names that came more than once (which OAuth refuses)."""
+
+    __slots__ = ("repeated",)
+
+    def __init__(self, pairs: Iterable[tuple[str, str]] = ()) -> None:
+        pairs = list(pairs)
+        super().__init__(pairs)
+        self.repeated: frozenset[str] = frozenset()
+        if len(pairs) != len(self):
+            counts = Counter(name for name, _ in pairs)
+            self.repeated = frozenset(name for name, count in counts.items() if count > 1)
+
+
+def parse_params(text: str) -> Params:
+    """:class:`Params` of ``application/x-www-form-urlencoded`` ``text``."""
+    return Params(parse_qsl(text, keep_blank_values=True)) if text else Params()
+
+
+def repeated_params(params: Mapping[str, Any]) -> frozenset[str]:
+    """The names repeated in ``params`` (none unless it is :class:`Params`)."""
+    return params.repeated if isinstance(params, Params) else frozenset()
+
+
+def split_url(url: str) -> tuple[str, str, Params]:
+    """``(origin, path, query)`` of an absolute URL; duplicate query keys: last wins (and
+    are listed in the query's ``repeated``)."""
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}".lower()
-    query = dict(parse_qsl(parts.query, keep_blank_values=True)) if parts.query else {}
-    return origin, parts.path or "/", query
+    return origin, parts.path or "/", parse_params(parts.query)
 
 
 def same_origin(url: str, origin: str) -> bool:

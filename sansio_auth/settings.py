@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
+from ._webauthn import check_ceremony_options
 from .config import (
     AuthConfig,
     Callbacks,
@@ -45,6 +46,7 @@ from .providers import (
     Provider,
     WebAuthnProvider,
 )
+from .providers.oauth import merge_options
 
 DATABASE_METHODS = (
     "create_user",
@@ -145,6 +147,7 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
     url_origin, url_path = _parse_auth_url(auth_url)
     short_secret = _short_secret(secrets, env)
     base_path = _base_path(config.base_path, url_path)
+    path_warning = _base_path_warning(config.base_path, url_path)
     trust_host = _trust_host(config.trust_host, env)
     if not trust_host and url_origin is None:
         raise UntrustedHost(
@@ -177,6 +180,8 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
         secure = url_origin.startswith("https://")
     overrides = dict(config.cookies)
     warnings = ["short-secret"] if short_secret else []
+    if path_warning is not None:
+        warnings.append(path_warning)
     if config.debug:
         warnings.append("debug-enabled")
     if config.skip_csrf_check is not None:
@@ -314,6 +319,17 @@ def _base_path(configured: str | None, url_path: str | None) -> str:
     return path
 
 
+def _base_path_warning(configured: str | None, url_path: str | None) -> str | None:
+    """Auth.js's warning when ``AUTH_URL`` has a path and ``base_path`` is set as well:
+    ``env-url-basepath-redundant`` when they agree (the path says it already),
+    ``env-url-basepath-mismatch`` when they do not (``base_path`` wins)."""
+    if configured is None or url_path is None:
+        return None
+    if configured.rstrip("/") == url_path:
+        return "env-url-basepath-redundant"
+    return "env-url-basepath-mismatch"
+
+
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
@@ -331,26 +347,36 @@ def _trust_host(configured: bool | None, env: Mapping[str, str]) -> bool:
 
 
 def _provider(value: Any, env: Mapping[str, str]) -> Provider:
+    """A provider record from a record, a mapping (Auth.js's provider object: its
+    ``options`` deep-merged over the rest), or a function returning either (Auth.js's
+    function providers, e.g. ``providers=[GitHub]``), filled from ``AUTH_<ID>_*`` and checked."""
+    if callable(value) and not isinstance(value, Provider | Mapping):
+        value = value()
+        if not isinstance(value, Provider | Mapping):
+            raise Configuration(f"a provider function returned {type(value).__name__}")
     if isinstance(value, Provider):
         provider = value
     elif isinstance(value, Mapping):
-        kind = PROVIDER_KINDS.get(value.get("type", ""))
-        if kind is None:
-            known = ", ".join(sorted(PROVIDER_KINDS))
-            raise Configuration(
-                f"provider {value.get('id')!r} has unknown type {value.get('type')!r} "
-                f"(known: {known})"
-            )
-        provider = kind.from_mapping(value)
-    elif callable(value):
-        provider = value()
-        if not isinstance(provider, Provider):
-            raise Configuration(f"provider factory {value!r} did not return a provider")
+        provider = _from_mapping(value)
     else:
         raise Configuration(f"not a provider: {value!r}")
     provider = _fill_from_env(provider, env)
     provider.check()
     return provider
+
+
+def _from_mapping(value: Mapping[str, Any]) -> Provider:
+    options = value.get("options")
+    if isinstance(options, Mapping):
+        defaults = {k: v for k, v in value.items() if k != "options"}
+        value = merge_options(defaults, options)
+    kind = PROVIDER_KINDS.get(value.get("type", ""))
+    if kind is None:
+        known = ", ".join(sorted(PROVIDER_KINDS))
+        raise Configuration(
+            f"provider {value.get('id')!r} has unknown type {value.get('type')!r} (known: {known})"
+        )
+    return kind.from_mapping(value)
 
 
 def _fill_from_env(provider: Provider, env: Mapping[str, str]) -> Provider:
@@ -420,6 +446,8 @@ def _check_webauthn(
 ) -> bool:
     """Auth.js's WebAuthn assertions; whether there is a WebAuthn provider."""
     webauthn = [p for p in providers if isinstance(p, WebAuthnProvider)]
+    for provider in webauthn:
+        check_ceremony_options(provider)
     conditional = [p for p in webauthn if p.enable_conditional_ui]
     if len(conditional) > 1:
         raise DuplicateConditionalUI(

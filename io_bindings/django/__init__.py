@@ -22,7 +22,7 @@ from django.http import HttpRequest, HttpResponseBase
 from sansio_auth import AuthConfig
 from sansio_auth.settings import MIN_SECRET_LENGTH
 
-from ..translate import DEFAULT_MAX_BODY_SIZE
+from ..translate import DEFAULT_HEADER_LIMITS, DEFAULT_MAX_BODY_SIZE, HeaderLimits
 from ._handle import (
     AuthHttpRequest,
     Handle,
@@ -52,7 +52,10 @@ class DjangoAuthResult(NamedTuple):
 
 
 def DjangoAuth(  # noqa: N802 - a constructor-like entry point, as HostAuth
-    config: AuthConfig | LazyConfig, *, max_body_size: int = DEFAULT_MAX_BODY_SIZE
+    config: AuthConfig | LazyConfig,
+    *,
+    max_body_size: int = DEFAULT_MAX_BODY_SIZE,
+    header_limits: HeaderLimits = DEFAULT_HEADER_LIMITS,
 ) -> DjangoAuthResult:
     """``handle, sign_in, sign_out = DjangoAuth(config)`` (former name: ``AdapterCAuth``).
 
@@ -62,9 +65,11 @@ def DjangoAuth(  # noqa: N802 - a constructor-like entry point, as HostAuth
     ``AUTH_*`` names of Django's settings (``AUTH_SECRET``, ``AUTH_TRUST_HOST``, ...).
     A fixed config is checked now: an engine refusal or a secret shorter than 32
     characters raises ``django.core.exceptions.ImproperlyConfigured`` (a lazy config is
-    checked the first time the function returns it).
+    checked the first time the function returns it). On auth routes, bodies over
+    ``max_body_size`` bytes get 413 and headers over ``header_limits`` (64 KiB, 100 lines by
+    default) 431.
     """
-    handle = Handle(runtimes(config), max_body_size)
+    handle = Handle(runtimes(config), max_body_size, header_limits)
     return DjangoAuthResult(handle, sign_in, sign_out)
 
 

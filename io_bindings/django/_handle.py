@@ -26,7 +26,13 @@ from sansio_auth.authorized import sign_in_redirect, signed_in
 from .. import anyio as _anyio
 from .._state import AuthState
 from ..runtimes import ConfigSource
-from ..translate import BODY_TOO_LARGE, DEFAULT_MAX_BODY_SIZE
+from ..translate import (
+    BODY_TOO_LARGE,
+    DEFAULT_HEADER_LIMITS,
+    DEFAULT_MAX_BODY_SIZE,
+    HEADERS_TOO_LARGE,
+    HeaderLimits,
+)
 from ..translate import too_large as _too_large
 from . import _bridge
 from ._translate import add_cookies, django_response, engine_request, raw_path
@@ -181,16 +187,25 @@ class Hook:
 class Handle(Hook):
     """The auth ``handle``: serves every route under ``base_path`` and sets
     ``request.auth`` (:class:`RequestAuth`) for the rest, whose response gets the cookies
-    the engine set during the request. Request bodies over ``max_body_size`` bytes get 413."""
+    the engine set during the request. Request bodies over ``max_body_size`` bytes get 413,
+    headers over ``header_limits`` 431."""
 
-    def __init__(self, runtimes: ConfigSource, max_body_size: int = DEFAULT_MAX_BODY_SIZE) -> None:
+    def __init__(
+        self,
+        runtimes: ConfigSource,
+        max_body_size: int = DEFAULT_MAX_BODY_SIZE,
+        header_limits: HeaderLimits = DEFAULT_HEADER_LIMITS,
+    ) -> None:
         self.runtimes = runtimes
         self.max_body_size = max_body_size
+        self.header_limits = header_limits
 
     def flow(self, request: HttpRequest) -> HookFlow:
         found = self.runtimes.resolve(request)
         runtime = (yield lambda: found) if inspect.isawaitable(found) else found
         if runtime.serves(raw_path(request)):
+            if not self.header_limits.allow(request.headers.items()):
+                return django_response(HEADERS_TOO_LARGE)
             body = self._body(request)
             if body is None:
                 return django_response(BODY_TOO_LARGE)

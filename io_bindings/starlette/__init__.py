@@ -18,7 +18,7 @@ from sansio_auth import AuthConfig
 from sansio_auth.actions import AuthorizationParams
 from sansio_auth.settings import is_production
 
-from ..translate import DEFAULT_MAX_BODY_SIZE
+from ..translate import DEFAULT_HEADER_LIMITS, DEFAULT_MAX_BODY_SIZE, HeaderLimits
 from ._asgi import Handlers, HostAuthMiddleware, starlette_response
 from ._auth import Options, Session, UniversalAuth
 from ._runtime import DEFAULT_BASE_PATH, LazyConfig, Runtimes
@@ -77,6 +77,7 @@ def HostAuth(  # noqa: N802 - a constructor-like entry point
     config: AuthConfig | LazyConfig,
     *,
     max_body_size: int = DEFAULT_MAX_BODY_SIZE,
+    header_limits: HeaderLimits = DEFAULT_HEADER_LIMITS,
     env: Mapping[str, str] | None = None,
     **runtime: Any,
 ) -> HostAuthResult:
@@ -90,11 +91,12 @@ def HostAuth(  # noqa: N802 - a constructor-like entry point
     the Starlette defaults (:func:`sansio_auth.settings.framework_defaults`: ``base_path``
     ``/api/auth``; outside production a trusted ``Host`` and a random per-process secret,
     with a warning). ``runtime`` options go to :class:`io_bindings.anyio.Auth`. Request
-    bodies over ``max_body_size`` bytes get 413.
+    bodies over ``max_body_size`` bytes get 413, headers over ``header_limits`` (64 KiB,
+    100 lines by default) 431.
     """
     current = StateVar(Runtimes(config, env, runtime))
     auth = UniversalAuth(current)
-    handlers = Handlers(current, max_body_size)
+    handlers = Handlers(current, max_body_size, header_limits)
     return HostAuthResult(handlers, auth, auth.sign_in, auth.sign_out, auth.unstable_update)
 
 

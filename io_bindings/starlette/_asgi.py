@@ -15,8 +15,10 @@ from sansio_auth.authorized import Custom, RedirectTo
 
 from ..anyio import serve_asgi
 from ..translate import (
+    DEFAULT_HEADER_LIMITS,
     NOT_FOUND,
     ASGIApp,
+    HeaderLimits,
     Message,
     Receive,
     Scope,
@@ -113,15 +115,22 @@ def _adding_cookies(send: Send, state: RequestState) -> Send:
 class Handlers:
     """The auth routes as an ASGI app: mount it at ``base_path`` (``/api/auth``).
 
-    Other paths get 404; bodies over ``max_body_size`` bytes 413; a bad ``Host`` 400;
-    an unexpected failure a logged 500. :attr:`GET` and :attr:`POST` are the same
-    routes as Starlette endpoints, for ``Route("/api/auth/{rest:path}", handlers.GET)``.
+    Other paths get 404; bodies over ``max_body_size`` bytes 413, headers over
+    ``header_limits`` 431; a bad ``Host`` 400; an unexpected failure a logged 500.
+    :attr:`GET` and :attr:`POST` are the same routes as Starlette endpoints, for
+    ``Route("/api/auth/{rest:path}", handlers.GET)``.
     """
 
-    def __init__(self, current: StateVar, max_body_size: int) -> None:
+    def __init__(
+        self,
+        current: StateVar,
+        max_body_size: int,
+        header_limits: HeaderLimits = DEFAULT_HEADER_LIMITS,
+    ) -> None:
         self.runtimes = current.runtimes
         self.current = current
         self.max_body_size = max_body_size
+        self.header_limits = header_limits
         self.middleware: type[HostAuthMiddleware] = type(
             "HostAuthMiddleware", (HostAuthMiddleware,), {"current": current}
         )
@@ -143,7 +152,9 @@ class Handlers:
             return NOT_FOUND
         token = self.current.var.set(state)
         try:
-            return await serve_asgi(state.runtime, scope, receive, self.max_body_size)
+            return await serve_asgi(
+                state.runtime, scope, receive, self.max_body_size, self.header_limits
+            )
         finally:
             self.current.var.reset(token)
 

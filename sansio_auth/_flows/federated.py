@@ -25,7 +25,7 @@ import msgspec
 from .._context import Context, Reply, add_query, json_reply
 from .._flow import Step, call_adapter, log_error
 from ..errors import AuthError, InvalidCheck, InvalidProvider
-from ..oauth.checks import random_value, seal, unseal
+from ..oauth.checks import random_value, seal, unseal_claims
 from ..oauth.discovery import discover
 from ..oauth.id_token import allowed_algorithms
 from ..oauth.logout_token import LogoutTokenError, validate_logout_token
@@ -111,14 +111,14 @@ def signout_callback(ctx: Context) -> Step[Reply]:
         raise InvalidProvider(f"no OAuth provider {ctx.provider_id!r}")
     spec = ctx.cookie_specs.state
     ctx.out_cookies.delete(spec)
-    expected = unseal(
+    expected = unseal_claims(
         ctx.cookies,
         spec,
         what="state",
         provider_id=provider.id,
         secrets=ctx.settings.secrets,
         now=ctx.now,
-    )
+    )["value"]
     given = ctx.query.get("state", "")
     if not hmac.compare_digest(given.encode(), expected.encode()):
         raise InvalidCheck("the sign-out `state` does not match", cause={"provider": provider.id})

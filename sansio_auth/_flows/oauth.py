@@ -28,8 +28,9 @@ from ..errors import (
     OAuthCallbackError,
     OAuthProfileParseError,
 )
+from ..events import Log
 from ..fetch import send
-from ..http import split_url
+from ..http import repeated_params, split_url
 from ..oauth.authorize_url import (
     OIDC_DEFAULT_SCOPE,
     authorization_url,
@@ -38,6 +39,7 @@ from ..oauth.authorize_url import (
 )
 from ..oauth.callback import (
     AuthorizationCode,
+    AuthorizationResponseError,
     ProviderDenied,
     StateMismatch,
     parse_authorization_response,
@@ -48,9 +50,9 @@ from ..oauth.checks import (
     random_value,
     read_state,
     seal,
-    unseal,
+    unseal_claims,
 )
-from ..oauth.discovery import AuthorizationServer, authorization_server
+from ..oauth.discovery import AuthorizationServer, authorization_server, relies_on_pkce
 from ..oauth.id_token import (
     IDTokenError,
     allowed_algorithms,
@@ -80,7 +82,9 @@ def oauth_sign_in(ctx: Context, provider: OAuthProvider) -> Step[Reply]:
         request_query=ctx.query,
     )
     cross_site = is_form_post(params)
-    checks = _checks(provider, proxy)
+    checks = _checks(provider, proxy, server)
+    max_age = _max_age(params)
+    sent = {} if max_age is None else {"max_age": max_age}
 
     def keep(spec_name: str, value: str) -> None:
         spec = getattr(ctx.cookie_specs, spec_name)
@@ -93,6 +97,7 @@ def oauth_sign_in(ctx: Context, provider: OAuthProvider) -> Step[Reply]:
                 now=ctx.now,
                 entropy=ctx.entropy,
                 cross_site=cross_site,
+                extra=sent,
             )
         )
 
@@ -120,16 +125,29 @@ def oauth_sign_in(ctx: Context, provider: OAuthProvider) -> Step[Reply]:
     return Reply(redirect=provider.authorization_redirect(url))
 
 
-def _configured_form_post(provider: OAuthProvider) -> bool:
-    url = provider.authorization.url or ""
-    params = request_params(
-        url,
+def _configured_params(provider: OAuthProvider) -> dict[str, str]:
+    """The authorization parameters the configuration gives (no request query)."""
+    return request_params(
+        provider.authorization.url or "",
         client_id="",
         redirect_uri="",
         provider_params={**provider.authorization.params, **provider.authorization_params},
         request_query={},
     )
-    return is_form_post(params)
+
+
+def _configured_form_post(provider: OAuthProvider) -> bool:
+    return is_form_post(_configured_params(provider))
+
+
+def _max_age(params: Mapping[str, str]) -> int | None:
+    """The ``max_age`` the authorization request sends, in seconds, if any."""
+    text = params.get("max_age")
+    if text is None:
+        return None
+    if not text.isascii() or not text.isdigit():
+        raise Configuration(f"`max_age` must be a whole number of seconds, got {text[:20]!r}")
+    return int(text)
 
 
 def _redirect_proxy(ctx: Context, provider: OAuthProvider) -> str | None:
@@ -146,10 +164,15 @@ def _redirect_uri(ctx: Context, provider: OAuthProvider, proxy: str | None) -> s
     return ctx.url("callback", provider.id)
 
 
-def _checks(provider: OAuthProvider, proxy: str | None) -> frozenset[str]:
+def _checks(
+    provider: OAuthProvider, proxy: str | None, server: AuthorizationServer
+) -> frozenset[str]:
+    """The provider's checks, with ``state`` added when the redirect proxy needs it or
+    when PKCE is the only protection and the provider is not known to support S256
+    (RFC 9700 §2.1.1: only PKCE the server enforces stops a forged callback)."""
     checks = set(provider.checks)
-    if proxy is not None:
-        checks.add("state")  # the proxy hop needs it
+    if proxy is not None or (relies_on_pkce(provider) and not server.pkce_s256):
+        checks.add("state")
     return frozenset(checks)
 
 
@@ -181,6 +204,8 @@ def _proxy_hop(ctx: Context, provider: OAuthProvider, params: Mapping[str, Any])
     state = params.get("state")
     if proxy is None or _origin(proxy) != ctx.origin or not isinstance(state, str):
         return None
+    if repeated_params(params):
+        return None  # refused here, by the callback: the hop would hide the repetition
     target = read_state(state, ctx.settings.secrets, now=ctx.now).get("origin")
     if not isinstance(target, str):
         return None
@@ -207,17 +232,23 @@ def _delete_check_cookies(ctx: Context) -> None:
 
 def _callback(ctx: Context, provider: OAuthProvider, params: Mapping[str, Any]) -> Step[Reply]:
     """The callback's steps. Their order is part of the behaviour: the state cookie is checked
-    before discovery, the PKCE and nonce cookies once the provider's answer is."""
+    before discovery (unless the checks depend on it), the PKCE and nonce cookies once the
+    provider's answer is."""
     proxy = _redirect_proxy(ctx, provider)
-    checks = _checks(provider, proxy)
-    expected_state = _checked(ctx, provider, checks, "state")
-    server = yield from authorization_server(provider, ctx.cache, ctx.now, callback=True)
-    code = _authorization_code(provider, server, params, expected_state)
-    verifier = _checked(ctx, provider, checks, "pkce")
+    server: AuthorizationServer | None = None
+    if relies_on_pkce(provider):  # whether the state is checked depends on the metadata
+        server = yield from authorization_server(provider, ctx.cache, ctx.now, callback=True)
+    checks = _checks(provider, proxy, server or AuthorizationServer())
+    state = _checked(ctx, provider, checks, "state")
+    if server is None:
+        server = yield from authorization_server(provider, ctx.cache, ctx.now, callback=True)
+    code = yield from _authorization_code(provider, server, params, _value(state))
+    pkce = _checked(ctx, provider, checks, "pkce")
     nonce = _checked(ctx, provider, checks, "nonce")
     redirect_uri = _redirect_uri(ctx, provider, proxy)
-    tokens = yield from _exchange_code(ctx, provider, server, code, redirect_uri, verifier)
-    profile = yield from _profile(ctx, provider, server, tokens, nonce)
+    tokens = yield from _exchange_code(ctx, provider, server, code, redirect_uri, _value(pkce))
+    max_age = _sent_max_age(provider, (state, pkce, nonce))
+    profile = yield from _profile(ctx, provider, server, tokens, _value(nonce), max_age)
     profile = yield from provider.complete_profile(profile, tokens, params)
     user, account = yield from _user_and_account(ctx, provider, profile, tokens)
     return (yield from _sign_in(ctx, provider, user, account, profile, tokens))
@@ -229,12 +260,12 @@ _CHECK_COOKIES = {"state": "state", "pkce": "pkce_code_verifier", "nonce": "nonc
 
 def _checked(
     ctx: Context, provider: OAuthProvider, checks: frozenset[str], what: str
-) -> str | None:
-    """The value sealed in the cookie of check ``what`` (``None`` if the provider skips it);
-    :class:`InvalidCheck` when it is missing, expired or not this provider's."""
+) -> dict[str, Any] | None:
+    """The claims sealed in the cookie of check ``what`` (``None`` if the provider skips
+    it); :class:`InvalidCheck` when it is missing, expired or not this provider's."""
     if what not in checks:
         return None
-    return unseal(
+    return unseal_claims(
         ctx.cookies,
         getattr(ctx.cookie_specs, _CHECK_COOKIES[what]),
         what=what,
@@ -244,27 +275,57 @@ def _checked(
     )
 
 
+def _value(claims: Mapping[str, Any] | None) -> str | None:
+    return None if claims is None else str(claims["value"])
+
+
+def _sent_max_age(
+    provider: OAuthProvider, sealed: tuple[Mapping[str, Any] | None, ...]
+) -> int | None:
+    """The ``max_age`` the sign-in sent: kept in its check cookies (a sign-in request's
+    query may set it), else (no check cookies) the configured one."""
+    found = [claims for claims in sealed if claims is not None]
+    if not found:
+        return _max_age(_configured_params(provider))
+    value = found[0].get("max_age")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _authorization_code(
     provider: OAuthProvider,
     server: AuthorizationServer,
     params: Mapping[str, Any],
     expected_state: str | None,
-) -> AuthorizationCode:
-    """The code of the provider's answer, once its state and issuer are checked."""
+) -> Step[AuthorizationCode]:
+    """The code of the provider's answer, once its state and issuer are checked.
+
+    Everything here came through the browser, so a refusal is the browser's fault (logged
+    without a traceback); the provider's own error text is logged at debug only."""
     try:
         return parse_authorization_response(
             params,
             expected_state=expected_state,
             issuer=server.issuer,
             iss_required=server.iss_parameter_supported,
+            repeated=repeated_params(params),
         )
     except StateMismatch as err:
         raise InvalidCheck(str(err), cause={"provider": provider.id}) from err
     except ProviderDenied as err:
+        details = {"error": err.error, "error_description": err.description, "error_uri": err.uri}
+        yield Log(
+            level="debug",
+            code="OAuthCallbackError",
+            message="OAuthCallbackError",
+            metadata={"provider": provider.id, **details},
+        )
         raise OAuthCallbackError(
             "OAuth Provider returned an error",
-            cause={"provider": provider.id, "error": err.error, "description": err.description},
+            cause={"provider": provider.id, **details},
+            fault="browser",
         ) from err
+    except AuthorizationResponseError as err:
+        raise CallbackRouteError(err, cause={"provider": provider.id}, fault="browser") from err
 
 
 def _exchange_code(
@@ -308,11 +369,12 @@ def _profile(
     server: AuthorizationServer,
     tokens: TokenSet,
     nonce: str | None,
+    max_age: int | None,
 ) -> Step[dict[str, Any]]:
     """oidc: the valid ID token's claims (or userinfo with the same ``sub``); oauth: userinfo."""
     if not isinstance(provider, OIDCProvider):
         return (yield from _userinfo(ctx, provider, server, tokens))
-    claims = yield from _id_token_claims(ctx, provider, server, tokens, nonce)
+    claims = yield from _id_token_claims(ctx, provider, server, tokens, nonce, max_age)
     if provider.id_token:
         return claims
     profile = yield from _userinfo(ctx, provider, server, tokens)
@@ -327,9 +389,10 @@ def _id_token_claims(
     server: AuthorizationServer,
     tokens: TokenSet,
     nonce: str | None,
+    max_age: int | None,
 ) -> Step[dict[str, Any]]:
-    """The claims of the token set's ID token, once its signature, issuer, audience, times and
-    ``nonce`` are checked."""
+    """The claims of the token set's ID token, once its signature, issuer, audience, times,
+    ``nonce`` and (with ``max_age`` sent) ``auth_time`` are checked."""
     id_token = tokens.get("id_token")
     if not isinstance(id_token, str):
         raise IDTokenError("the token response has no `id_token`")
@@ -347,6 +410,7 @@ def _id_token_claims(
             now=ctx.now,
             nonce=nonce,
             client_secret=provider.client_secret,
+            max_age=max_age,
         )
     )
 

@@ -17,7 +17,8 @@ def sign_out(ctx: Context) -> Step[Reply]:
     destination = yield from ctx.callback_url()
     spec = ctx.cookie_specs.session_token
     value, present = read_chunked(ctx.cookies, spec.name)
-    if value is None:
+    if value is None:  # no session, or one refused (too many chunks): clear what was sent
+        ctx.out_cookies.delete_chunks(spec, present)
         return Reply(redirect=destination)
     provider_session = None
     try:  # read before the session ends: which provider session to end too

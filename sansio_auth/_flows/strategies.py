@@ -8,6 +8,7 @@ asks :func:`session_strategy` and never branches on the strategy's name.
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -278,6 +279,7 @@ class DatabaseSessions(SessionStrategy):
                 settings.adapter,
                 "update_session",
                 {"session_token": value, "expires": utc(expires)},
+                single_flight=_extension_key(value),
             )
             if extended is None:  # deleted meanwhile (signed out elsewhere)
                 ctx.out_cookies.delete_chunks(spec, present)
@@ -314,6 +316,12 @@ class DatabaseSessions(SessionStrategy):
     def end(self, ctx: Context, value: str) -> Step[None]:
         session = yield from call_adapter(ctx.settings.adapter, "delete_session", value)
         yield from emit(ctx.settings.events.sign_out, "sign_out", session=session, token=None)
+
+
+def _extension_key(session_token: str) -> str:
+    """The single-flight key of extending one session: concurrent reads that all found it
+    due make one ``update_session`` write (the key is a hash: no token in it)."""
+    return "update_session:" + hashlib.sha256(session_token.encode()).hexdigest()
 
 
 def utc(seconds: float) -> datetime:

@@ -1,7 +1,10 @@
 """``GET webauthn-options/<id>`` and ``POST callback/<webauthn id>``: passkey sign-in.
 
-The options route decides between registration and authentication as Auth.js does
-(authjs-facts §6.9), answers the options JSON and sets the challenge cookie. The
+The options route decides between registration and authentication (:func:`infer_action`),
+answers the options JSON and sets the challenge cookie. Signed out, the answer never
+depends on whether the e-mail address given has an account (stricter than Auth.js, which
+registers an unknown address, refuses to register a known one and lists a known one's
+credential ids: anyone could tell who has an account). The
 callback consumes that cookie (a response is good for one try), verifies the
 browser's response, and only then touches the database: a registration creates the
 user and account (or links the account to the signed-in user) and stores the
@@ -18,7 +21,7 @@ import msgspec
 
 from .. import _webauthn as ceremony
 from .._context import Context, Reply, json_reply
-from .._flow import Step, call_adapter, log_warning
+from .._flow import Step, call_adapter, invoke, log_warning
 from ..errors import AuthError, InvalidProvider, WebAuthnVerificationError
 from ..oauth.checks import b64url
 from ..providers import WebAuthnProvider
@@ -44,23 +47,19 @@ def webauthn_options(ctx: Context) -> Step[Reply]:
     if action not in (None, "register", "authenticate"):
         return json_reply({"error": "Invalid action"}, status=400)
     current = yield from signed_in_user(ctx)
-    user: dict[str, Any] | None = current
-    exists = current is not None
     email = ctx.query.get("email")
-    if current is None and email:
-        found = yield from call_adapter(ctx.settings.adapter, "get_user_by_email", email)
-        user, exists = (dict(found), True) if found else ({"email": email}, False)
-    decision = infer_action(action, signed_in=current is not None, user=user, exists=exists)
-    rp = ceremony.relying_party(provider, ctx.origin)
+    user = current if current is not None else ({"email": email} if email else None)
+    decision = infer_action(action, signed_in=current is not None, has_user=user is not None)
+    rp = yield from relying_party(ctx, provider)
     challenge = b64url(ctx.entropy(32))
     if decision == "authenticate":
         allow = None
-        if user is not None and exists:
-            allow = yield from _authenticators(ctx, user)
+        if current is not None:  # the signed-in user's own passkeys: nothing to reveal
+            allow = yield from _authenticators(ctx, current)
         options = ceremony.authentication_options(provider, rp, challenge=challenge, allow=allow)
         register_data = None
     elif decision == "register" and user is not None and isinstance(user.get("email"), str):
-        exclude = (yield from _authenticators(ctx, user)) if exists else []
+        exclude = (yield from _authenticators(ctx, current)) if current is not None else []
         register_data = _register_data(user)
         options = ceremony.registration_options(
             provider,
@@ -89,23 +88,38 @@ def webauthn_options(ctx: Context) -> Step[Reply]:
     return json_reply({"action": decision, "options": options})
 
 
-def infer_action(
-    action: str | None, *, signed_in: bool, user: Mapping[str, Any] | None, exists: bool
-) -> Decision | None:
-    """Auth.js's ``inferWebAuthnOptions``: what to do, or ``None`` (an invalid request).
+def infer_action(action: str | None, *, signed_in: bool, has_user: bool) -> Decision | None:
+    """What to do, or ``None`` (an invalid request): Auth.js's ``inferWebAuthnOptions``
+    without looking the e-mail address up.
 
-    ``authenticate`` is always allowed; ``register`` needs a user, and that the user
-    exists exactly when the browser is signed in (a second passkey for oneself, or a
-    new account). Without an action a signed-out browser authenticates, unless the
-    e-mail address given is unknown: then it registers.
+    ``authenticate`` is always allowed; ``register`` needs a user: the signed-in one (a
+    second passkey), or the e-mail address given (a new account; an address that has one
+    already is refused at the callback, after the ceremony, as Auth.js's linking rules
+    say). Without an action a signed-out browser authenticates; signed in, an action is
+    required.
     """
     if action == "authenticate":
         return "authenticate"
     if action == "register":
-        return "register" if user is not None and signed_in == exists else None
+        return "register" if has_user else None
     if action is None and not signed_in:
-        return "register" if user is not None and not exists else "authenticate"
+        return "authenticate"
     return None
+
+
+def relying_party(ctx: Context, provider: WebAuthnProvider) -> Step[ceremony.RelyingParty]:
+    """The relying party of this request: ``get_relaying_party``'s, else the provider's
+    ``relying_party`` over the request's origin."""
+    if provider.get_relaying_party is None:
+        return ceremony.relying_party(provider, ctx.origin)
+    found = yield from invoke(
+        "get_relaying_party",
+        provider.get_relaying_party,
+        provider=provider,
+        request=ctx.request,
+        origin=ctx.origin,
+    )
+    return ceremony.as_relying_party(found)
 
 
 def webauthn_callback(ctx: Context, provider: WebAuthnProvider) -> Step[Reply]:
@@ -121,7 +135,7 @@ def webauthn_callback(ctx: Context, provider: WebAuthnProvider) -> Step[Reply]:
     payload = ceremony.read_challenge(
         ctx.cookies, spec, provider_id=provider.id, secrets=ctx.settings.secrets, now=ctx.now
     )
-    rp = ceremony.relying_party(provider, ctx.origin)
+    rp = yield from relying_party(ctx, provider)
     if action == "authenticate":
         user, account = yield from _authenticate(ctx, provider, rp, response, payload)
         new = None

@@ -1,15 +1,16 @@
 """The authorization response: what the provider sends back to ``callback/<id>``.
 
-Checked in oauth4webapi's order: the RFC 9207 ``iss`` parameter (required when the
-issuer advertises it, compared exactly whenever present and the issuer is known), then
-``state``, then a provider ``error``; implicit and hybrid responses are refused and
+Checked in oauth4webapi's order: no parameter twice (RFC 6749 §3.1) and no JARM
+``response`` (this client does not ask for one), the RFC 9207 ``iss`` parameter (required
+when the issuer advertises it, compared exactly whenever present and the issuer is known),
+then ``state``, then a provider ``error``; implicit and hybrid responses are refused and
 a ``code`` is required. Pure: the flow maps each error to the page Auth.js shows.
 """
 
 from __future__ import annotations
 
 import hmac
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import msgspec
@@ -48,12 +49,19 @@ def parse_authorization_response(
     expected_state: str | None,
     issuer: str | None,
     iss_required: bool,
+    repeated: Collection[str] = (),
 ) -> AuthorizationCode:
     """Check ``params`` (query or ``form_post`` body) and return the code.
 
-    ``expected_state`` is ``None`` when the state check is off. Raises
-    :class:`StateMismatch`, :class:`ProviderDenied` or :class:`AuthorizationResponseError`.
+    ``expected_state`` is ``None`` when the state check is off; ``repeated`` names the
+    parameters that came more than once. Raises :class:`StateMismatch`,
+    :class:`ProviderDenied` or :class:`AuthorizationResponseError`.
     """
+    if repeated:
+        names = ", ".join(f"`{name[:40]}`" for name in sorted(repeated)[:5])
+        raise AuthorizationResponseError(f"parameters came more than once: {names}")
+    if "response" in params:
+        raise AuthorizationResponseError("a JARM `response` was sent; none was asked for")
     iss = params.get("iss")
     if "iss" not in params:
         if iss_required:

@@ -56,14 +56,16 @@ def seal(
     now: float,
     entropy: Entropy,
     cross_site: bool = False,
+    extra: Mapping[str, Any] | None = None,
 ) -> Cookie:
     """The check cookie that keeps ``value`` for ``provider_id`` for 15 minutes.
 
     ``cross_site`` (``response_mode=form_post``: the provider POSTs back from its
     own site) makes it ``SameSite=None; Secure`` so that the browser sends it.
+    ``extra`` claims travel beside the value (what the callback must know of the sign-in).
     """
     token = jwt.encode(
-        {"value": value, "provider": provider_id},
+        {**(extra or {}), "value": value, "provider": provider_id},
         secrets,
         spec.name,
         now=now,
@@ -77,7 +79,7 @@ def seal(
     return cookie
 
 
-def unseal(
+def unseal_claims(
     cookies: Mapping[str, str],
     spec: CookieSpec,
     *,
@@ -85,8 +87,9 @@ def unseal(
     provider_id: str,
     secrets: Sequence[str],
     now: float,
-) -> str:
-    """The value of check cookie ``spec``; :class:`InvalidCheck` if missing, bad or foreign."""
+) -> dict[str, Any]:
+    """The claims of check cookie ``spec`` (its string ``value`` and any ``extra`` of
+    :func:`seal`); :class:`InvalidCheck` if missing, bad or foreign."""
     raw = cookies.get(spec.name)
     if not raw:
         raise InvalidCheck(f"{what} cookie was missing", cause={"provider": provider_id})
@@ -102,7 +105,7 @@ def unseal(
             f"{what} cookie was made for another provider",
             cause={"provider": provider_id, "cookie_provider": payload["provider"]},
         )
-    return value
+    return payload
 
 
 def new_state(

@@ -33,6 +33,7 @@ class ServerMetadata(msgspec.Struct, frozen=True, kw_only=True):
     id_token_signing_alg_values_supported: tuple[str, ...] | None = None
     userinfo_signing_alg_values_supported: tuple[str, ...] | None = None
     authorization_response_iss_parameter_supported: bool = False
+    code_challenge_methods_supported: tuple[str, ...] | None = None
     end_session_endpoint: str | None = None
     """RP-Initiated Logout 1.0."""
     backchannel_logout_supported: bool = False
@@ -50,6 +51,9 @@ class AuthorizationServer(msgspec.Struct, frozen=True, kw_only=True):
     id_token_algorithms: tuple[str, ...] | None = None
     userinfo_algorithms: tuple[str, ...] | None = None
     iss_parameter_supported: bool = False
+    pkce_s256: bool = False
+    """Whether the metadata lists ``S256`` in ``code_challenge_methods_supported``: only
+    then is PKCE known to protect the callback (RFC 9700 §2.1.1)."""
 
 
 def well_known_url(provider: OAuthProvider) -> str:
@@ -124,18 +128,14 @@ def authorization_server(
     """The endpoints for the sign-in start (``callback=False``) or the callback.
 
     Discovery runs when an endpoint the step needs is not configured, and always
-    for an OIDC callback (the JWKS and the issuer's metadata are needed).
+    for an OIDC callback (the JWKS and the issuer's metadata are needed). For a provider
+    that :func:`relies_on_pkce` both steps discover when either does, so that they agree
+    on whether PKCE is known to work.
     """
-    oidc = isinstance(provider, OIDCProvider)
-    if callback:
-        profile_from_userinfo = not isinstance(provider, OIDCProvider) or not provider.id_token
-        needs_discovery = (
-            oidc
-            or provider.token.url is None
-            or (profile_from_userinfo and not (provider.userinfo.url or provider.userinfo.request))
-        )
-    else:
-        needs_discovery = provider.authorization.url is None
+    at_sign_in, at_callback = _discovers(provider)
+    needs_discovery = at_callback if callback else at_sign_in
+    if relies_on_pkce(provider):
+        needs_discovery = at_sign_in or at_callback  # both steps judge PKCE by one document
     if not needs_discovery:
         return AuthorizationServer(
             issuer=provider.issuer,
@@ -153,7 +153,29 @@ def authorization_server(
         id_token_algorithms=metadata.id_token_signing_alg_values_supported,
         userinfo_algorithms=metadata.userinfo_signing_alg_values_supported,
         iss_parameter_supported=metadata.authorization_response_iss_parameter_supported,
+        pkce_s256="S256" in (metadata.code_challenge_methods_supported or ()),
     )
+
+
+def _discovers(provider: OAuthProvider) -> tuple[bool, bool]:
+    """Whether the sign-in start and the callback need the discovery document: for an
+    endpoint that is not configured, and always for an OIDC callback (the JWKS and the
+    issuer's metadata are needed)."""
+    profile_from_userinfo = not isinstance(provider, OIDCProvider) or not provider.id_token
+    at_callback = (
+        isinstance(provider, OIDCProvider)
+        or provider.token.url is None
+        or (profile_from_userinfo and not (provider.userinfo.url or provider.userinfo.request))
+    )
+    return provider.authorization.url is None, at_callback
+
+
+def relies_on_pkce(provider: OAuthProvider) -> bool:
+    """Whether PKCE is the provider's only protection of the callback against forgery
+    (no ``state``; no ``nonce`` on an OIDC provider)."""
+    checks = provider.checks
+    nonce = isinstance(provider, OIDCProvider) and "nonce" in checks
+    return "pkce" in checks and "state" not in checks and not nonce
 
 
 def parse_jwks(body: bytes) -> tuple[dict[str, Any], ...]:

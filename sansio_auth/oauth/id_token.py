@@ -1,15 +1,17 @@
 """ID token validation, signature included (Auth.js checks only the claims).
 
 The key comes from the issuer's JWKS: the one with the token's ``kid``, or, when the
-token names none, the only key that fits its algorithm. Asymmetric algorithms are
-accepted (the default is ``RS256``); ``alg: none`` never. HMAC (``HS256``/``384``/``512``,
-keyed by the client secret, OpenID Connect Core §10.1) only from a provider that declares
-it as its ``client.id_token_signed_response_alg`` (LINE does), never because the issuer's
-metadata lists it, and never with a JWKS key (a public key is not an HMAC secret). Claims:
+token names none, the only key that fits its algorithm; RSA keys need 2048 bits.
+Asymmetric algorithms are accepted (the default is ``RS256``); ``alg: none`` never. HMAC
+(``HS256``/``384``/``512``, keyed by the client secret, OpenID Connect Core §10.1) only from
+a provider that declares it as its ``client.id_token_signed_response_alg`` (LINE does),
+never because the issuer's metadata lists it, and never with a JWKS key (a public key is
+not an HMAC secret). Claims:
 ``iss`` exactly the issuer, ``aud`` contains the client, ``azp`` is the client when
 present (required with several audiences), ``exp``/``iat``/``nbf`` within a 30 s
-tolerance, ``sub`` a non-empty string, and ``nonce`` as expected (absent when the
-nonce check is off).
+tolerance, ``sub`` a non-empty string, ``nonce`` as expected (absent when the
+nonce check is off), and ``auth_time`` a number when present, required and recent enough
+when ``max_age`` was sent (OpenID Connect Core §3.1.3.7).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from .cache import ProviderCache
 from .discovery import get_jwks
 
 CLOCK_TOLERANCE = 30
+MIN_RSA_BITS = 2048
+"""RSA keys shorter than this are refused (RFC 7518 §3.3 requires 2048 bits for RS*/PS*)."""
 DEFAULT_ALGORITHMS = ("RS256",)
 _KEY_TYPES = {"RS": "RSA", "PS": "RSA", "ES": "EC", "Ed": "OKP"}
 _BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
@@ -111,10 +115,24 @@ def select_key(
     if len(fitting) > 1:
         raise IDTokenError(f"{len(fitting)} keys in the JWKS fit alg {alg} and kid {kid!r}")
     public = {k: v for k, v in fitting[0].items() if k not in ("d", "p", "q", "dp", "dq", "qi")}
+    if kty == "RSA":
+        bits = _modulus_bits(public.get("n"))
+        if bits < MIN_RSA_BITS:
+            raise IDTokenError(f"the JWKS key is RSA of {bits} bits; at least {MIN_RSA_BITS} count")
     try:
         return JWKRegistry.import_key(public)
     except (JoseError, ValueError, TypeError) as err:
         raise IDTokenError("the JWKS key could not be imported") from err
+
+
+def _modulus_bits(n: Any) -> int:
+    """The size of an RSA JWK's modulus ``n`` in bits (0 when it is not base64url)."""
+    if not isinstance(n, str):
+        return 0
+    try:
+        return int.from_bytes(_b64decode(n, "RSA modulus")).bit_length()
+    except IDTokenError:
+        return 0
 
 
 def _may_verify(key_ops: Any) -> bool:
@@ -198,9 +216,11 @@ def check_claims(
     client_id: str,
     now: float,
     nonce: str | None,
+    max_age: int | None = None,
     tolerance: int = CLOCK_TOLERANCE,
 ) -> None:
-    """Raise :class:`IDTokenError` unless the claims are for this client, now, from ``issuer``."""
+    """Raise :class:`IDTokenError` unless the claims are for this client, now, from ``issuer``
+    (and, when ``max_age`` was sent, for a sign-in at most ``max_age`` seconds old)."""
     if claims.get("iss") != issuer:
         raise IDTokenError("the ID token's `iss` is not the issuer", hint="issuer-mismatch")
     sub = claims.get("sub")
@@ -228,6 +248,9 @@ def check_claims(
         raise IDTokenError("the ID token was issued in the future (`iat`)")
     if nbf is not None and nbf > now + tolerance:
         raise IDTokenError("the ID token is not valid yet (`nbf`)")
+    auth_time = _number(claims, "auth_time", required=max_age is not None)
+    if max_age is not None and auth_time is not None and auth_time + max_age < now - tolerance:
+        raise IDTokenError("the user signed in too long ago for `max_age` (`auth_time`)")
     found = claims.get("nonce")
     if nonce is None:
         if found is not None:
@@ -247,8 +270,10 @@ def validate_id_token(
     now: float,
     nonce: str | None,
     client_secret: str | None = None,
+    max_age: int | None = None,
 ) -> Step[dict[str, Any]]:
-    """The claims of a valid ``id_token`` (see :func:`provider_signed_claims`)."""
+    """The claims of a valid ``id_token`` (see :func:`provider_signed_claims`); ``max_age``
+    is the authorization request's, if it had one."""
     claims = yield from provider_signed_claims(
         id_token,
         jwks_uri=jwks_uri,
@@ -257,7 +282,7 @@ def validate_id_token(
         now=now,
         client_secret=client_secret,
     )
-    check_claims(claims, issuer=issuer, client_id=client_id, now=now, nonce=nonce)
+    check_claims(claims, issuer=issuer, client_id=client_id, now=now, nonce=nonce, max_age=max_age)
     return claims
 
 

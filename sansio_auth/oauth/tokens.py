@@ -80,9 +80,9 @@ def parse_token_response(
 
     ``access_token`` and ``token_type`` are required strings, ``token_type`` is
     lower-cased and must be ``bearer`` or ``dpop``; ``expires_in`` must be a
-    non-negative number (numeric strings are accepted) and gives ``expires_at``;
-    ``refresh_token``, ``id_token`` and ``scope`` must be strings when present
-    (``null`` counts as absent). Other members are kept as they came.
+    non-negative number when present (numeric strings are accepted, ``null`` is not, as
+    oauth4webapi) and gives ``expires_at``; ``refresh_token``, ``id_token`` and ``scope``
+    must be strings when present (``null`` counts as absent). Other members are kept as they came.
     """
     try:
         data = msgspec.json.decode(body)
@@ -102,6 +102,8 @@ def parse_token_response(
 
 def check_token_set(data: Mapping[str, Any], now: float) -> TokenSet:
     """The checked, normalised token set (see :func:`parse_token_response`)."""
+    if "expires_in" in data and data["expires_in"] is None:
+        raise TokenResponseError("`expires_in` is not a number")
     tokens = {k: v for k, v in data.items() if v is not None}
     access_token = tokens.get("access_token")
     if not isinstance(access_token, str) or not access_token:

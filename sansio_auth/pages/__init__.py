@@ -248,7 +248,9 @@ def _credentials_form(provider: Provider, url: str, csrf: str) -> str:
 
 def _webauthn_form(provider: WebAuthnProvider, url: str, options_url: str, csrf: str) -> str:
     """Auth.js's passkey form (``id="<id>-form"``, inputs marked ``data-form-field``), run by
-    the page's script; ``data-conditional-ui`` asks it for the autofill request too."""
+    the page's script; ``data-conditional-ui`` asks it for the autofill request too. Beside
+    Auth.js's sign-in button, a sign-up button registers a passkey for the address typed
+    (the options route never decides that from whether the address has an account)."""
     conditional = " data-conditional-ui" if provider.enable_conditional_ui else ""
     return (
         f'<form id="{escape(provider.id)}-form" action="{escape(url)}" method="POST" '
@@ -256,7 +258,9 @@ def _webauthn_form(provider: WebAuthnProvider, url: str, options_url: str, csrf:
         f"{_fields(provider, provider.form_fields, **{'data-form-field': True})}"
         '<p class="error" role="alert" data-webauthn-error hidden></p>'
         f'<button id="submitButton-{escape(provider.id)}" type="submit">'
-        f"Sign in with {escape(provider.name)}</button></form>"
+        f"Sign in with {escape(provider.name)}</button>"
+        f'<button id="registerButton-{escape(provider.id)}" type="submit" name="action" '
+        f'value="register">Sign up with {escape(provider.name)}</button></form>'
     )
 
 

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 from ..errors import Configuration, InvalidEndpoints
 from ..events import Action, Event, OutboundRequest
 from ..fetch import ProviderResponseError, bearer_request, decode_json, send
-from ._base import Provider, ProviderType, build, record_of
+from ._base import Provider, ProviderStyle, ProviderType, build, record_of
 
 if TYPE_CHECKING:
     from ..errors import TokenResponseError
@@ -202,13 +202,15 @@ class OAuthProvider(Provider):
 
     @classmethod
     def from_mapping(cls, options: Mapping[str, Any]) -> Self:
-        """A record from the defaults deep-merged with ``options`` (the user wins)."""
+        """A record from the defaults deep-merged with ``options`` (the user wins), as
+        Auth.js merges a provider's ``options`` over its defaults."""
         if cls.hooks.options is not None:
             options = cls.hooks.options(dict(options))
         merged = dict(options)
-        for key in ("authorization", "token", "userinfo", "client", "style"):
-            if key in options and key in cls.defaults:
-                merged[key] = merge_options(cls.defaults[key], options[key])
+        for key, value in options.items():
+            default = cls.defaults.get(key)
+            if key in _ENDPOINTS or (isinstance(value, Mapping) and _mergeable(default)):
+                merged[key] = merge_options(default, value)
         if "name" not in merged and "name" not in cls.defaults and "id" in merged:
             merged["name"] = merged["id"]
         return build(cls, cls.defaults, merged)
@@ -406,14 +408,28 @@ def _as_dict(value: Any) -> dict[str, Any]:
     return {f.name: getattr(value, f.name) for f in fields(value)}
 
 
+_ENDPOINTS = frozenset({"authorization", "token", "userinfo"})
+"""Options that are a URL or a mapping: a URL string counts as ``{"url": ...}`` in a merge."""
+
+
+def _mergeable(value: Any) -> bool:
+    """Whether a default is merged into rather than replaced: a mapping or an options record."""
+    return isinstance(value, Mapping | ClientOptions | Endpoint | ProviderStyle)
+
+
 def merge_options(default: Any, override: Any) -> Any:
-    """Deep-merge ``override`` over ``default`` (a URL string counts as ``{"url": ...}``)."""
+    """Deep-merge ``override`` over ``default`` at every level, as Auth.js's ``merge``: a
+    mapping merges into a mapping (or a record, or an endpoint URL, which counts as
+    ``{"url": ...}``), anything else replaces it; ``None`` never overwrites a value (it is
+    kept where there is none: a JSON ``null`` in ``claims``). Lists are replaced whole
+    (Auth.js merges arrays index by index, which only surprises)."""
     if not isinstance(override, Mapping):
         return default if override is None else override  # a URL or a record replaces it
     merged = _as_dict(default)
-    for key, value in _as_dict(override).items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
-            merged[key] = {**merged[key], **value}
-        elif value is not None:
+    for key, value in override.items():
+        if isinstance(value, Mapping):
+            below = merged.get(key)
+            merged[key] = merge_options(below if _mergeable(below) else None, value)
+        elif value is not None or key not in merged:
             merged[key] = value
     return merged

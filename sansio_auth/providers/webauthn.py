@@ -6,7 +6,7 @@ an adapter that stores authenticators is required. See ``docs/webauthn.md``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -40,6 +40,16 @@ class WebAuthnProvider(Provider):
     and ``resident_key`` go to the browser; ``require_user_verification`` is what the
     server demands of a response (``True``, as @simplewebauthn's default that Auth.js
     keeps). ``timeout`` is in milliseconds.
+
+    Auth.js's overrides are accepted too, with snake_case keys: ``get_relaying_party``
+    (a function of ``provider``, ``request`` and ``origin`` returning ``{"id", "name",
+    "origin"}`` for each ceremony), ``registration_options`` (``timeout``,
+    ``attestation_type``, ``authenticator_selection``, ``extensions``,
+    ``supported_algorithm_ids``), ``authentication_options`` (``timeout``,
+    ``user_verification``, ``extensions``), ``verify_registration_options``
+    (``require_user_verification``, ``supported_algorithm_ids``) and
+    ``verify_authentication_options`` (``require_user_verification``); they win over the
+    flat options above for their ceremony (see :mod:`sansio_auth._webauthn`).
     """
 
     kind: ClassVar[ProviderType] = "webauthn"
@@ -52,9 +62,15 @@ class WebAuthnProvider(Provider):
     resident_key: Requirement = "preferred"
     require_user_verification: bool = True
     algorithms: tuple[int, ...] = DEFAULT_ALGORITHMS
+    get_relaying_party: Callable[..., Any] | None = None
+    registration_options: Mapping[str, Any] = field(default_factory=dict)
+    authentication_options: Mapping[str, Any] = field(default_factory=dict)
+    verify_registration_options: Mapping[str, Any] = field(default_factory=dict)
+    verify_authentication_options: Mapping[str, Any] = field(default_factory=dict)
 
     def check(self) -> None:
-        """Refuse options that cannot work."""
+        """Refuse options that cannot work (the override options: at start-up, by
+        :func:`sansio_auth._webauthn.check_ceremony_options`)."""
         where = f"the webauthn provider {self.id!r}"
         unknown = sorted(set(self.relying_party) - {"id", "name", "origin"})
         if unknown:

@@ -330,8 +330,10 @@ def webauthn_setup(ns: Namespace) -> None:
         page = (await client.get("/auth/signin")).text
         assert 'id="passkey-form"' in page
         assert 'autocomplete="username webauthn"' in page
+        assert "Sign up with Passkey" in page
         assert (await client.get("/elsewhere")).text == "your app"
-        options = await client.get("/auth/webauthn-options/passkey?email=new@example.com")
+        query = "action=register&email=new@example.com"
+        options = await client.get(f"/auth/webauthn-options/passkey?{query}")
         assert options.json()["action"] == "register"
         assert options.json()["options"]["rp"]["id"] == "localhost"
         assert "authjs.challenge" in options.cookies

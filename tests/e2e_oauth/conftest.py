@@ -15,7 +15,17 @@ from tests.oidc_op.provider import OpenIDProvider, oidc_op, oidc_op_redirect_uri
 
 __all__ = ["oidc_op", "oidc_op_redirect_uris"]
 
-PROVIDER_IDS = ("op", "op-post", "op-public", "op-form", "op-oauth", "tamper", "tamper-userinfo")
+PROVIDER_IDS = (
+    "op",
+    "op-post",
+    "op-public",
+    "op-form",
+    "op-oauth",
+    "tamper",
+    "tamper-userinfo",
+    "pkce-plain",
+    "small-key",
+)
 BINDINGS = {"uvicorn": "asyncio", "hypercorn-trio": "trio"}
 TIMEOUTS = {"connect": 2.0, "read": 1.5, "write": 2.0, "total": 4.0}
 """The app's HTTP client timeouts: small, so that the stalled token endpoint costs 1.5 s."""

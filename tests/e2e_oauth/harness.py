@@ -28,7 +28,7 @@ CHECK_COOKIES = {
 }
 CALLBACK_PATH = "/dashboard"
 ALL_CHECKS = ["pkce", "state", "nonce"]
-PROXIED = ("tamper", "tamper-userinfo")
+PROXIED = ("tamper", "tamper-userinfo", "pkce-plain", "small-key")
 """The providers whose issuer is the tampering proxy."""
 
 
@@ -67,6 +67,20 @@ def provider_mappings(
         op.provider_config(basic, id="tamper", issuer=proxy_url, checks=ALL_CHECKS),
         op.provider_config(
             basic, id="tamper-userinfo", issuer=proxy_url, checks=ALL_CHECKS, id_token=False
+        ),
+        op.provider_config(
+            basic,
+            id="pkce-plain",
+            issuer=proxy_url,
+            well_known=f"{proxy_url}/pkce-plain/.well-known/openid-configuration",
+            checks=["pkce"],
+        ),
+        op.provider_config(
+            basic,
+            id="small-key",
+            issuer=proxy_url,
+            well_known=f"{proxy_url}/small-key/.well-known/openid-configuration",
+            checks=ALL_CHECKS,
         ),
     ]
 
@@ -133,19 +147,22 @@ class Browser:
     def close(self) -> None:
         self.http.close()
 
-    def post_sign_in(self, provider_id: str) -> httpx.Response:
-        """``POST signin/<id>`` with the CSRF token: the redirect to the authorization URL."""
+    def post_sign_in(self, provider_id: str, query: str = "") -> httpx.Response:
+        """``POST signin/<id>`` (``?query``: authorization parameters, as Auth.js's
+        ``signIn(id, options, params)`` sends them) with the CSRF token: the redirect to the
+        authorization URL."""
         csrf = self.http.get(f"{self.server.url}/auth/csrf").json()["csrfToken"]
         form = {"csrfToken": csrf, "callbackUrl": self.server.url + CALLBACK_PATH}
-        response = self.http.post(f"{self.server.url}/auth/signin/{provider_id}", data=form)
+        url = f"{self.server.url}/auth/signin/{provider_id}" + (f"?{query}" if query else "")
+        response = self.http.post(url, data=form)
         assert response.status_code == 302, response.text
         location = response.headers["location"]
         assert location.startswith(self.op.authorization_endpoint + "?"), location
         return response
 
-    def start(self, provider_id: str) -> str:
+    def start(self, provider_id: str, query: str = "") -> str:
         """``POST signin/<id>``; the authorization URL it redirects to."""
-        return self.post_sign_in(provider_id).headers["location"]
+        return self.post_sign_in(provider_id, query).headers["location"]
 
     def authorize(self, provider_id: str, url: str, *, deny: bool = False) -> AuthorizationResponse:
         """The OP's login and consent; what the OP sends back (``iss`` naming the proxy
@@ -192,6 +209,13 @@ def with_params(answer: AuthorizationResponse, **changes: str | None) -> Authori
     if answer.method == "POST":
         return replace(answer, params=params)
     return replace(answer, url=f"{answer.redirect_uri}?{urlencode(params)}", params=params)
+
+
+def deliver_pairs(
+    client: Browser, answer: AuthorizationResponse, pairs: list[tuple[str, str]]
+) -> httpx.Response:
+    """Deliver ``answer`` with exactly the query ``pairs`` (repetitions kept)."""
+    return client.http.get(f"{answer.redirect_uri}?{urlencode(pairs)}")
 
 
 def query(url: str) -> dict[str, str]:

@@ -12,7 +12,13 @@ server on 127.0.0.1, uvicorn in a thread of the test process) serves:
 
 That is the honest baseline (the control tests sign in through it). A test changes one
 thing by setting :attr:`TamperingProxy.tamper`: some ID token claims, how the ID token
-is signed, the userinfo claims, or a fault of the token endpoint.
+is signed, the token response's members, the userinfo claims, or a fault of the token
+endpoint.
+
+Two *variants* live under a path prefix each, with their own discovery document (a
+provider names it as its ``well_known``), so that the app's caches never mix them with
+the baseline: ``/pkce-plain`` advertises only the ``plain`` PKCE method, and
+``/small-key`` publishes a single 1024-bit RSA key and signs its ID tokens with it.
 
 The OP puts its own ``iss`` in the authorization response (RFC 9207); a test's browser
 going through the proxy puts the proxy's URL there instead (the one thing the proxy cannot
@@ -30,11 +36,14 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Literal
 
 import anyio
 import httpx
 import uvicorn
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from joserfc import jws
 from joserfc.jwk import RSAKey
 from live_server import free_port
@@ -48,6 +57,8 @@ Send = Callable[[Message], Awaitable[None]]
 Signing = Literal["op-key", "foreign-key", "unknown-kid", "alg-none", "hs256-public-key"]
 TokenFault = Literal["500", "stall", "huge", "invalid-json"]
 DISCOVERY_PATH = "/.well-known/openid-configuration"
+VARIANTS = ("pkce-plain", "small-key")
+SMALL_KID = "small-key"
 HUGE_BODY = 2 * 1024 * 1024
 """Twice the app's HTTP client cap (1 MiB), streamed without a ``Content-Length``."""
 STALL_LIMIT = 10.0
@@ -66,6 +77,8 @@ class Tamper:
     ``hs256-public-key``: HMAC-SHA-256 keyed with the OP's public key (PEM)."""
     userinfo_claims: Mapping[str, Any] = field(default_factory=dict)
     """Merged into the userinfo answer."""
+    token_response: Mapping[str, Any] = field(default_factory=dict)
+    """Set in the token response as given (``None`` is JSON ``null``)."""
     token_fault: TokenFault | None = None
     """The token endpoint answers ``500``, never (``stall``), too much (``huge``) or
     ``invalid-json``, without asking the OP."""
@@ -104,20 +117,27 @@ class TamperingProxy:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
             return
-        path = scope["path"]
-        self.hits[path] += 1
+        self.hits[scope["path"]] += 1
+        variant, path = _variant(scope["path"])
         body = await _read_body(receive)
         tamper = self.tamper
         if path == DISCOVERY_PATH:
-            status, headers, content = await self._forward(scope, body)
-            content = json.dumps(self._discovery(json.loads(content))).encode()
+            status, headers, content = await self._forward(scope, body, path)
+            content = json.dumps(self._discovery(json.loads(content), variant)).encode()
         elif path == "/token" and tamper.token_fault is not None:
             await self._fault(tamper.token_fault, receive, send)
             return
+        elif variant == "small-key" and path == "/jwks":
+            status, headers = 200, httpx.Headers({"content-type": "application/json"})
+            content = json.dumps({"keys": [small_key_jwk()]}).encode()
         else:
-            status, headers, content = await self._forward(scope, body)
+            status, headers, content = await self._forward(scope, body, path)
             if path == "/token" and status == 200:
-                content = json.dumps(self._tokens(json.loads(content), tamper)).encode()
+                signing: Signing | Literal["small-key"] = tamper.signing
+                if variant == "small-key":
+                    signing = "small-key"
+                tokens = self._tokens(json.loads(content), tamper, signing)
+                content = json.dumps({**tokens, **tamper.token_response}).encode()
             elif path == "/me" and status == 200 and tamper.userinfo_claims:
                 content = json.dumps(_merge(json.loads(content), tamper.userinfo_claims)).encode()
         await _respond(send, status, content, headers.get("content-type", "application/json"))
@@ -134,7 +154,9 @@ class TamperingProxy:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
-    async def _forward(self, scope: Message, body: bytes) -> tuple[int, httpx.Headers, bytes]:
+    async def _forward(
+        self, scope: Message, body: bytes, path: str
+    ) -> tuple[int, httpx.Headers, bytes]:
         assert self._client is not None
         keep = {"authorization", "content-type", "accept"}
         headers = [
@@ -142,7 +164,7 @@ class TamperingProxy:
             for name, value in scope["headers"]
             if name.decode().lower() in keep
         ]
-        url = self.op.issuer + scope["path"]
+        url = self.op.issuer + path
         if scope.get("query_string"):
             url += "?" + scope["query_string"].decode()
         answer = await self._client.request(scope["method"], url, headers=headers, content=body)
@@ -150,29 +172,43 @@ class TamperingProxy:
 
     # -- rewriting ---------------------------------------------------------------------------
 
-    def _discovery(self, document: dict[str, Any]) -> dict[str, Any]:
+    def _discovery(self, document: dict[str, Any], variant: str | None) -> dict[str, Any]:
+        base = self.url + (f"/{variant}" if variant else "")
         moved = {
-            name: self.url + value[len(self.op.issuer) :]
+            name: base + value[len(self.op.issuer) :]
             for name, value in document.items()
             if name.endswith(("_endpoint", "_uri"))
             and name != "authorization_endpoint"
             and isinstance(value, str)
             and value.startswith(self.op.issuer + "/")
         }
-        return {**document, **moved, "issuer": self.url}
+        document = {**document, **moved, "issuer": self.url}
+        if variant == "pkce-plain":
+            document["code_challenge_methods_supported"] = ["plain"]
+        return document
 
-    def _tokens(self, tokens: dict[str, Any], tamper: Tamper) -> dict[str, Any]:
+    def _tokens(
+        self, tokens: dict[str, Any], tamper: Tamper, signing: Signing | Literal["small-key"]
+    ) -> dict[str, Any]:
         id_token = tokens.get("id_token")
         if not isinstance(id_token, str):
             return tokens
         claims = json.loads(base64.urlsafe_b64decode(id_token.split(".")[1] + "=="))
         claims = _merge({**claims, "iss": self.url}, tamper.id_token_claims)
-        return {**tokens, "id_token": self.sign(claims, tamper.signing)}
+        return {**tokens, "id_token": self.sign(claims, signing)}
 
-    def sign(self, claims: Mapping[str, Any], signing: Signing) -> str:
+    def sign(self, claims: Mapping[str, Any], signing: Signing | Literal["small-key"]) -> str:
         """A compact JWS of ``claims`` signed as ``signing`` says."""
         payload = json.dumps(dict(claims)).encode()
         kid = self.op.signing_key["kid"]
+        if signing == "small-key":
+            # By hand: JOSE libraries (rightly) warn about an RSA key this small.
+            header = b64url(json.dumps({"alg": "RS256", "typ": "JWT", "kid": SMALL_KID}).encode())
+            signing_input = f"{header}.{b64url(payload)}"
+            signature = small_key().sign(
+                signing_input.encode(), padding.PKCS1v15(), hashes.SHA256()
+            )
+            return f"{signing_input}.{b64url(signature)}"
         if signing == "alg-none":
             header = b64url(json.dumps({"alg": "none", "typ": "JWT"}).encode())
             return f"{header}.{b64url(payload)}."
@@ -200,6 +236,32 @@ class TamperingProxy:
                     pass
         else:
             await _stream_huge(send)
+
+
+def _variant(path: str) -> tuple[str | None, str]:
+    """``(variant, path within it)`` of a request path (no variant: ``(None, path)``)."""
+    for variant in VARIANTS:
+        if path.startswith(f"/{variant}/"):
+            return variant, path[len(variant) + 1 :]
+    return None, path
+
+
+@cache
+def small_key() -> rsa.RSAPrivateKey:
+    """The ``/small-key`` variant's signing key: RSA of 1024 bits."""
+    return rsa.generate_private_key(public_exponent=65537, key_size=1024)
+
+
+def small_key_jwk() -> dict[str, str]:
+    numbers = small_key().public_key().public_numbers()
+    return {
+        "kty": "RSA",
+        "kid": SMALL_KID,
+        "use": "sig",
+        "alg": "RS256",
+        "n": b64url(numbers.n.to_bytes(128, "big")),
+        "e": b64url(numbers.e.to_bytes(3, "big")),
+    }
 
 
 async def _read_body(receive: Receive) -> bytes:

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.e2e_oauth.harness import Browser, OAuthServer, assert_refused
+from tests.e2e_oauth.harness import Browser, OAuthServer, assert_refused, assert_signed_in
 from tests.e2e_oauth.tampering_proxy import Tamper, TamperingProxy
 
 pytestmark = pytest.mark.e2e
@@ -69,3 +69,39 @@ def test_audience_mismatch(server: OAuthServer, client: Browser, proxy: Tamperin
 def test_userinfo_sub_mismatch(server: OAuthServer, client: Browser, proxy: TamperingProxy) -> None:
     tamper = Tamper(userinfo_claims={"sub": "mallory"})
     attack(server, client, proxy, tamper, "userinfo `sub` is not the ID token's")
+
+
+def test_max_age_sent_and_an_old_auth_time(
+    server: OAuthServer, client: Browser, proxy: TamperingProxy
+) -> None:
+    """OpenID Connect Core §3.1.3.7: ``max_age=60`` was sent (the sign-in's query, as
+    Auth.js's ``signIn(id, {}, {max_age: 60})``) and the user logged in an hour ago."""
+    answer = client.authorize("tamper", client.start("tamper", "max_age=60"))
+    proxy.tamper = Tamper(id_token_claims={"auth_time": int(time.time()) - 3600})
+    mark = server.mark()
+    response = client.deliver(answer)
+    assert_refused(server, client, response, mark, cause="too long ago for `max_age`")
+
+
+def test_max_age_sent_and_a_fresh_auth_time_signs_in(
+    server: OAuthServer, client: Browser, proxy: TamperingProxy
+) -> None:
+    answer = client.authorize("tamper", client.start("tamper", "max_age=60"))
+    mark = server.mark()
+    response = client.deliver(answer)
+    call = assert_signed_in(server, client, response, mark, "tamper", name="Alice Liddell")
+    assert isinstance(call["profile"]["auth_time"], int)
+
+
+def test_a_non_numeric_auth_time(
+    server: OAuthServer, client: Browser, proxy: TamperingProxy
+) -> None:
+    attack(server, client, proxy, Tamper(id_token_claims={"auth_time": "x"}), "`auth_time` is not")
+
+
+def test_a_1024_bit_rsa_key_is_refused(server: OAuthServer, client: Browser) -> None:
+    """The provider's only key (its JWKS, its ID tokens) is RSA of 1024 bits."""
+    answer = client.until_callback("small-key")
+    mark = server.mark()
+    response = client.deliver(answer)
+    assert_refused(server, client, response, mark, cause="RSA of 1024 bits")

@@ -29,3 +29,14 @@ def test_token_endpoint_fault(
     mark = server.mark()
     response = client.deliver(answer)
     assert_refused(server, client, response, mark, cause=CAUSES[fault])
+
+
+def test_expires_in_null_is_refused(
+    server: OAuthServer, client: Browser, proxy: TamperingProxy
+) -> None:
+    """A token response whose ``expires_in`` is ``null`` (not a number), as oauth4webapi."""
+    answer = client.until_callback("tamper")
+    proxy.tamper = Tamper(token_response={"expires_in": None})
+    mark = server.mark()
+    response = client.deliver(answer)
+    assert_refused(server, client, response, mark, cause="`expires_in` is not a number")

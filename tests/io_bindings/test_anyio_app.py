@@ -271,3 +271,53 @@ def test_sign_in_page_lists_the_credentials_forms(client: httpx.Client, server: 
 def test_malformed_host_header_is_400(server: LiveServer, host: str) -> None:
     response = httpx.get(f"{server.url}/auth/session", headers={"host": host})
     assert response.status_code == 400
+
+
+# -- request and cookie sizes (issue 21) ---------------------------------------------------------
+
+TOO_LARGE = "Request Header Fields Too Large"
+
+
+def test_150_header_lines_get_431_from_the_binding(server: LiveServer) -> None:
+    headers = {f"x-pad-{i}": "1" for i in range(150)}
+    response = httpx.get(f"{server.url}/auth/session", headers=headers)
+    assert response.status_code == 431
+    assert response.text == TOO_LARGE
+    fitting = {f"x-pad-{i}": "1" for i in range(90)}
+    assert httpx.get(f"{server.url}/auth/session", headers=fitting).status_code == 200
+
+
+def test_a_70_kib_header_never_reaches_the_engine(server: LiveServer) -> None:
+    """uvicorn (httptools) passes it on and the binding answers 431; hypercorn's h11 refuses
+    anything over 16 KiB itself, before the app (400)."""
+    response = httpx.get(f"{server.url}/auth/session", headers={"x-big": "x" * (70 * 1024)})
+    if "uvicorn" in map(str, server.process.args):
+        assert response.status_code == 431
+        assert response.text == TOO_LARGE
+    else:
+        assert response.status_code in (400, 431)
+    assert response.status_code != 200
+
+
+def test_5000_session_chunks_get_a_short_answer(server: LiveServer) -> None:
+    """The audit's 487 KiB answer: now a 431 (the Cookie header is over 64 KiB) or the
+    server's own refusal, a few bytes either way; within the header limit, chunks beyond
+    the cap are no session and sign-out deletes 16 at most."""
+    many = "; ".join(f"{SESSION}.{i}=x" for i in range(5000))
+    response = httpx.get(f"{server.url}/auth/session", headers={"cookie": many})
+    assert response.status_code in (400, 431)
+    assert len(response.content) + sum(len(v) for v in response.headers.values()) < 2048
+    with httpx.Client(base_url=server.url) as client:
+        token = csrf_token(client)
+        some = "; ".join(f"{SESSION}.{i}=x" for i in range(40))
+        csrf = f"authjs.csrf-token={client.cookies['authjs.csrf-token']}"
+        read = client.get("/auth/session", headers={"cookie": f"{some}; {csrf}"})
+        assert read.json() is None
+        assert read.headers.get_list("set-cookie") == []
+        signed_out = client.post(
+            "/auth/signout", data={"csrfToken": token}, headers={"cookie": f"{some}; {csrf}"}
+        )
+    assert signed_out.status_code == 302
+    deleted = [c for c in signed_out.headers.get_list("set-cookie") if c.startswith(SESSION)]
+    assert len(deleted) == 16
+    assert "no-store" in signed_out.headers["cache-control"]

@@ -76,12 +76,19 @@ def events(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("events") / "events.jsonl"
 
 
+@pytest.fixture(scope="module")
+def writes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the server writes the token of every ``update_session`` call, one a line."""
+    return tmp_path_factory.mktemp("writes") / "writes.txt"
+
+
 @pytest.fixture(scope="module", params=sorted(SERVERS))
 def site(
-    request: pytest.FixtureRequest, database: str, smtp: MailServer, events: Path
+    request: pytest.FixtureRequest, database: str, smtp: MailServer, events: Path, writes: Path
 ) -> Iterator[LiveServer]:
     events.unlink(missing_ok=True)
-    with serve_db_app(request.param, database, smtp.port, E2E_EVENTS=str(events)) as live:
+    paths = {"E2E_EVENTS": str(events), "E2E_WRITES": str(writes)}
+    with serve_db_app(request.param, database, smtp.port, **paths) as live:
         yield live
 
 
@@ -169,6 +176,32 @@ async def test_expiry_slides_only_once_per_update_age(site: LiveServer, db: Stor
     assert extended is not None
     assert extended["session"]["expires"] > stale + UPDATE_AGE
     assert extended["session"]["expires"] <= datetime.now(UTC) + MAX_AGE
+
+
+async def test_concurrent_reads_of_a_stale_session_extend_it_once(
+    site: LiveServer, db: StoreAdapter, writes: Path
+) -> None:
+    """50 reads at once of a session past ``update_age``: one ``update_session`` write (the
+    binding's single flight), every read answered with the session and its new cookie."""
+    stale = datetime.now(UTC) + MAX_AGE - UPDATE_AGE - timedelta(minutes=5)
+    address, token = await seed_session(db, "crowd", stale)
+    responses: list[httpx.Response] = []
+
+    async def read() -> None:
+        responses.append(await read_session(site, token))
+
+    async with anyio.create_task_group() as tasks:
+        for _ in range(50):
+            tasks.start_soon(read)
+    assert [r.json()["user"]["email"] for r in responses] == [address] * 50
+    written = (await anyio.Path(writes).read_text()).splitlines()
+    assert written.count(token) == 1
+    extended = await db.get_session_and_user(token)
+    assert extended is not None
+    assert extended["session"]["expires"] > stale + UPDATE_AGE
+    for _ in range(3):  # and later reads find it fresh
+        assert (await read_session(site, token)).json()["user"]["email"] == address
+    assert (await anyio.Path(writes).read_text()).splitlines().count(token) == 1
 
 
 async def test_an_expired_session_is_deleted_on_read(site: LiveServer, db: StoreAdapter) -> None:

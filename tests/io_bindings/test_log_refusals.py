@@ -6,9 +6,12 @@ import logging
 import anyio
 import pytest
 
+from io_bindings._driver_io import write_log
 from io_bindings.anyio import Auth
 from io_bindings.db.memory import MemoryAdapter
+from io_bindings.translate import server_error
 from sansio_auth import AuthConfig, Request, jwt
+from sansio_auth.events import Log
 from sansio_auth.providers import Credentials
 
 ORIGIN = "http://localhost:8000"
@@ -97,8 +100,51 @@ def test_a_bad_csrf_token_is_one_line_without_traceback(caplog):
 
 def test_under_debug_a_refusal_keeps_its_traceback(caplog):
     [record] = session_errors(jwt_auth(debug=True), "authjs.session-token=garbage", caplog)
-    assert record.exc_info is not None
-    assert "Traceback" in caplog.text
+    assert "Traceback" in record.getMessage()
+    assert "InvalidToken: not a compact JWE" in record.getMessage()
+
+
+FORGED = "x\r\n[auth][error] FORGED\n\u2028[auth][error] FORGED"
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_no_text_can_forge_a_log_line(caplog, debug):
+    """The writer escapes every line it writes, the messages in a traceback included."""
+    try:
+        try:
+            raise ValueError(FORGED)
+        except ValueError as err:
+            raise RuntimeError(FORGED) from err
+    except RuntimeError as err:
+        error = err
+    entries = [
+        Log(level="error", code="Forged", message=FORGED, error=error),
+        Log(level="warn", code="forged", message=FORGED),
+        Log(level="debug", code="forged", message=FORGED, metadata={"x": FORGED}),
+    ]
+    with caplog.at_level(logging.DEBUG, logger="sansio_auth"):
+        for entry in entries:
+            write_log(entry, debug=debug)
+    assert FORGED.count("FORGED") * 3 <= caplog.text.count("FORGED")
+    lines = [line for record in caplog.records for line in record.getMessage().splitlines()]
+    assert not [line for line in lines if line.startswith("[auth][error] FORGED")]
+    starts = ("[auth]", "  ", "Traceback", "ValueError: x", "RuntimeError: x", "The above")
+    assert all(line.startswith(starts) for line in lines if line), lines
+    assert "Traceback" in caplog.text  # a RuntimeError is the engine's fault
+
+
+def test_a_failing_server_is_logged_escaped(caplog):
+    """The binding's last resort (an exception escaping the engine) escapes the path."""
+    with caplog.at_level(logging.ERROR, logger="sansio_auth"):
+        try:
+            raise RuntimeError(FORGED)
+        except RuntimeError:
+            response = server_error("/auth/x\r\n[auth][error] FORGED")
+    assert response.status == 500
+    [record] = caplog.records
+    lines = record.getMessage().splitlines()
+    assert lines[0] == "[auth][error] unexpected failure serving /auth/x\\r\\n[auth][error] FORGED"
+    assert not any(line.startswith("[auth][error] FORGED") for line in lines)
 
 
 def test_a_failing_adapter_still_logs_its_traceback(caplog):

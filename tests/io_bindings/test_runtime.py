@@ -9,6 +9,7 @@ import pytest
 
 from io_bindings.anyio import Auth, AuthApp, network_backend
 from io_bindings.http import AnyioBackend, AsyncioBackend, ReadTimeout
+from io_bindings.sync import SyncAuth
 from sansio_auth import AuthConfig, Flow, Response
 from sansio_auth.errors import fault_of
 from sansio_auth.events import HTTPResponse, OutboundRequest
@@ -103,3 +104,17 @@ def test_a_short_secret_is_logged_at_start_up(caplog: pytest.LogCaptureFixture) 
         caplog.clear()
         Auth(AuthConfig(secret=SECRET, trust_host=True), env={})
         assert caplog.records == []
+
+
+@pytest.mark.parametrize("runtime", [Auth, SyncAuth])
+def test_both_runtimes_log_the_start_up_warnings(
+    caplog: pytest.LogCaptureFixture, runtime: type[Auth] | type[SyncAuth]
+) -> None:
+    """The sync runtime (WSGI, Flask) warns as the async one does: here Auth.js's
+    ``env-url-basepath-mismatch`` (``AUTH_URL``'s path is not ``base_path``)."""
+    env = {"AUTH_URL": "https://shop.example/api/auth"}
+    with caplog.at_level("WARNING", logger="sansio_auth"):
+        runtime(AuthConfig(secret=SECRET, base_path="/auth"), env=env)
+    assert [r.getMessage() for r in caplog.records] == [
+        "[auth][warn][env-url-basepath-mismatch] Read more: https://warnings.authjs.dev"
+    ]

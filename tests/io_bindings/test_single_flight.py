@@ -6,8 +6,17 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from io_bindings._single_flight import SingleFlight
-from sansio_auth.events import Event, Failed, HTTPResponse
+from io_bindings._single_flight import SingleFlight, key_of
+from sansio_auth.events import (
+    AdapterReturned,
+    CallAdapter,
+    Event,
+    Failed,
+    HTTPResponse,
+    Log,
+    OutboundRequest,
+    SendHTTP,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -61,3 +70,33 @@ async def test_failures_are_not_shared_and_answers_expire() -> None:
     assert await flight.run("k", perform) == HTTPResponse(status=200, body=b"a")  # kept
     clock.now += 1
     assert await flight.run("k", perform) == HTTPResponse(status=200, body=b"b")  # expired
+
+
+async def test_adapter_answers_are_shared_too() -> None:
+    """Extending one database session: the calls that waited get the first one's answer."""
+    flight, calls = SingleFlight(Clock()), []
+
+    async def perform() -> Event:
+        calls.append(1)
+        await anyio.sleep(0.02)
+        return AdapterReturned(value={"session_token": "t", "n": len(calls)})
+
+    answers: list[Event] = []
+
+    async def one() -> None:
+        answers.append(await flight.run("update_session:abc", perform))
+
+    async with anyio.create_task_group() as group:
+        for _ in range(5):
+            group.start_soon(one)
+    assert calls == [1]
+    assert answers == [AdapterReturned(value={"session_token": "t", "n": 1})] * 5
+
+
+def test_keys_of_actions() -> None:
+    request = OutboundRequest(method="POST", url="https://op.example/token")
+    call = CallAdapter(method="update_session", function=print, args=(), single_flight="k")
+    assert key_of(SendHTTP(request=request, single_flight="r")) == "r"
+    assert key_of(SendHTTP(request=request)) is None
+    assert key_of(call) == "k"
+    assert key_of(Log(level="warn", code="x")) is None

@@ -94,3 +94,13 @@ def test_other_paths_go_to_flask(browser: httpx.Client) -> None:
 def test_a_body_over_the_limit_is_refused(browser: httpx.Client) -> None:
     response = browser.post("/auth/callback/credentials", content=b"x" * (64 * 1024 + 1))
     assert response.status_code == 413
+
+
+def test_headers_over_the_limit_are_refused_by_the_binding(browser: httpx.Client) -> None:
+    """70 KiB of headers in 90 lines (the standard library's server takes at most 100 lines
+    of 64 KiB each): AuthWSGI answers 431 before the engine."""
+    headers = {f"x-pad-{i}": "x" * 800 for i in range(90)}
+    response = browser.get("/auth/session", headers=headers)
+    assert response.status_code == 431
+    assert response.text == "Request Header Fields Too Large"
+    assert browser.get("/", headers=headers).status_code == 200  # Flask's routes: not ours

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from sansio_auth import Cookie, CookieOptions
 from sansio_auth.cookies import (
     CHUNK_SIZE,
+    MAX_CHUNKS,
     ResponseCookies,
     cookie_set,
     read_chunked,
@@ -217,6 +218,23 @@ def test_read_ignores_foreign_names():
 def test_read_of_nothing():
     assert read_chunked({}, NAME) == (None, [])
     assert read_chunked({NAME: ""}, NAME) == (None, [NAME])
+
+
+def test_read_refuses_chunks_beyond_the_cap_and_names_at_most_the_cap():
+    """5,000 chunk cookies are no session, and at most ``MAX_CHUNKS`` deletions answer them."""
+    cookies = {f"{NAME}.{i}": "x" for i in range(5000)}
+    value, present = read_chunked(cookies, NAME)
+    assert value is None
+    assert present == [f"{NAME}.{i}" for i in range(MAX_CHUNKS)]
+    assert read_chunked({f"{NAME}.{MAX_CHUNKS}": "x"}, NAME) == (None, [])
+    within = {f"{NAME}.{i}": "x" for i in range(MAX_CHUNKS)}
+    assert read_chunked(within, NAME) == ("x" * MAX_CHUNKS, list(within))
+
+
+def test_write_refuses_a_value_beyond_the_cap():
+    assert len(write_chunked(SPEC, "x" * (MAX_CHUNKS * CHUNK_SIZE), START, [])) == MAX_CHUNKS
+    with pytest.raises(Configuration, match="would need 17 chunks"):
+        write_chunked(SPEC, "x" * (MAX_CHUNKS * CHUNK_SIZE + 1), START, [])
 
 
 def test_response_cookies_keep_the_order_they_were_decided_in():

@@ -3,10 +3,13 @@ throttled by ``update_age``, expired rows, adapter failures, callbacks and event
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sansio_auth.events import CallAdapter
 from sansio_auth.http import http_date, iso_date
 from tests.sansio_auth.adapter_faults import (
     FaultyAdapter,
@@ -95,6 +98,25 @@ def test_a_due_session_is_extended_and_answers_its_real_expiry():
     [line] = [line for line in set_cookie_lines(response) if line.startswith(SESSION)]
     assert line.startswith(f"{SESSION}={token};")
     assert f"Expires={http_date(new_expiry)}" in line
+    assert "no-store" in (response.header("cache-control") or "")
+
+
+def test_the_extension_is_one_flight_per_session():
+    """Concurrent reads that all find the session due are one write: the action carries a
+    single-flight key of its own session (a hash, never the token)."""
+    pair, db = database()
+    token = signed_in(pair, db)
+    pair.clock.advance(DAY)
+    pair.performer.clear()
+    read(pair)
+    [call] = [a for a in pair.performer.actions if isinstance(a, CallAdapter)
+              and a.method == "update_session"]  # fmt: skip
+    assert call.single_flight is not None
+    assert token not in call.single_flight
+    assert call.single_flight == "update_session:" + hashlib.sha256(token.encode()).hexdigest()
+    reads = [a for a in pair.performer.actions if isinstance(a, CallAdapter)
+             and a.method == "get_session_and_user"]  # fmt: skip
+    assert [a.single_flight for a in reads] == [None]
 
 
 def test_update_age_zero_writes_on_every_read():

@@ -56,7 +56,14 @@ def test_the_passkey_form_is_auth_js_s_with_the_options_url():
         "data-form-field": None,
     }
     assert page.text_of("label") == ["Email"]
-    assert page.text_of("button") == ["Sign in with Passkey"]
+    assert page.text_of("button") == ["Sign in with Passkey", "Sign up with Passkey"]
+    [_, sign_up] = page.all("button")
+    assert sign_up == {
+        "id": "registerButton-passkey",
+        "type": "submit",
+        "name": "action",
+        "value": "register",
+    }
     [box] = [p for p in page.all("p") if "data-webauthn-error" in p]
     assert box == {"class": "error", "role": "alert", "data-webauthn-error": None, "hidden": None}
     assert html.count("<script>") == 1
@@ -151,5 +158,5 @@ def test_passkey_values_never_break_out(provider_id, name, fields, conditional):
     inputs = page.all("input")[1:]
     assert [i["name"] for i in inputs] == list(fields)
     assert all("data-form-field" in i for i in inputs)
-    assert page.text_of("button") == [f"Sign in with {name}"]
+    assert page.text_of("button") == [f"Sign in with {name}", f"Sign up with {name}"]
     assert html.count("<script") == 1

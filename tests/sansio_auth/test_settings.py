@@ -17,6 +17,7 @@ from sansio_auth import (
 )
 from sansio_auth.errors import (
     Configuration,
+    InvalidEndpoints,
     MissingAdapter,
     MissingAdapterMethods,
     MissingAuthorize,
@@ -24,7 +25,7 @@ from sansio_auth.errors import (
     UnsupportedStrategy,
     UntrustedHost,
 )
-from sansio_auth.providers import Credentials, CredentialsProvider
+from sansio_auth.providers import Credentials, CredentialsProvider, GitHub
 from sansio_auth.settings import DATABASE_METHODS, resolve
 from tests.sansio_auth.driver import SECRET, AuthPair
 
@@ -242,6 +243,48 @@ def test_providers_as_mappings_and_factories():
     assert s.providers_by_id["pw"].name == "Credentials"
 
 
+def test_a_function_returning_a_provider_mapping_is_a_provider():
+    """Auth.js's function providers (``providers: [GitHub]`` or ``() => ({...})``), with the
+    object's ``options`` deep-merged over the rest as Auth.js does."""
+
+    def acme():
+        return {
+            "id": "acme",
+            "type": "oauth",
+            "issuer": "https://acme.example",
+            "client_id": "id",
+            "client_secret": "secret",
+            "authorization": {"params": {"claims": {"id_token": {"email": {"essential": True}}}}},
+            "options": {
+                "authorization": {"params": {"claims": {"id_token": {"name": None}}}},
+                "client_id": "from-options",
+            },
+        }
+
+    s = settings({"AUTH_GITHUB_ID": "i", "AUTH_GITHUB_SECRET": "s"}, providers=[acme, GitHub])
+    provider = s.providers_by_id["acme"]
+    assert provider.client_id == "from-options"
+    claims = provider.authorization.params["claims"]
+    assert claims == {"id_token": {"email": {"essential": True}, "name": None}}
+    assert s.providers_by_id["github"].name == "GitHub"
+
+
+@pytest.mark.parametrize(
+    ("provider", "error"),
+    [
+        (lambda: {"id": "x", "type": "oauth", "client_id": "i", "client_secret": "s"},
+         InvalidEndpoints),
+        (lambda: {"id": "pw", "type": "credentials"}, MissingAuthorize),
+        (lambda: 42, Configuration),
+        (lambda: {"id": "x", "type": "saml"}, Configuration),
+    ],
+)  # fmt: skip
+def test_function_providers_are_refused_with_auth_js_s_types(provider, error):
+    with pytest.raises(error) as caught:
+        settings(providers=[provider])
+    assert type(caught.value) is error
+
+
 # -- named errors at start-up --------------------------------------------------------------
 
 
@@ -368,6 +411,26 @@ def test_auth_url_sets_base_path_and_origin():
 def test_configured_base_path_wins_over_auth_url():
     s = env_settings({"AUTH_SECRET": SECRET, "AUTH_URL": "https://a.com/api/auth"}, base_path="/b")
     assert s.base_path == "/b"
+    assert s.warnings == ("env-url-basepath-mismatch",)
+
+
+@pytest.mark.parametrize(
+    ("auth_url", "base_path", "warning"),
+    [
+        ("https://a.com/api/auth", "/api/auth", "env-url-basepath-redundant"),
+        ("https://a.com/api/auth/", "/api/auth/", "env-url-basepath-redundant"),
+        ("https://a.com/api/auth", "/auth", "env-url-basepath-mismatch"),
+        ("https://a.com/app", "/app/auth", "env-url-basepath-mismatch"),
+        ("https://a.com/api/auth", None, None),
+        ("https://a.com", "/auth", None),
+        ("https://a.com/", "/api/auth", None),
+    ],
+)
+def test_auth_url_and_base_path_warnings(auth_url, base_path, warning):
+    """Auth.js's ``env-url-basepath-redundant`` / ``-mismatch``: ``AUTH_URL`` has a path and
+    ``base_path`` is set too (a root ``AUTH_URL`` is only an origin: no warning)."""
+    s = env_settings({"AUTH_SECRET": SECRET, "AUTH_URL": auth_url}, base_path=base_path)
+    assert s.warnings == (() if warning is None else (warning,))
 
 
 def test_auth_url_means_the_host_need_not_be_trusted():

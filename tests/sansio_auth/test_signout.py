@@ -1,6 +1,6 @@
 """``GET|POST signout``: the confirmation page and ending the session (authjs-facts §7)."""
 
-from sansio_auth.cookies import CHUNK_SIZE
+from sansio_auth.cookies import CHUNK_SIZE, MAX_CHUNKS
 from sansio_auth.providers import Credentials
 from sansio_auth.settings import DATABASE_METHODS
 from tests.sansio_auth.driver import (
@@ -29,6 +29,7 @@ def test_sign_out_deletes_the_session_and_redirects():
     assert response.status == 302
     assert response.location == ORIGIN
     assert deleted_names(response) == {SESSION}
+    assert response.header("cache-control") == "private, no-cache, no-store"
     assert auth.browser.session() is None
     assert "authjs.csrf-token" in auth.browser.cookies()  # other cookies stay
 
@@ -84,6 +85,25 @@ def test_sign_out_deletes_every_chunk():
     response = auth.browser.sign_out()
     assert deleted_names(response) == {f"{SESSION}.0", f"{SESSION}.1", f"{SESSION}.2"}
     assert not any(name.startswith(SESSION) for name in auth.browser.cookies())
+
+
+def test_sign_out_with_5000_chunks_answers_a_bounded_response():
+    """The audit's 487 KiB answer: every chunk sent used to get its own deletion."""
+    auth = signed_in()
+    chunks = "; ".join(f"{SESSION}.{i}=x" for i in range(5000))
+    response = auth.browser.post(
+        "/auth/signout",
+        form={"csrfToken": auth.browser.csrf_token()},
+        headers={"cookie": f"{chunks}; {csrf_cookie(auth)}"},
+    )
+    assert response.status == 302
+    assert deleted_names(response) == {f"{SESSION}.{i}" for i in range(MAX_CHUNKS)}
+    assert sum(len(line) for _, line in response.header_list()) < 4096
+
+
+def csrf_cookie(auth):
+    name = "authjs.csrf-token"
+    return f"{name}={auth.browser.cookies()[name]}"
 
 
 def test_signout_page_does_not_sign_out():

@@ -5,6 +5,7 @@ and every refusal leaving the database as it was."""
 from __future__ import annotations
 
 import base64
+import json
 
 import pytest
 
@@ -79,7 +80,7 @@ def test_a_synced_passkey_with_a_zero_counter_signs_in_again_and_again():
 
 def test_a_json_body_is_accepted_too():
     peer = PasskeyPeer.build()
-    options = peer.options(email="ann@example.com").json()
+    options = peer.options(action="register", email="ann@example.com").json()
     data = peer.authenticator.respond(options, origin=ORIGIN)
     response = peer.browser.post(
         "/auth/callback/passkey",
@@ -94,7 +95,7 @@ def test_a_json_body_is_accepted_too():
 
 def test_registration_options_are_simplewebauthn_s():
     peer = PasskeyPeer.build()
-    response = peer.options(email="ann@example.com")
+    response = peer.options(action="register", email="ann@example.com")
     assert response.status == 200
     assert response.header("content-type") == "application/json"
     body = response.json()
@@ -129,7 +130,7 @@ def test_registration_options_are_simplewebauthn_s():
 
 def test_webauthn_prefers_what_passkey_requires():
     peer = PasskeyPeer.build(WebAuthn())
-    options = peer.options("webauthn", email="ann@example.com").json()["options"]
+    options = peer.options("webauthn", action="register", email="ann@example.com").json()["options"]
     assert options["authenticatorSelection"] == {
         "residentKey": "preferred",
         "userVerification": "preferred",
@@ -141,19 +142,54 @@ def test_webauthn_prefers_what_passkey_requires():
 def test_relying_party_overrides():
     provider = Passkey(relying_party={"id": "example.com", "name": "Example", "origin": ORIGIN})
     peer = PasskeyPeer.build(provider)
-    options = peer.options(email="ann@example.com").json()["options"]
+    options = peer.options(action="register", email="ann@example.com").json()["options"]
     assert options["rp"] == {"name": "Example", "id": "example.com"}
     assert peer.options().json()["options"]["rpId"] == "example.com"
     assert peer.register(rp_id="example.com").location == ORIGIN
 
 
-def test_authentication_options_list_a_known_user_s_credentials():
+def test_authentication_options_never_tell_whether_an_address_has_an_account():
+    """W3C WebAuthn §14.6.2-3 (username enumeration, credential ids): signed out, the answer
+    for a known address is the answer for an unknown one, key for key; no credential ids."""
     peer = PasskeyPeer.build()
     peer.register("ann@example.com")
     peer.browser.sign_out()
+    peer.db.calls.clear()
+    answers = [
+        peer.options(**query).json()
+        for query in (
+            {"email": "ann@example.com"},
+            {"email": "nobody@example.com"},
+            {"action": "authenticate", "email": "ann@example.com"},
+            {"action": "authenticate", "email": "nobody@example.com"},
+            {},
+        )
+    ]
+    for answer in answers:
+        assert answer["action"] == "authenticate"
+        assert list(answer["options"]) == ["challenge", "timeout", "userVerification", "rpId"]
+        assert answer["options"]["rpId"] == "localhost"
+    assert [name for name, _ in peer.db.calls if "email" in name or "authenticator" in name] == []
+    registering = [
+        peer.options(action="register", email=address).json()
+        for address in ("ann@example.com", "nobody@example.com")
+    ]
+    for answer, address in zip(registering, ("ann@example.com", "nobody@example.com"), strict=True):
+        assert answer["action"] == "register"
+        assert answer["options"]["user"]["name"] == answer["options"]["user"]["displayName"]
+        assert answer["options"]["user"]["name"] == address
+        assert answer["options"]["excludeCredentials"] == []
+    # a known address registered anyway is refused after the ceremony (Auth.js's linking)
+    peer.authenticator = SoftAuthenticator(entropy=seeded_entropy("another device"))
+    refused = peer.register("ann@example.com")
+    assert refused.location == f"{ORIGIN}/auth/signin?error=AccountNotLinked"
+
+
+def test_a_signed_in_user_s_authentication_lists_their_own_credentials():
+    peer = PasskeyPeer.build()
+    peer.register("ann@example.com")
     (credential,) = peer.authenticator.credentials.values()
-    known = peer.options(email="ann@example.com").json()
-    assert known["action"] == "authenticate"
+    known = peer.options(action="authenticate").json()
     assert list(known["options"]) == [
         "challenge",
         "allowCredentials",
@@ -164,15 +200,135 @@ def test_authentication_options_list_a_known_user_s_credentials():
     assert known["options"]["allowCredentials"] == [
         {"id": credential.id_b64url, "type": "public-key", "transports": ["internal", "hybrid"]}
     ]
-    anyone = peer.options().json()
-    assert anyone["action"] == "authenticate"
-    assert list(anyone["options"]) == ["challenge", "timeout", "userVerification", "rpId"]
-    assert anyone["options"]["rpId"] == "localhost"
+
+
+# -- Auth.js's override options -----------------------------------------------------------------
+
+
+def test_get_relaying_party_chooses_the_relying_party_of_each_request():
+    """A relying party per request (a multi-tenant site), from the request the function gets;
+    both ceremonies and both verifications use it."""
+    seen = []
+
+    def tenant(provider, request, origin):
+        seen.append((provider.id, request.url, origin))
+        host = request.header("x-tenant") or "default.example"
+        return {"id": host, "name": f"Tenant {host}", "origin": ORIGIN}
+
+    peer = PasskeyPeer.build(Passkey(get_relaying_party=tenant))
+    options = peer.browser.get(
+        "/auth/webauthn-options/passkey?action=register&email=ann@example.com",
+        headers={"x-tenant": "shop.example", "cookie": peer.browser.cookie_header()},
+    ).json()
+    assert options["options"]["rp"] == {"name": "Tenant shop.example", "id": "shop.example"}
+    assert seen[-1][0] == "passkey"
+    assert seen[-1][2] == ORIGIN
+    data = peer.authenticator.respond(options, origin=ORIGIN)
+    body = {"action": "register", "data": json.dumps(data), "csrfToken": peer.browser.csrf_token()}
+    wrong_tenant = peer.browser.post("/auth/callback/passkey", form=body)
+    assert error_of(wrong_tenant) == "WebAuthnVerificationError"  # verified for default.example
+    options = peer.browser.get(
+        "/auth/webauthn-options/passkey?action=register&email=ann@example.com",
+        headers={"x-tenant": "shop.example", "cookie": peer.browser.cookie_header()},
+    ).json()
+    data = peer.authenticator.respond(options, origin=ORIGIN)
+    body = {"action": "register", "data": json.dumps(data), "csrfToken": peer.browser.csrf_token()}
+    registered = peer.browser.post(
+        "/auth/callback/passkey",
+        form=body,
+        headers={"x-tenant": "shop.example", "cookie": peer.browser.cookie_header()},
+    )
+    assert registered.location == ORIGIN
+
+
+def test_get_relaying_party_must_answer_id_name_and_origin():
+    peer = PasskeyPeer.build(Passkey(get_relaying_party=lambda: {"id": "x"}))
+    response = peer.options(action="register", email="ann@example.com")
+    assert response.status == 302
+    assert error_of(response) == "Configuration"
+
+
+def test_registration_and_authentication_options_override_per_ceremony():
+    provider = WebAuthn(
+        enable_conditional_ui=False,
+        registration_options={
+            "timeout": 60000,
+            "attestation_type": "direct",
+            "authenticator_selection": {
+                "authenticator_attachment": "platform",
+                "resident_key": "required",
+            },
+            "extensions": {"hmacCreateSecret": True},
+            "supported_algorithm_ids": [-7],
+        },
+        authentication_options={
+            "timeout": 30000,
+            "user_verification": "discouraged",
+            "extensions": {"largeBlob": {"read": True}},
+        },
+    )
+    peer = PasskeyPeer.build(provider)
+    registration = peer.options("webauthn", action="register", email="ann@example.com").json()
+    options = registration["options"]
+    assert options["timeout"] == 60000
+    assert options["attestation"] == "direct"
+    assert options["authenticatorSelection"] == {
+        "authenticatorAttachment": "platform",
+        "residentKey": "required",
+        "userVerification": "preferred",
+        "requireResidentKey": True,
+    }
+    assert options["extensions"] == {"hmacCreateSecret": True, "credProps": True}
+    assert options["pubKeyCredParams"] == [{"alg": -7, "type": "public-key"}]
+    authentication = peer.options("webauthn").json()["options"]
+    assert list(authentication) == [
+        "challenge",
+        "timeout",
+        "userVerification",
+        "extensions",
+        "rpId",
+    ]
+    assert authentication["timeout"] == 30000
+    assert authentication["userVerification"] == "discouraged"
+    assert authentication["extensions"] == {"largeBlob": {"read": True}}
+
+
+def test_verify_options_override_the_user_verification_demanded():
+    """``verify_*_options.require_user_verification`` per ceremony, over the flat option."""
+    key = SoftAuthenticator(entropy=seeded_entropy("no-uv"), user_verified=False)
+    lenient_registration = WebAuthn(
+        enable_conditional_ui=False,
+        verify_registration_options={"require_user_verification": False},
+    )
+    peer = PasskeyPeer.build(lenient_registration, authenticator=key)
+    assert peer.register(provider_id="webauthn").location == ORIGIN
+    peer.browser.sign_out()
+    refused = peer.authenticate("webauthn")  # authentication still demands it
+    assert error_of(refused) == "WebAuthnVerificationError"
+    lenient = WebAuthn(
+        enable_conditional_ui=False,
+        require_user_verification=True,
+        verify_registration_options={"require_user_verification": False},
+        verify_authentication_options={"require_user_verification": False},
+    )
+    other = PasskeyPeer.build(lenient, authenticator=key, seed="lenient")
+    assert other.register(provider_id="webauthn").location == ORIGIN
+    other.browser.sign_out()
+    assert other.authenticate("webauthn").location == ORIGIN
+
+
+def test_supported_algorithm_ids_limit_what_registration_accepts():
+    key = SoftAuthenticator(entropy=seeded_entropy("ed"), algorithm="EdDSA")
+    provider = WebAuthn(
+        enable_conditional_ui=False, verify_registration_options={"supported_algorithm_ids": [-7]}
+    )
+    peer = PasskeyPeer.build(provider, authenticator=key)
+    assert error_of(peer.register(provider_id="webauthn")) == "WebAuthnVerificationError"
 
 
 def test_the_challenge_cookie_is_auth_js_s():
     peer = PasskeyPeer.build()
-    response = peer.options(email="ann@example.com")
+    response = peer.options(action="register", email="ann@example.com")
     (cookie,) = [c for c in response.cookies if c.name == "authjs.challenge"]
     assert cookie.options.max_age == 900
     assert cookie.options.http_only
@@ -198,8 +354,9 @@ def test_an_invalid_action_is_a_400(action):
 def test_the_decision_without_and_with_an_action():
     peer = PasskeyPeer.build()
     assert peer.options().json()["action"] == "authenticate"
-    assert peer.options(email="new@example.com").json()["action"] == "register"
+    assert peer.options(email="new@example.com").json()["action"] == "authenticate"
     assert peer.options(action="register").status == 400  # no user to register
+    assert peer.options(action="register", email="new@example.com").json()["action"] == "register"
     peer.register("ann@example.com")
     assert peer.options().status == 400  # signed in: an action is required
     assert peer.options().json() == {"error": "Invalid request"}
@@ -207,7 +364,7 @@ def test_the_decision_without_and_with_an_action():
     assert peer.options(action="authenticate").json()["action"] == "authenticate"
     peer.browser.sign_out()
     assert peer.options(email="ann@example.com").json()["action"] == "authenticate"
-    assert peer.options(action="register", email="ann@example.com").status == 400
+    assert peer.options(action="register", email="ann@example.com").json()["action"] == "register"
 
 
 def test_a_provider_that_is_not_webauthn_has_no_options():
@@ -262,7 +419,7 @@ def test_signed_in_as_someone_else_a_passkey_is_not_linked():
 
 def test_an_address_taken_meanwhile_is_not_linked():
     peer = PasskeyPeer.build()
-    options = peer.options(email="ann@example.com").json()
+    options = peer.options(action="register", email="ann@example.com").json()
     peer.db.store.create_user(
         {
             "id": "u1",

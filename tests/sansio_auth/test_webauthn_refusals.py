@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import cbor2
 import pytest
 
 from sansio_auth import AuthConfig, Engine
@@ -21,6 +22,7 @@ from sansio_auth.errors import (
     MissingAdapterMethods,
     MissingWebAuthnAutocomplete,
 )
+from sansio_auth.oauth.checks import b64url, unb64url
 from sansio_auth.providers import Credentials, Passkey, WebAuthn
 from sansio_auth.testing import SECRET, Clock, seeded_entropy
 from sansio_auth.testing.browser import StoredCookie
@@ -61,7 +63,7 @@ def ceremony_query(peer: PasskeyPeer, action: str) -> dict[str, str]:
     if action != "register":
         return {}
     peer.authenticator = SoftAuthenticator(entropy=seeded_entropy("other"))
-    return {"email": "new@example.com"}
+    return {"action": "register", "email": "new@example.com"}
 
 
 @pytest.mark.parametrize("action", ["register", "authenticate"])
@@ -93,6 +95,26 @@ def test_a_response_to_another_challenge_is_refused(registered, action):
     peer.options(**query)  # a newer challenge replaces the cookie
     before = peer.snapshot()
     response = peer.callback(action, peer.authenticator.respond(stale, origin=ORIGIN))
+    assert_refused(peer, response, before)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [{"alg": -7, "sig": b"forged"}, {"x5u": "https://evil.example/chain"}, {"": 0}],
+    ids=["known-members", "unknown-member", "empty-name"],
+)
+def test_a_none_attestation_with_a_statement_is_refused(registered, statement):
+    """W3C WebAuthn §8.7: the ``none`` format's statement is empty; a filled one is refused,
+    not stored (py_webauthn only looks at the members it knows)."""
+    peer = registered
+    options = peer.options(**ceremony_query(peer, "register")).json()
+    data = peer.authenticator.respond(options, origin=ORIGIN)
+    attestation = cbor2.loads(unb64url(data["response"]["attestationObject"]))
+    assert attestation["fmt"] == "none"
+    attestation["attStmt"] = statement
+    data["response"]["attestationObject"] = b64url(cbor2.dumps(attestation))
+    before = peer.snapshot()
+    response = peer.callback("register", data)
     assert_refused(peer, response, before)
 
 
@@ -195,7 +217,7 @@ def test_bad_posts_are_refused(registered, form, error):
 
 def test_a_challenge_made_for_another_provider_is_refused():
     peer = PasskeyPeer.build(Passkey(), WebAuthn(enable_conditional_ui=False))
-    options = peer.options("webauthn", email="ann@example.com").json()
+    options = peer.options("webauthn", action="register", email="ann@example.com").json()
     data = peer.authenticator.respond(options, origin=ORIGIN)
     before = peer.snapshot()
     response = peer.callback("register", data, provider_id="passkey")
@@ -285,6 +307,17 @@ def test_conditional_ui_needs_a_webauthn_autocomplete_field():
         {"timeout": 0},
         {"user_verification": "always"},
         {"algorithms": ()},
+        {"registration_options": {"rpID": "x"}},
+        {"registration_options": {"timeout": -1}},
+        {"registration_options": {"attestation_type": "indirect"}},
+        {"registration_options": {"authenticator_selection": {"residentKey": "required"}}},
+        {"registration_options": {"authenticator_selection": {"resident_key": "always"}}},
+        {"authentication_options": {"allow_credentials": []}},
+        {"authentication_options": {"user_verification": "maybe"}},
+        {"verify_registration_options": {"require_user_verification": "no"}},
+        {"verify_registration_options": {"supported_algorithm_ids": ["ES256"]}},
+        {"verify_authentication_options": {"expected_origin": "https://x"}},
+        {"get_relaying_party": "example.com"},
     ],
 )
 def test_bad_provider_options_are_named(options):

@@ -97,7 +97,7 @@ class PasskeyPeer:
     def register(
         self, email: str = "ann@example.com", provider_id: str = "passkey", **kw: Any
     ) -> Response:
-        return self.ceremony(provider_id, query={"email": email}, **kw)
+        return self.ceremony(provider_id, query={"action": "register", "email": email}, **kw)
 
     def authenticate(self, provider_id: str = "passkey", **kw: Any) -> Response:
         return self.ceremony(provider_id, **kw)

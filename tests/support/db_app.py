@@ -11,7 +11,8 @@ Configured by the environment of the server process:
 * ``E2E_EMAIL_MAX_AGE`` — lifetime of a sign-in link in seconds (default 24 h).
 
 The ``session`` callback adds the user id and, on an update, the posted ``nickname``.
-Every ``session`` event is appended (one JSON line) to ``E2E_EVENTS`` when it is set.
+Every ``session`` event is appended (one JSON line) to ``E2E_EVENTS`` when it is set, and
+every ``update_session`` write (its session token, one a line) to ``E2E_WRITES``.
 """
 
 from __future__ import annotations
@@ -54,6 +55,22 @@ def adapter_for(database: str, timeout: float = 10.0) -> StoreAdapter:
     return PostgresAdapter(database, timeout=timeout)
 
 
+def count_writes(adapter: StoreAdapter, path: str) -> StoreAdapter:
+    """``adapter`` whose ``update_session`` also appends the session token to ``path``."""
+    update = adapter.update_session
+
+    def note(token: str) -> None:
+        with open(path, "a") as file:
+            file.write(f"{token}\n")
+
+    async def update_session(session: dict[str, Any]) -> Any:
+        note(session["session_token"])
+        return await update(session)
+
+    adapter.update_session = update_session  # type: ignore[method-assign]
+    return adapter
+
+
 def session_callback(
     session: dict[str, Any], user: dict[str, Any], trigger: str | None, new_session: Any
 ) -> dict[str, Any]:
@@ -77,10 +94,13 @@ def make_config(
 ) -> AuthConfig:
     """Database sessions on ``database``; sign-in links through 127.0.0.1:``smtp_port``."""
     sender = SMTPSender("127.0.0.1", smtp_port, security="none", from_=FROM, timeout=10)
+    adapter = adapter_for(database, db_timeout)
+    if os.environ.get("E2E_WRITES"):
+        adapter = count_writes(adapter, os.environ["E2E_WRITES"])
     return AuthConfig(
         secret=SECRET,
         trust_host=True,
-        adapter=adapter_for(database, db_timeout),
+        adapter=adapter,
         providers=[Email(send_verification_request=sender, max_age=email_max_age)],
         callbacks=Callbacks(session=session_callback),
         events=Events(session=record_session_event),

@@ -275,6 +275,14 @@ def test_signed_out_browsers_land_on_the_sign_in_page_and_come_back(http: httpx.
     assert back.json()["session"]["user"]["name"] == "ann"
 
 
+def test_headers_over_the_limits_get_431(http: httpx.Client) -> None:
+    """110 header lines: 431 from the adapter (aiohttp's own parser takes at most 128 lines of
+    8 KiB, and refuses more itself, with 400, before any handler)."""
+    response = http.get("/api/auth/session", headers={f"x-pad-{i}": "1" for i in range(110)})
+    assert response.status_code == 431
+    assert response.text == "Request Header Fields Too Large"
+
+
 def test_bodies_over_the_cap_get_413(http: httpx.Client) -> None:
     too_big = b"x" * (DEFAULT_MAX_BODY_SIZE + 1)
     declared = http.post("/api/auth/callback/credentials", content=too_big)

@@ -191,4 +191,8 @@ def test_email_sign_in(http: httpx.Client, smtp: MailServer, site: LiveServer) -
 def test_large_bodies_and_bad_hosts_are_refused(http: httpx.Client) -> None:
     too_big = http.post("/auth/callback/credentials", content=b"x" * (65 * 1024))
     assert too_big.status_code == 413
+    # 70 KiB in 90 lines: within what the servers take (the standard library's 100 lines)
+    large = http.get("/auth/session", headers={f"x-pad-{i}": "x" * 800 for i in range(90)})
+    assert large.status_code == 431
+    assert large.text == "Request Header Fields Too Large"
     assert http.get("/auth/session", headers={"host": "evil.example"}).status_code == 400

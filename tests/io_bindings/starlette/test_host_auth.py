@@ -32,6 +32,10 @@ async def test_handlers_serve_the_auth_routes_under_api_auth() -> None:
         assert (await http.get("/api/auth/session")).json() is None
         assert (await http.get("/api/auth/nope")).status_code == 400  # the engine: UnknownAction
         assert (await http.post("/api/auth/signout", content=b"x" * 70_000)).status_code == 413
+        many = {f"x-pad-{i}": "1" for i in range(150)}
+        assert (await http.get("/api/auth/session", headers=many)).status_code == 431
+        big = {"x-big": "x" * (70 * 1024)}
+        assert (await http.get("/api/auth/session", headers=big)).status_code == 431
         bad_host = await http.get("/api/auth/session", headers={"host": "evil.example:port"})
         assert bad_host.status_code == 400
     routed = [Route("/api/auth/{rest:path}", handlers.GET, methods=["GET"])]

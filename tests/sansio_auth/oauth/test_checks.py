@@ -12,7 +12,7 @@ from sansio_auth.oauth.checks import (
     random_value,
     read_state,
     seal,
-    unseal,
+    unseal_claims,
 )
 from tests.sansio_auth.driver import SECRET, seeded_entropy
 
@@ -29,10 +29,10 @@ def sealed(spec, value="v", provider="op", **kwargs):
 
 
 def opened(cookie, spec, provider="op", now=NOW):
-    return unseal(
+    return unseal_claims(
         {cookie.name: cookie.value}, spec, what="x", provider_id=provider,
         secrets=[SECRET], now=now,
-    )  # fmt: skip
+    )["value"]  # fmt: skip
 
 
 def test_pkce_rfc7636_appendix_b():
@@ -75,16 +75,25 @@ def test_round_trip_and_binding():
     with pytest.raises(InvalidCheck, match="could not be parsed"):
         opened(cookie, SPECS.nonce, now=NOW + 900 + 16)
     with pytest.raises(InvalidCheck, match="missing"):
-        unseal({}, SPECS.nonce, what="nonce", provider_id="op", secrets=[SECRET], now=NOW)
+        unseal_claims({}, SPECS.nonce, what="nonce", provider_id="op", secrets=[SECRET], now=NOW)
 
 
 def test_a_cookie_cannot_stand_in_for_another_check():
     cookie = sealed(SPECS.state, "x")
     with pytest.raises(InvalidCheck):
-        unseal(
+        unseal_claims(
             {"authjs.nonce": cookie.value}, SPECS.nonce, what="nonce", provider_id="op",
             secrets=[SECRET], now=NOW,
         )  # fmt: skip
+
+
+def test_extra_claims_travel_beside_the_value():
+    cookie = sealed(SPECS.nonce, "n", extra={"max_age": 60})
+    claims = unseal_claims(
+        {cookie.name: cookie.value}, SPECS.nonce, what="nonce", provider_id="op",
+        secrets=[SECRET], now=NOW,
+    )  # fmt: skip
+    assert (claims["value"], claims["provider"], claims["max_age"]) == ("n", "op", 60)
 
 
 def test_cross_site_for_form_post():

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
 from joserfc import jws
 
 from sansio_auth.oauth.id_token import (
@@ -63,6 +64,20 @@ def test_symmetric_keys_in_a_jwks_are_never_used():
         select_key({"alg": "RS256", "kid": "key-1"}, [oct_jwk])
 
 
+def test_rsa_keys_under_2048_bits_are_refused():
+    numbers = rsa.generate_private_key(65537, 1024).public_key().public_numbers()
+    small = {
+        "kty": "RSA",
+        "kid": "key-1",
+        "n": b64url(numbers.n.to_bytes(128)),
+        "e": b64url(numbers.e.to_bytes(3)),
+    }
+    with pytest.raises(IDTokenError, match="RSA of 1024 bits"):
+        verify_signature(token(), [small], ["RS256"])
+    with pytest.raises(IDTokenError, match="RSA of 1024 bits"):
+        select_key({"alg": "PS256"}, [small])
+
+
 def test_ec_key_and_curve():
     key = ec_key("ec-1")
     signed = token(kid="ec-1", alg="ES256", key=key)
@@ -119,6 +134,26 @@ def test_valid_claims():
     check({"aud": ["cid", "api"], "azp": "cid"})
     check({"exp": NOW - 29, "iat": NOW + 29, "nbf": NOW + 29})
     check({"nonce": "n"}, nonce="n")
+    check({"auth_time": NOW - 3600})  # no max_age sent: any past sign-in
+    check({"auth_time": NOW - 60 - 30}, max_age=60)  # within the 30 s tolerance
+
+
+@pytest.mark.parametrize(
+    ("changes", "max_age", "message"),
+    [
+        ({"auth_time": NOW - 3600}, 60, "too long ago"),
+        ({"auth_time": NOW - 91}, 60, "too long ago"),
+        ({}, 60, "no `auth_time`"),
+        ({"auth_time": "x"}, 60, "`auth_time` is not a number"),
+        ({"auth_time": "x"}, None, "`auth_time` is not a number"),
+        ({"auth_time": True}, None, "`auth_time` is not a number"),
+    ],
+)
+def test_auth_time(changes, max_age, message):
+    """OpenID Connect Core §3.1.3.7: with ``max_age`` sent, ``auth_time`` is required and
+    must be recent enough; a non-numeric one is refused whatever was sent."""
+    with pytest.raises(IDTokenError, match=message):
+        check(changes, max_age=max_age)
 
 
 @pytest.mark.parametrize(

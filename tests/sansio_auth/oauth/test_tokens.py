@@ -128,6 +128,8 @@ def test_nulls_count_as_absent():
         ('{"access_token":"a","token_type":"bearer","expires_in":"soon"}', "expires_in"),
         ('{"access_token":"a","token_type":"bearer","expires_in":-1}', "out of range"),
         ('{"access_token":"a","token_type":"bearer","expires_in":true}', "expires_in"),
+        ('{"access_token":"a","token_type":"bearer","expires_in":null}', "expires_in"),
+        ('{"access_token":"a","token_type":"bearer","expires_in":{}}', "expires_in"),
         ('["access_token"]', "not a JSON object"),
         ("not json", "not a JSON object"),
         ('{"error":"invalid_grant","error_description":"used"}', "invalid_grant"),

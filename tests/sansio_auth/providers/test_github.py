@@ -47,7 +47,13 @@ def github(**routes):
 
 def come_back(pair, **extra):
     started = start(pair.browser, "github")
-    return started, callback(pair.browser, "github", {"code": "c0de", "iss": ISSUER, **extra})
+    return started, callback(pair.browser, "github", answer(started, code="c0de", **extra))
+
+
+def answer(started, **params):
+    """GitHub's answer to the authorization request ``started``: ``iss``, the ``state`` it
+    was sent, and ``params``."""
+    return {"iss": ISSUER, "state": query_of(started.location)["state"], **params}
 
 
 def test_defaults_match_auth_js():
@@ -73,9 +79,10 @@ def test_authorization_request():
     assert params["scope"] == "read:user user:email"
     assert params["redirect_uri"] == f"{ORIGIN}/auth/callback/github"
     assert params["code_challenge_method"] == "S256"
-    assert "state" not in params
+    # GitHub publishes no metadata saying it enforces S256: state guards the callback too
+    assert "state" in params
     assert "nonce" not in params
-    assert "authjs.pkce.code_verifier" in written(started)
+    assert {"authjs.pkce.code_verifier", "authjs.state"} <= set(written(started))
 
 
 def test_sign_in_with_the_email_fallback():
@@ -143,12 +150,13 @@ def test_emails_endpoint_refusal_leaves_no_email():
 
 def test_user_denies_access():
     pair, service = github()
-    start(pair.browser, "github")
+    started = start(pair.browser, "github")
     pair.performer.clear()
     response = callback(
         pair.browser,
         "github",
         {
+            "state": query_of(started.location)["state"],
             "error": "access_denied",
             "error_description": "The user has denied your application access.",
             "error_uri": "https://docs.github.com/apps/troubleshooting-authorization-request-errors/#access-denied",
@@ -159,7 +167,7 @@ def test_user_denies_access():
         response,
         "OAuthCallbackError",
         page="signin",
-        checks={"authjs.pkce.code_verifier"},
+        checks={"authjs.pkce.code_verifier", "authjs.state"},
         because="OAuth Provider returned an error",
     )
     assert service.requests == []
@@ -169,17 +177,19 @@ def test_bad_verification_code_in_a_200():
     pair, _ = github()
     pair.performer.http = Recorded({("POST", TOKEN): fixture("github/token_error.json")}).handle
     pair.browser.csrf_token()
-    start(pair.browser, "github")
+    started = start(pair.browser, "github")
     pair.performer.clear()
-    response = callback(pair.browser, "github", {"code": "stale", "iss": ISSUER})
+    response = callback(pair.browser, "github", answer(started, code="stale"))
     assert_failed(pair, response, because="bad_verification_code")
 
 
 def test_iss_of_another_server_is_refused():
     pair, service = github()
-    start(pair.browser, "github")
+    started = start(pair.browser, "github")
     pair.performer.clear()
-    response = callback(pair.browser, "github", {"code": "c", "iss": "https://evil.example"})
+    response = callback(
+        pair.browser, "github", answer(started, code="c", iss="https://evil.example")
+    )
     assert_failed(pair, response, because="`iss`")
     assert service.requests == []
 

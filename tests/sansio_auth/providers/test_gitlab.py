@@ -40,7 +40,7 @@ def test_authorization_request():
     assert params["client_id"] == "4f8c0a5e6b7d"
     assert params["redirect_uri"] == f"{ORIGIN}/auth/callback/gitlab"
     assert params["code_challenge_method"] == "S256"
-    assert "state" not in params
+    assert params["state"]  # no metadata says GitLab enforces S256 PKCE
 
 
 def test_sign_in():

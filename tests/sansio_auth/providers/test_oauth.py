@@ -1,6 +1,9 @@
 """The OAuth/OIDC provider records: mappings, defaults, deep merges and start-up checks."""
 
 import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import pytest
 
@@ -15,6 +18,7 @@ from sansio_auth.providers import (
     OIDCProvider,
     ProviderStyle,
 )
+from sansio_auth.providers.oauth import merge_options
 from sansio_auth.settings import resolve
 
 OIDC = {
@@ -184,6 +188,40 @@ def test_deep_merge_over_built_in_defaults():
     styled = GitHub(style={"bg": "#000"})
     assert styled.style is not None
     assert (styled.style.bg, styled.style.text) == ("#000", "#fff")
+
+
+def test_deep_merge_at_every_level():
+    """``{a:{b:{c:1}}}`` + ``{a:{b:{d:2}}}`` keeps ``c`` (Auth.js's ``merge``), in a built-in's
+    endpoint params and in any other mapping option."""
+    assert merge_options({"a": {"b": {"c": 1}}}, {"a": {"b": {"d": 2}}}) == {
+        "a": {"b": {"c": 1, "d": 2}}
+    }
+    assert merge_options({"a": {"b": 1}}, {"a": {"b": None, "c": None}}) == {
+        "a": {"b": 1, "c": None}
+    }
+    assert merge_options({"a": [1, 2]}, {"a": [3]}) == {"a": [3]}
+
+    @dataclass(frozen=True, kw_only=True)
+    class Nested(OIDCProvider):
+        defaults: ClassVar[Mapping[str, Any]] = {
+            "id": "nested",
+            "name": "Nested",
+            "issuer": "https://op.example",
+            "authorization": {"params": {"claims": {"id_token": {"email": {"essential": True}}}}},
+            "authorization_params": {"ui": {"theme": "dark"}},
+        }
+
+    provider = Nested.from_mapping(
+        {
+            "authorization": {"params": {"claims": {"id_token": {"name": {"essential": True}}}}},
+            "authorization_params": {"ui": {"locale": "fr"}},
+        }
+    )
+    assert provider.authorization.params["claims"]["id_token"] == {
+        "email": {"essential": True},
+        "name": {"essential": True},
+    }
+    assert provider.authorization_params == {"ui": {"theme": "dark", "locale": "fr"}}
 
 
 def test_checks_accept_a_single_string_and_dedupe():
