@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import django_db
 import pytest
+from db_servers import PostgresServer
 from db_servers import sqlalchemy_url as sqlalchemy_url_of
 from npm_cache import require_npm
 
@@ -29,6 +31,8 @@ ADAPTER_KINDS = [
     pytest.param("sqlalchemy-sqlite"),
     pytest.param("sqlalchemy-postgres", marks=pytest.mark.e2e),
     pytest.param("sqlalchemy-mariadb", marks=pytest.mark.e2e),
+    pytest.param("django-sqlite"),
+    pytest.param("django-postgres", marks=pytest.mark.e2e),
 ]
 
 
@@ -57,6 +61,8 @@ def make_adapter(
         return lambda: SQLiteAdapter(tmp_path / "auth.db")
     if adapter_kind.startswith("sqlalchemy-"):
         return sqlalchemy_adapters(adapter_kind.removeprefix("sqlalchemy-"), request, tmp_path)
+    if adapter_kind.startswith("django-"):
+        return django_adapters(adapter_kind.removeprefix("django-"), request, tmp_path)
     if adapter_kind == "postgres":
         from io_bindings.db.postgres import PostgresAdapter
 
@@ -86,6 +92,39 @@ def sqlalchemy_adapters(
 
     url = sqlalchemy_url(database, request, tmp_path)
     return lambda: SQLAlchemyAdapter(url, create_tables=True)
+
+
+@pytest.fixture(scope="session")
+def django_sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file with the Django project's tables (migrated once), to copy."""
+    django_db.configure()
+    return django_db.sqlite_template(tmp_path_factory.mktemp("django"))
+
+
+@pytest.fixture(scope="session")
+def django_postgres_template(postgres_server: PostgresServer) -> str:
+    """A PostgreSQL database with the Django project's tables (migrated once), to copy."""
+    django_db.configure()
+    return django_db.postgres_template(postgres_server)
+
+
+def django_adapters(
+    database: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> Callable[[], StoreAdapter]:
+    """Makes Django ORM adapters on one new migrated database, under an alias of its own
+    (the test project's user model: Django's ``auth.User``, or ``DJANGO_SETTINGS_MODULE``'s)."""
+    from io_bindings.django.store import DjangoAdapter
+
+    if database == "sqlite":
+        config = django_db.sqlite_copy(request.getfixturevalue("django_sqlite_template"), tmp_path)
+    else:
+        server: PostgresServer = request.getfixturevalue("postgres_server")
+        dsn = django_db.postgres_copy(server, request.getfixturevalue("django_postgres_template"))
+        request.addfinalizer(lambda: server.drop_database(dsn))
+        config = django_db.postgres(dsn)
+    alias = django_db.add_database(config)
+    request.addfinalizer(lambda: django_db.remove_database(alias))
+    return lambda: DjangoAdapter(alias)
 
 
 @pytest.fixture
