@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import pytest
     from db_servers import PostgresServer
 
 TEST_SETTINGS: dict[str, Any] = {
@@ -134,3 +135,19 @@ def postgres_copy(server: PostgresServer, template: str) -> str:
     with psycopg.connect(server.dsn(), autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"'.encode())
     return server.dsn(name)
+
+
+def fresh_database(database: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The alias of a new migrated database of ``database`` (``"sqlite"``, ``"postgres"``) for
+    the test of ``request``, dropped after it (the templates are the session fixtures
+    ``django_sqlite_template`` and ``django_postgres_template``)."""
+    if database == "sqlite":
+        config = sqlite_copy(request.getfixturevalue("django_sqlite_template"), tmp_path)
+    else:
+        server: PostgresServer = request.getfixturevalue("postgres_server")
+        dsn = postgres_copy(server, request.getfixturevalue("django_postgres_template"))
+        request.addfinalizer(lambda: server.drop_database(dsn))
+        config = postgres(dsn)
+    alias = add_database(config)
+    request.addfinalizer(lambda: remove_database(alias))
+    return alias

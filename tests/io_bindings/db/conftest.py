@@ -17,7 +17,6 @@ from typing import Any
 import anyio
 import django_db
 import pytest
-from db_servers import PostgresServer
 from db_servers import sqlalchemy_url as sqlalchemy_url_of
 from npm_cache import require_npm
 
@@ -94,20 +93,6 @@ def sqlalchemy_adapters(
     return lambda: SQLAlchemyAdapter(url, create_tables=True)
 
 
-@pytest.fixture(scope="session")
-def django_sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A SQLite file with the Django project's tables (migrated once), to copy."""
-    django_db.configure()
-    return django_db.sqlite_template(tmp_path_factory.mktemp("django"))
-
-
-@pytest.fixture(scope="session")
-def django_postgres_template(postgres_server: PostgresServer) -> str:
-    """A PostgreSQL database with the Django project's tables (migrated once), to copy."""
-    django_db.configure()
-    return django_db.postgres_template(postgres_server)
-
-
 def django_adapters(
     database: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> Callable[[], StoreAdapter]:
@@ -115,15 +100,7 @@ def django_adapters(
     (the test project's user model: Django's ``auth.User``, or ``DJANGO_SETTINGS_MODULE``'s)."""
     from io_bindings.django.store import DjangoAdapter
 
-    if database == "sqlite":
-        config = django_db.sqlite_copy(request.getfixturevalue("django_sqlite_template"), tmp_path)
-    else:
-        server: PostgresServer = request.getfixturevalue("postgres_server")
-        dsn = django_db.postgres_copy(server, request.getfixturevalue("django_postgres_template"))
-        request.addfinalizer(lambda: server.drop_database(dsn))
-        config = django_db.postgres(dsn)
-    alias = django_db.add_database(config)
-    request.addfinalizer(lambda: django_db.remove_database(alias))
+    alias = django_db.fresh_database(database, request, tmp_path)
     return lambda: DjangoAdapter(alias)
 
 
