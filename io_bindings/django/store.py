@@ -89,6 +89,24 @@ class DjangoStore:
     def _objects(self, model: type[models.Model]) -> Any:
         return model._default_manager.using(self.using)
 
+    def in_connection(self, function: Callable[[], T]) -> T:
+        """``function()`` with this thread's connection handled as the store's own calls'."""
+        with self._connection():
+            return function()
+
+    def django_user(self, user_id: str) -> Any:
+        """The model instance of the user ``user_id`` when it is active, else ``None`` (in the
+        calling thread, on its connection: for ``request.user`` and Django's signals)."""
+        users = self.users
+        key = users.key(user_id)
+        if key is None:
+            return None
+        try:
+            user = users.model._default_manager.db_manager(self.using).get(pk=key)
+        except users.model.DoesNotExist:
+            return None
+        return user if getattr(user, "is_active", True) else None
+
     def open(self) -> None:
         """Check the user model and that the database answers."""
         self.users  # noqa: B018 - resolved now, so a wrong mapping fails at start
@@ -504,3 +522,8 @@ class DjangoAdapter(StoreAdapter):
     ) -> None:
         self.store = DjangoStore(using, user_fields or {})
         super().__init__(self.store, threaded=True)
+
+    async def call_in_thread(self, function: Callable[[], T]) -> T:
+        """Run ``function`` (ORM code of yours, e.g. sending a signal) in one of the store's
+        threads, its connection to ``using`` handled as the store's own calls'."""
+        return await self._run(self.store.in_connection, function)

@@ -24,9 +24,25 @@ if TYPE_CHECKING:
 
 TEST_SETTINGS: dict[str, Any] = {
     "INSTALLED_APPS": [
-        "django.contrib.contenttypes",
+        "django.contrib.admin",
         "django.contrib.auth",
+        "django.contrib.contenttypes",
+        "django.contrib.messages",
+        "django.contrib.sessions",
         "io_bindings.django",
+    ],
+    "TEMPLATES": [
+        {
+            "BACKEND": "django.template.backends.django.DjangoTemplates",
+            "APP_DIRS": True,
+            "OPTIONS": {
+                "context_processors": [
+                    "django.template.context_processors.request",
+                    "django.contrib.auth.context_processors.auth",
+                    "django.contrib.messages.context_processors.messages",
+                ]
+            },
+        }
     ],
     "DATABASES": {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}},
     "USE_TZ": True,
@@ -66,6 +82,27 @@ def remove_database(alias: str) -> None:
         connections[alias].close()
         del connections[alias]
     del connections.settings[alias]
+
+
+@contextmanager
+def as_default(alias: str) -> Iterator[None]:
+    """``default`` is the database of ``alias`` for a while (what Django itself reads there:
+    permissions, sessions, the admin's log), each thread's connection made anew."""
+    from django.db import connections
+
+    def forget_default() -> None:
+        if hasattr(connections._connections, "default"):
+            connections["default"].close()
+            del connections["default"]
+
+    saved = connections.settings["default"]
+    forget_default()
+    connections.settings["default"] = {**connections.settings[alias], "CONN_MAX_AGE": 0}
+    try:
+        yield
+    finally:
+        forget_default()
+        connections.settings["default"] = saved
 
 
 def migrate(alias: str) -> None:
