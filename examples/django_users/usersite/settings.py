@@ -3,7 +3,8 @@ the Django ORM.
 
 The database is a SQLite file (``EXAMPLE_SQLITE``, default ``db.sqlite3`` here) or, with
 ``EXAMPLE_POSTGRES`` set to a libpq connection string (``host=... port=... user=...
-dbname=...``), PostgreSQL through psycopg 3 with Django's connection pool. ``AUTH_SECRET``
+dbname=...``), PostgreSQL through psycopg 3 with Django's connection pool, which waits
+``EXAMPLE_DB_TIMEOUT`` seconds (default 10) for a connection before the request fails. ``AUTH_SECRET``
 comes from the environment (a development default otherwise: set your own in production).
 """
 
@@ -62,6 +63,7 @@ ASGI_APPLICATION = "usersite.asgi.application"
 
 def _database() -> dict[str, Any]:
     if dsn := os.environ.get("EXAMPLE_POSTGRES"):
+        timeout = float(os.environ.get("EXAMPLE_DB_TIMEOUT", "10"))
         part = dict(item.split("=", 1) for item in dsn.split())
         return {
             "ENGINE": "django.db.backends.postgresql",
@@ -69,7 +71,10 @@ def _database() -> dict[str, Any]:
             "USER": part.get("user", ""),
             "HOST": part.get("host", ""),
             "PORT": part.get("port", ""),
-            "OPTIONS": {"pool": True},  # Django's psycopg pool: a connection per request is cheap
+            "OPTIONS": {  # Django's psycopg pool: a connection per request is cheap
+                "pool": {"timeout": timeout},
+                "connect_timeout": max(1, round(timeout)),
+            },
         }
     return {
         "ENGINE": "django.db.backends.sqlite3",
