@@ -4,8 +4,9 @@ the Django ORM.
 The database is a SQLite file (``EXAMPLE_SQLITE``, default ``db.sqlite3`` here) or, with
 ``EXAMPLE_POSTGRES`` set to a libpq connection string (``host=... port=... user=...
 dbname=...``), PostgreSQL through psycopg 3 with Django's connection pool, which waits
-``EXAMPLE_DB_TIMEOUT`` seconds (default 10) for a connection before the request fails. ``AUTH_SECRET``
-comes from the environment (a development default otherwise: set your own in production).
+``EXAMPLE_DB_TIMEOUT`` seconds (default 10) for a connection before the request fails.
+``AUTH_SECRET`` comes from the environment (a development default otherwise: set your own in
+production).
 """
 
 import os
