@@ -2,7 +2,7 @@
 
 One Django project (:mod:`bench.django_site`) under uvicorn (httptools + uvloop, pinned to
 core 0) answers both: ``GET /auth/session`` with a database session's cookie (the auth
-``handle``, the engine, :class:`~io_bindings.django.store.DjangoAdapter` reading the session,
+``handle``, the engine, :class:`~io_bindings.django.orm.DjangoAdapter` reading the session,
 its user and profile in one query in a worker thread) and ``GET /row`` (an async view that
 reads the same session row and its user with the async ORM and returns them as JSON). The
 same rows, the same database settings (SQLite file; PostgreSQL through Django's pool),

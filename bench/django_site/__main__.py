@@ -13,7 +13,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.django_site.settings")
 django.setup()
 
 from bench.database import seed_once  # noqa: E402 - after Django's set-up
-from io_bindings.django.store import DjangoAdapter  # noqa: E402
+from io_bindings.django.orm import DjangoAdapter  # noqa: E402
 
 call_command("migrate", verbosity=0, interactive=False)
 anyio.run(seed_once, DjangoAdapter())

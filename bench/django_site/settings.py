@@ -12,7 +12,12 @@ from bench.app import SECRET
 SECRET_KEY = "bench-only"
 DEBUG = False
 ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
-INSTALLED_APPS = ["django.contrib.contenttypes", "django.contrib.auth", "io_bindings.django"]
+INSTALLED_APPS = [
+    "django.contrib.contenttypes",
+    "django.contrib.auth",
+    "io_bindings.django",
+    "io_bindings.django.orm",
+]
 MIDDLEWARE = ["django.middleware.common.CommonMiddleware", "bench.django_site.urls.handle"]
 ROOT_URLCONF = "bench.django_site.urls"
 USE_TZ = True

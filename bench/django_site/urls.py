@@ -8,8 +8,8 @@ from django.urls import path
 
 from bench.app import SESSION_COOKIE, database_config
 from io_bindings.django import DjangoAuth
-from io_bindings.django.models import Session
-from io_bindings.django.store import DjangoAdapter
+from io_bindings.django.orm import DjangoAdapter
+from io_bindings.django.orm.models import Session
 
 handle = DjangoAuth(database_config(DjangoAdapter())).handle
 

@@ -1,6 +1,6 @@
 """Django's ``user_logged_in`` and ``user_logged_out`` signals for the engine's sign-ins and
 sign-outs, when the config stores in the Django ORM (a
-:class:`~io_bindings.django.store.DjangoAdapter`): the runtime that
+:class:`~io_bindings.django.orm.DjangoAdapter`): the runtime that
 :func:`~io_bindings.django.DjangoAuth` makes runs them as ``events.sign_in`` and
 ``events.sign_out`` handlers, after the config's own. They are sent with the Django request
 being served (``None`` outside one) and the user's model instance (not for an inactive or
@@ -24,7 +24,7 @@ from sansio_auth.config import Events, as_record
 from sansio_auth.events import call_with_params
 
 from ._bridge import current_request
-from .store import DjangoAdapter
+from .orm import DjangoAdapter
 
 
 def with_signals(config: AuthConfig) -> AuthConfig:

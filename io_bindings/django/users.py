@@ -1,6 +1,6 @@
 """Django's own user for the sansio-auth session: ``request.user`` and ``await request.auser()``.
 
-With the Django ORM store (:class:`~io_bindings.django.store.DjangoAdapter`) the session's
+With the Django ORM store (:class:`~io_bindings.django.orm.DjangoAdapter`) the session's
 user is a row of ``settings.AUTH_USER_MODEL``. Put :class:`AuthenticationMiddleware` in
 ``MIDDLEWARE`` in place of Django's own: ``request.user`` is then that user (read lazily,
 once per request), so ``login_required``, permissions and the admin see the sign-in. An
@@ -23,7 +23,7 @@ from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
 from ._handle import request_auth
-from .store import DjangoAdapter
+from .orm import DjangoAdapter
 
 
 class AuthenticationMiddleware(django_middleware.AuthenticationMiddleware):

@@ -30,6 +30,7 @@ TEST_SETTINGS: dict[str, Any] = {
         "django.contrib.messages",
         "django.contrib.sessions",
         "io_bindings.django",
+        "io_bindings.django.orm",
     ],
     "TEMPLATES": [
         {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from io_bindings.django.admin import AccountInline, AuthenticatorInline, SessionInline
+from io_bindings.django.orm.admin import AccountInline, AuthenticatorInline, SessionInline
 
 from .models import User
 

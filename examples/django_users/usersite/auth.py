@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from io_bindings.django import DjangoAuth
-from io_bindings.django.store import DjangoAdapter
+from io_bindings.django.orm import DjangoAdapter
 from io_bindings.email import ConsoleSender, SMTPSender
 from sansio_auth import AuthConfig
 from sansio_auth.providers import Email, Passkey

@@ -28,7 +28,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
-    "io_bindings.django",  # the store's tables and the {% load sansio_auth %} tags
+    "io_bindings.django",  # the {% load sansio_auth %} tags
+    "io_bindings.django.orm",  # the store's tables
     "members",
 ]
 AUTH_USER_MODEL = "members.User"

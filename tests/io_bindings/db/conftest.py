@@ -98,7 +98,7 @@ def django_adapters(
 ) -> Callable[[], StoreAdapter]:
     """Makes Django ORM adapters on one new migrated database, under an alias of its own
     (the test project's user model: Django's ``auth.User``, or ``DJANGO_SETTINGS_MODULE``'s)."""
-    from io_bindings.django.store import DjangoAdapter
+    from io_bindings.django.orm import DjangoAdapter
 
     alias = django_db.fresh_database(database, request, tmp_path)
     return lambda: DjangoAdapter(alias)

@@ -20,7 +20,7 @@ from live_server import ROOT
 DOC = ROOT / "docs" / "databases" / "django.md"
 MIGRATION = "# members/migrations/0002_from_allauth.py"
 
-SCRIPT = '''
+SCRIPT = """
 import os
 from datetime import UTC, datetime
 
@@ -30,7 +30,8 @@ from django.conf import settings
 
 settings.configure(
     INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth", "allauth",
-                    "allauth.account", "allauth.socialaccount", "io_bindings.django", "members"],
+                    "allauth.account", "allauth.socialaccount", "io_bindings.django.orm",
+                    "members"],
     AUTH_USER_MODEL="members.User",
     MIDDLEWARE=["allauth.account.middleware.AccountMiddleware"],  # allauth insists
     DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": "db.sqlite3"}},
@@ -41,10 +42,10 @@ from allauth.account.models import EmailAddress
 from allauth.socialaccount.models import SocialAccount, SocialToken
 from django.core.management import call_command
 
-from io_bindings.django.store import DjangoAdapter
+from io_bindings.django.orm import DjangoAdapter
 from members.models import User
 
-for app in ("socialaccount", "account", "sansio_auth"):
+for app in ("socialaccount", "account", "sansio_auth_orm"):
     call_command("migrate", app, verbosity=0)
 call_command("migrate", "members", "0001", verbosity=0)
 
@@ -76,7 +77,7 @@ async def check() -> None:
 
 anyio.run(check)
 print("migrated")
-'''
+"""
 
 
 def documented_migration() -> str:

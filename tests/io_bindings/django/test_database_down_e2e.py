@@ -115,7 +115,7 @@ async def test_a_database_that_goes_down_fails_closed_and_loses_nothing(
     assert not [mail for mail in smtp.inbox.mail if eve in mail.rcpt_tos]
     users = "SELECT count(*) FROM members_user WHERE email = %s"
     assert [count(database, users, address) for address in (ada, bob, eve)] == [1, 1, 0]
-    tokens = "SELECT count(*) FROM sansio_auth_verificationtoken WHERE identifier = %s"
+    tokens = "SELECT count(*) FROM sansio_auth_verification_token WHERE identifier = %s"
     assert [count(database, tokens, address) for address in (ada, bob, eve)] == [0, 0, 0]
 
 

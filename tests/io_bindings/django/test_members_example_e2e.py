@@ -183,11 +183,11 @@ def test_the_admin_shows_the_members_rows(
     index = http.get("/admin/")
     assert index.status_code == 200, index.text
     assert "sansio-auth" in index.text
-    sessions = http.get("/admin/sansio_auth/session/")
+    sessions = http.get("/admin/sansio_auth_orm/session/")
     assert sessions.status_code == 200
     assert address in sessions.text
     for rows in ("account", "authenticator"):
-        assert http.get(f"/admin/sansio_auth/{rows}/").status_code == 200
+        assert http.get(f"/admin/sansio_auth_orm/{rows}/").status_code == 200
     member_id = whoami(http)["id"]
     page = http.get(f"/admin/members/user/{member_id}/change/")
     assert page.status_code == 200

@@ -22,9 +22,9 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 
-from io_bindings.django import _user_fields
-from io_bindings.django.models import Account, Session, UserProfile
-from io_bindings.django.store import DjangoAdapter, DjangoStore
+from io_bindings.django.orm import _user_fields
+from io_bindings.django.orm.models import Account, Session, UserProfile
+from io_bindings.django.orm.store import DjangoAdapter, DjangoStore
 from sansio_auth.adapters import AdapterConflict
 from sansio_auth.testing.adapter_suite import NOW, race
 

@@ -28,7 +28,7 @@ from django.urls import path
 
 from io_bindings.db.memory import MemoryAdapter
 from io_bindings.django import DjangoAuth
-from io_bindings.django.store import DjangoAdapter
+from io_bindings.django.orm import DjangoAdapter
 from sansio_auth import AuthConfig
 from sansio_auth.providers import Credentials
 from tests.io_bindings.django.handle_client import handle_client

@@ -1,9 +1,9 @@
 """The Django ORM store: users in ``settings.AUTH_USER_MODEL``, the rest in this app's tables.
 
->>> from io_bindings.django.store import DjangoAdapter
+>>> from io_bindings.django.orm import DjangoAdapter
 >>> config = AuthConfig(adapter=DjangoAdapter(), providers=[...])
 
-Add ``io_bindings.django`` to ``INSTALLED_APPS`` and run ``manage.py migrate``. Each adapter
+Add ``io_bindings.django.orm`` to ``INSTALLED_APPS`` and run ``manage.py migrate``. Each adapter
 method is one transaction on the database alias ``using`` (``"default"``), run with the
 ORM in anyio worker threads, so the adapter works on asyncio and trio, under ASGI and WSGI.
 Each worker thread keeps its own Django connection, and opens and closes it by the
@@ -36,8 +36,8 @@ from django.db.models import Max
 
 from sansio_auth.adapters import AdapterConflict
 
-from ..db._base import ACCOUNT_FIELDS, AUTHENTICATOR_FIELDS, Record, StoreAdapter
-from ..db._errors import constraint_error, is_transient
+from ...db._base import ACCOUNT_FIELDS, AUTHENTICATOR_FIELDS, Record, StoreAdapter
+from ...db._errors import constraint_error, is_transient
 from ._user_fields import UserFields, from_db, to_db
 
 T = TypeVar("T")
@@ -514,7 +514,7 @@ class DjangoAdapter(StoreAdapter):
     ``using`` is the database alias (``"default"``); it must hold the user model's table.
     ``user_fields`` maps the record keys ``email``, ``email_verified``, ``name`` and
     ``image`` to fields of your user model when their names differ (``None``: keep it in
-    :class:`~io_bindings.django.models.UserProfile`).
+    :class:`~io_bindings.django.orm.models.UserProfile`).
     """
 
     def __init__(

@@ -1,4 +1,4 @@
-"""The tables of the ORM store (made by ``makemigrations``; the user model is swappable)."""
+"""The tables of the Django ORM store (made by ``makemigrations``; the user model is swappable)."""
 
 import django.db.models.deletion
 from django.conf import settings
@@ -8,15 +8,20 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     initial = True
 
-    dependencies = (migrations.swappable_dependency(settings.AUTH_USER_MODEL),)
+    dependencies = [
+        migrations.swappable_dependency(settings.AUTH_USER_MODEL),
+    ]
 
-    operations = (
+    operations = [
         migrations.CreateModel(
             name="SessionRevocation",
             fields=[
                 ("key", models.CharField(max_length=255, primary_key=True, serialize=False)),
                 ("not_before", models.DateTimeField()),
             ],
+            options={
+                "db_table": "sansio_auth_session_revocation",
+            },
         ),
         migrations.CreateModel(
             name="UserProfile",
@@ -35,6 +40,9 @@ class Migration(migrations.Migration):
                 ("name", models.TextField(blank=True, null=True)),
                 ("image", models.TextField(blank=True, null=True)),
             ],
+            options={
+                "db_table": "sansio_auth_user_profile",
+            },
         ),
         migrations.CreateModel(
             name="Authenticator",
@@ -61,6 +69,9 @@ class Migration(migrations.Migration):
                     ),
                 ),
             ],
+            options={
+                "db_table": "sansio_auth_authenticator",
+            },
         ),
         migrations.CreateModel(
             name="Session",
@@ -82,6 +93,9 @@ class Migration(migrations.Migration):
                     ),
                 ),
             ],
+            options={
+                "db_table": "sansio_auth_session",
+            },
         ),
         migrations.CreateModel(
             name="VerificationToken",
@@ -97,6 +111,7 @@ class Migration(migrations.Migration):
                 ("expires", models.DateTimeField()),
             ],
             options={
+                "db_table": "sansio_auth_verification_token",
                 "constraints": [
                     models.UniqueConstraint(
                         fields=("identifier", "token"), name="sansio_auth_verification_token_unique"
@@ -133,6 +148,7 @@ class Migration(migrations.Migration):
                 ),
             ],
             options={
+                "db_table": "sansio_auth_account",
                 "constraints": [
                     models.UniqueConstraint(
                         fields=("provider", "provider_account_id"),
@@ -141,4 +157,4 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
-    )
+    ]

@@ -1,5 +1,5 @@
 """Where each key of the store's user records lives: a field of ``settings.AUTH_USER_MODEL``,
-or :class:`~io_bindings.django.models.UserProfile` when the model has no field for it.
+or :class:`~io_bindings.django.orm.models.UserProfile` when the model has no field for it.
 
 A record is ``id`` (the primary key, as text), ``email`` (the model's ``EMAIL_FIELD``),
 ``email_verified``, ``name`` and ``image``. The last three live on the user model when it has
@@ -19,7 +19,7 @@ from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured, Vali
 from django.db import models
 from django.utils import timezone
 
-from ..db._base import Record
+from ...db._base import Record
 
 PROFILE_KEYS = ("email_verified", "name", "image")
 """The keys that live on the profile when the user model has no field for them."""

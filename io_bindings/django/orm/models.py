@@ -1,4 +1,4 @@
-"""The tables of the Django ORM store (:mod:`io_bindings.django.store`): Auth.js's accounts,
+"""The tables of the Django ORM store (:mod:`io_bindings.django.orm.store`): Auth.js's accounts,
 sessions, verification tokens and authenticators (passkeys), all owned by
 ``settings.AUTH_USER_MODEL``, plus what a user model may lack and the revocation marks.
 
@@ -46,6 +46,7 @@ class Account(models.Model):
     )
 
     class Meta:
+        db_table = "sansio_auth_account"
         constraints = (
             models.UniqueConstraint(
                 fields=("provider", "provider_account_id"), name="sansio_auth_account_unique"
@@ -65,6 +66,9 @@ class Session(models.Model):
     )
     expires: models.DateTimeField[datetime, datetime] = models.DateTimeField()
 
+    class Meta:
+        db_table = "sansio_auth_session"
+
     def __str__(self) -> str:
         return f"session of user {self.user.pk} until {self.expires:%Y-%m-%d %H:%M}"
 
@@ -77,6 +81,7 @@ class VerificationToken(models.Model):
     expires: models.DateTimeField[datetime, datetime] = models.DateTimeField()
 
     class Meta:
+        db_table = "sansio_auth_verification_token"
         constraints = (
             models.UniqueConstraint(
                 fields=("identifier", "token"), name="sansio_auth_verification_token_unique"
@@ -103,6 +108,9 @@ class Authenticator(models.Model):
         max_length=255, null=True, blank=True
     )
 
+    class Meta:
+        db_table = "sansio_auth_authenticator"
+
     def __str__(self) -> str:
         return f"passkey {self.credential_id[:16]}…"
 
@@ -119,6 +127,9 @@ class UserProfile(models.Model):
     name: models.TextField[str | None, str | None] = models.TextField(null=True, blank=True)
     image: models.TextField[str | None, str | None] = models.TextField(null=True, blank=True)
 
+    class Meta:
+        db_table = "sansio_auth_user_profile"
+
     def __str__(self) -> str:
         return f"sign-in profile of user {self.user.pk}"
 
@@ -129,6 +140,9 @@ class SessionRevocation(models.Model):
 
     key: models.CharField[str, str] = models.CharField(max_length=255, primary_key=True)
     not_before: models.DateTimeField[datetime, datetime] = models.DateTimeField()
+
+    class Meta:
+        db_table = "sansio_auth_session_revocation"
 
     def __str__(self) -> str:
         return f"{self.key} not before {self.not_before:%Y-%m-%d %H:%M}"
