@@ -1,6 +1,7 @@
 """The tables of the Django ORM store (:mod:`io_bindings.django.orm.store`): Auth.js's accounts,
 sessions, verification tokens and authenticators (passkeys), all owned by
-``settings.AUTH_USER_MODEL``, plus what a user model may lack and the revocation marks.
+``settings.AUTH_USER_MODEL``, plus what a user model may lack, the revocation marks and the
+rate-limit counters.
 
 Users are your user model's rows. What Auth.js keeps on a user and your model has no field
 for (``email_verified``, and ``name`` and ``image`` unless the model has them) is kept in
@@ -65,6 +66,10 @@ class Session(models.Model):
         settings.AUTH_USER_MODEL, models.CASCADE, related_name="auth_sessions"
     )
     expires: models.DateTimeField[datetime, datetime] = models.DateTimeField()
+    sid: models.CharField[str | None, str | None] = models.CharField(
+        max_length=255, null=True, blank=True, db_index=True
+    )
+    """The provider session it belongs to (back-channel logout), when the sign-in had one."""
 
     class Meta:
         db_table = "sansio_auth_session"
@@ -136,13 +141,32 @@ class UserProfile(models.Model):
 
 class SessionRevocation(models.Model):
     """Sessions of ``key`` (``user:<id>``, ``sid:<sid>``) issued before ``not_before`` are
-    refused (JWT sessions; database sessions are deleted instead)."""
+    refused (JWT sessions; database sessions are deleted instead); forgotten once a later
+    mark's ``not_before`` has passed ``expires`` (``None``: kept)."""
 
     key: models.CharField[str, str] = models.CharField(max_length=255, primary_key=True)
     not_before: models.DateTimeField[datetime, datetime] = models.DateTimeField()
+    expires: models.DateTimeField[datetime | None, datetime | None] = models.DateTimeField(
+        null=True, blank=True, db_index=True
+    )
 
     class Meta:
         db_table = "sansio_auth_session_revocation"
 
     def __str__(self) -> str:
         return f"{self.key} not before {self.not_before:%Y-%m-%d %H:%M}"
+
+
+class RateLimitCounter(models.Model):
+    """A rate-limit counter: ``count`` hits since its window began, until ``reset_at``
+    (the engine's keys are HMACs, never an address in clear)."""
+
+    key: models.CharField[str, str] = models.CharField(max_length=255, primary_key=True)
+    count: models.BigIntegerField[int, int] = models.BigIntegerField()
+    reset_at: models.DateTimeField[datetime, datetime] = models.DateTimeField(db_index=True)
+
+    class Meta:
+        db_table = "sansio_auth_rate_limit_counter"
+
+    def __str__(self) -> str:
+        return f"{self.key[:16]}…: {self.count} until {self.reset_at:%H:%M:%S}"

@@ -23,16 +23,18 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import threading
+import time
 import uuid
 import weakref
 from collections.abc import Callable, Iterator, Mapping
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from django.contrib.auth import get_user_model
 from django.db import DatabaseError, IntegrityError, connections, models, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import Max
+from django.db.models import F, Max
 
 from sansio_auth.adapters import AdapterConflict
 
@@ -41,8 +43,10 @@ from ...db._errors import constraint_error, is_transient
 from ._user_fields import UserFields, from_db, to_db
 
 T = TypeVar("T")
-SESSION_LOOKUPS = ("session_token", "user_id", "expires")
+SESSION_LOOKUPS = ("session_token", "user_id", "expires", "sid")
 _ATTEMPTS = 5
+_PURGE_INTERVAL = 60.0
+"""Seconds between two purges of expired rate-limit counters by one store."""
 
 
 def _first(query: Any) -> Any:
@@ -73,6 +77,8 @@ class DjangoStore:
         self._user_fields = dict(user_fields)
         self._used: weakref.WeakSet[BaseDatabaseWrapper] = weakref.WeakSet()
         self._users: UserFields | None = None
+        self._purge_lock = threading.Lock()
+        self._next_purge = 0.0
 
     @property
     def users(self) -> UserFields:
@@ -362,13 +368,17 @@ class DjangoStore:
 
     @staticmethod
     def _session_record(row: Any) -> Record:
-        return {"session_token": row[0], "user_id": str(row[1]), "expires": from_db(row[2])}
+        record = {"session_token": row[0], "user_id": str(row[1]), "expires": from_db(row[2])}
+        if row[3] is not None:  # only a session of a provider session has a sid
+            record["sid"] = row[3]
+        return record
 
     def create_session(self, session: Record) -> Record:
         values = {
             "session_token": session["session_token"],
             "user_id": self._owner(session["user_id"]),
             "expires": to_db(session["expires"]),
+            "sid": session.get("sid"),
         }
         self._write(lambda: self._objects(self._models().Session).create(**values))
         return session
@@ -415,6 +425,9 @@ class DjangoStore:
         if key is None:
             return 0
         return self._write(lambda: int(self._sessions(user_id=key).delete()[0]))
+
+    def delete_sessions_by_sid(self, sid: str) -> int:
+        return self._write(lambda: int(self._sessions(sid=sid).delete()[0]))
 
     # verification tokens
 
@@ -483,18 +496,31 @@ class DjangoStore:
 
     # revocations
 
-    def set_sessions_not_before(self, key: str, not_before: datetime) -> None:
+    def set_sessions_not_before(
+        self, key: str, not_before: datetime, expires: datetime | None = None
+    ) -> None:
+        """A later mark wins, its expiry the later one (``None``, kept, wins); marks whose
+        expiry ``not_before`` (the engine's now) has passed are forgotten."""
         marks = self._objects(self._models().SessionRevocation)
 
         def work() -> None:
+            marks.filter(expires__lte=to_db(not_before)).delete()
             mark = marks.select_for_update().filter(key=key)
-            row = _first(mark.values_list("not_before"))
+            row = _first(mark.values_list("not_before", "expires"))
             if row is None:
-                marks.create(key=key, not_before=to_db(not_before))
-            elif (from_db(row[0]) or not_before) < not_before:
-                mark.update(not_before=to_db(not_before))
+                marks.create(key=key, not_before=to_db(not_before), expires=to_db(expires))
+                return
+            was, until = from_db(row[0]), from_db(row[1])
+            latest = max(was, not_before) if was is not None else not_before
+            kept = None if until is None or expires is None else max(until, expires)
+            mark.update(not_before=to_db(latest), expires=to_db(kept))
 
-        for attempt in range(_ATTEMPTS):  # a racing first mark of the key: the update wins
+        self._first_write_wins(work)
+
+    def _first_write_wins(self, work: Callable[[], None]) -> None:
+        """``work()`` again when a racing transaction inserted the same key first (then
+        ``work`` finds and updates that row)."""
+        for attempt in range(_ATTEMPTS):
             try:
                 self._write(work)
                 return
@@ -506,6 +532,44 @@ class DjangoStore:
         marks = self._objects(self._models().SessionRevocation).filter(key__in=keys)
         latest = self._read(lambda: marks.aggregate(latest=Max("not_before"))["latest"])
         return from_db(latest)
+
+    # rate-limit counters
+
+    def increment_counter(self, key: str, window: int, now: datetime) -> tuple[int, datetime]:
+        """See :class:`sansio_auth.adapters.Counters`: a counter whose window has passed
+        starts again; expired counters are purged now and then."""
+        counters = self._objects(self._models().RateLimitCounter)
+        found: list[tuple[int, datetime]] = []
+
+        def work() -> None:
+            found.clear()
+            if self._purge_due():
+                counters.filter(reset_at__lte=to_db(now)).delete()
+            counter = counters.select_for_update().filter(key=key)
+            row = _first(counter.values_list("count", "reset_at"))
+            reset_at = from_db(row[1]) if row is not None else None
+            if row is None or reset_at is None or reset_at <= now:
+                fresh = now + timedelta(seconds=window)
+                if row is None:
+                    counters.create(key=key, count=1, reset_at=to_db(fresh))
+                else:
+                    counter.update(count=1, reset_at=to_db(fresh))
+                found.append((1, fresh))
+            else:
+                counter.update(count=F("count") + 1)
+                found.append((int(row[0]) + 1, reset_at))
+
+        self._first_write_wins(work)
+        count, reset_at = found[0]
+        return count, reset_at.astimezone(UTC)
+
+    def _purge_due(self) -> bool:
+        now = time.monotonic()
+        with self._purge_lock:
+            if now < self._next_purge:
+                return False
+            self._next_purge = now + _PURGE_INTERVAL
+            return True
 
 
 class DjangoAdapter(StoreAdapter):

@@ -14,10 +14,22 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
+            name="RateLimitCounter",
+            fields=[
+                ("key", models.CharField(max_length=255, primary_key=True, serialize=False)),
+                ("count", models.BigIntegerField()),
+                ("reset_at", models.DateTimeField(db_index=True)),
+            ],
+            options={
+                "db_table": "sansio_auth_rate_limit_counter",
+            },
+        ),
+        migrations.CreateModel(
             name="SessionRevocation",
             fields=[
                 ("key", models.CharField(max_length=255, primary_key=True, serialize=False)),
                 ("not_before", models.DateTimeField()),
+                ("expires", models.DateTimeField(blank=True, db_index=True, null=True)),
             ],
             options={
                 "db_table": "sansio_auth_session_revocation",
@@ -84,6 +96,7 @@ class Migration(migrations.Migration):
                 ),
                 ("session_token", models.CharField(max_length=255, unique=True)),
                 ("expires", models.DateTimeField()),
+                ("sid", models.CharField(blank=True, db_index=True, max_length=255, null=True)),
                 (
                     "user",
                     models.ForeignKey(
