@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import threading
-import time
 import uuid
 import weakref
 from collections.abc import Callable, Iterator, Mapping
@@ -38,15 +36,20 @@ from django.db.models import F, Max
 
 from sansio_auth.adapters import AdapterConflict
 
-from ...db._base import ACCOUNT_FIELDS, AUTHENTICATOR_FIELDS, Record, StoreAdapter
+from ...db._base import (
+    ACCOUNT_FIELDS,
+    AUTHENTICATOR_FIELDS,
+    PURGE_INTERVAL,
+    Every,
+    Record,
+    StoreAdapter,
+)
 from ...db._errors import constraint_error, is_transient
 from ._user_fields import UserFields, from_db, to_db
 
 T = TypeVar("T")
 SESSION_LOOKUPS = ("session_token", "user_id", "expires", "sid")
 _ATTEMPTS = 5
-_PURGE_INTERVAL = 60.0
-"""Seconds between two purges of expired rate-limit counters by one store."""
 
 
 def _first(query: Any) -> Any:
@@ -77,8 +80,7 @@ class DjangoStore:
         self._user_fields = dict(user_fields)
         self._used: weakref.WeakSet[BaseDatabaseWrapper] = weakref.WeakSet()
         self._users: UserFields | None = None
-        self._purge_lock = threading.Lock()
-        self._next_purge = 0.0
+        self._purge = Every(PURGE_INTERVAL)
 
     @property
     def users(self) -> UserFields:
@@ -543,7 +545,7 @@ class DjangoStore:
 
         def work() -> None:
             found.clear()
-            if self._purge_due():
+            if self._purge.due():
                 counters.filter(reset_at__lte=to_db(now)).delete()
             counter = counters.select_for_update().filter(key=key)
             row = _first(counter.values_list("count", "reset_at"))
@@ -562,14 +564,6 @@ class DjangoStore:
         self._first_write_wins(work)
         count, reset_at = found[0]
         return count, reset_at.astimezone(UTC)
-
-    def _purge_due(self) -> bool:
-        now = time.monotonic()
-        with self._purge_lock:
-            if now < self._next_purge:
-                return False
-            self._next_purge = now + _PURGE_INTERVAL
-            return True
 
 
 class DjangoAdapter(StoreAdapter):
