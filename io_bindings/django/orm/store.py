@@ -21,17 +21,14 @@ makes a user; on other databases, make the field unique. See ``docs/databases/dj
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import uuid
-import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from django.contrib.auth import get_user_model
-from django.db import DatabaseError, IntegrityError, connections, models, transaction
-from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db import connections
 from django.db.models import F, Max
 
 from sansio_auth.adapters import AdapterConflict
@@ -44,41 +41,19 @@ from ...db._base import (
     Record,
     StoreAdapter,
 )
-from ...db._errors import constraint_error, is_transient
+from ._transactions import Transactions, first_row
 from ._user_fields import UserFields, from_db, to_db
 
 T = TypeVar("T")
 SESSION_LOOKUPS = ("session_token", "user_id", "expires", "sid")
-_ATTEMPTS = 5
 
 
-def _first(query: Any) -> Any:
-    """The first row of a ``values_list`` query, or ``None``."""
-    return next(iter(query[:1]), None)
-
-
-@contextlib.contextmanager
-def _write_lock_first(conn: BaseDatabaseWrapper) -> Iterator[None]:
-    """On SQLite, make the next transaction begin with the write lock (``BEGIN IMMEDIATE``)."""
-    if conn.vendor != "sqlite":
-        yield
-        return
-    conn.ensure_connection()
-    previous = conn.transaction_mode  # type: ignore[attr-defined]
-    conn.transaction_mode = "IMMEDIATE"  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        conn.transaction_mode = previous  # type: ignore[attr-defined]
-
-
-class DjangoStore:
+class DjangoStore(Transactions):
     """The synchronous store behind :class:`DjangoAdapter`."""
 
     def __init__(self, using: str, user_fields: Mapping[str, str | None]) -> None:
-        self.using = using
+        super().__init__(using)
         self._user_fields = dict(user_fields)
-        self._used: weakref.WeakSet[BaseDatabaseWrapper] = weakref.WeakSet()
         self._users: UserFields | None = None
         self._purge = Every(PURGE_INTERVAL)
 
@@ -93,14 +68,6 @@ class DjangoStore:
         from . import models as auth_models  # the apps are ready by the time a store is used
 
         return auth_models
-
-    def _objects(self, model: type[models.Model]) -> Any:
-        return model._default_manager.using(self.using)
-
-    def in_connection(self, function: Callable[[], T]) -> T:
-        """``function()`` with this thread's connection handled as the store's own calls'."""
-        with self._connection():
-            return function()
 
     def django_user(self, user_id: str) -> Any:
         """The model instance of the user ``user_id`` when it is active, else ``None`` (in the
@@ -120,50 +87,6 @@ class DjangoStore:
         self.users  # noqa: B018 - resolved now, so a wrong mapping fails at start
         with self._connection() as conn:
             conn.ensure_connection()
-
-    def close(self) -> None:
-        """Close the connections this store's calls opened, in whichever thread."""
-        for conn in list(self._used):
-            conn.inc_thread_sharing()
-            try:
-                conn.close()
-            finally:
-                conn.dec_thread_sharing()
-        self._used.clear()
-
-    @contextlib.contextmanager
-    def _connection(self) -> Iterator[BaseDatabaseWrapper]:
-        """This thread's connection, checked and released by the project's settings as
-        Django does when a request starts and ends."""
-        conn = connections[self.using]
-        self._used.add(conn)
-        conn.close_if_unusable_or_obsolete()
-        try:
-            yield conn
-        finally:
-            conn.close_if_unusable_or_obsolete()
-
-    def _read(self, work: Callable[[], T]) -> T:
-        with self._connection():
-            return work()
-
-    def _write(self, work: Callable[[], T]) -> T:
-        """``work()`` in one write transaction, again after a deadlock; constraint failures
-        named as the contract names them (a foreign key is checked at commit)."""
-        for attempt in range(_ATTEMPTS):
-            try:
-                with (
-                    self._connection() as conn,
-                    _write_lock_first(conn),
-                    transaction.atomic(using=self.using),
-                ):
-                    return work()
-            except IntegrityError as err:
-                raise (constraint_error(err.__cause__) or err) from err
-            except DatabaseError as err:
-                if not is_transient(err.__cause__) or attempt == _ATTEMPTS - 1:
-                    raise
-        raise AssertionError("unreachable")
 
     def _lock_email(self, email: str) -> None:
         """Hold a lock on ``email`` until the transaction ends, where the database's write
@@ -193,7 +116,7 @@ class DjangoStore:
         return self._objects(self.users.model).values_list(*self.users.lookups())
 
     def _get_user(self, **where: Any) -> Record | None:
-        row = _first(self._user_query().filter(**where).order_by("pk"))
+        row = first_row(self._user_query().filter(**where).order_by("pk"))
         return None if row is None else self.users.record(row)
 
     def create_user(self, user: Record) -> Record:
@@ -239,7 +162,7 @@ class DjangoStore:
         query = self._objects(self._models().Account).filter(
             provider=provider, provider_account_id=provider_account_id
         )
-        row = self._read(lambda: _first(query.values_list(*self.users.lookups("user__"))))
+        row = self._read(lambda: first_row(query.values_list(*self.users.lookups("user__"))))
         return None if row is None else self.users.record(row)
 
     def update_user(self, update: Record) -> Record:
@@ -291,7 +214,7 @@ class DjangoStore:
         return self._objects(self._models().Account).filter(**where)
 
     def _account(self, **where: Any) -> Record | None:
-        row = _first(self._accounts(**where).values_list(*ACCOUNT_FIELDS))
+        row = first_row(self._accounts(**where).values_list(*ACCOUNT_FIELDS))
         return None if row is None else self._account_record(row)
 
     @staticmethod
@@ -365,7 +288,7 @@ class DjangoStore:
         return self._objects(self._models().Session).filter(**where)
 
     def _session(self, session_token: str) -> Record | None:
-        row = _first(self._sessions(session_token=session_token).values_list(*SESSION_LOOKUPS))
+        row = first_row(self._sessions(session_token=session_token).values_list(*SESSION_LOOKUPS))
         return None if row is None else self._session_record(row)
 
     @staticmethod
@@ -393,7 +316,7 @@ class DjangoStore:
         if users.has_is_active:
             query = query.filter(user__is_active=True)
         query = query.values_list(*SESSION_LOOKUPS, *users.lookups("user__"))
-        row = self._read(lambda: _first(query))
+        row = self._read(lambda: first_row(query))
         if row is None:
             return None
         return self._session_record(row), users.record(row, len(SESSION_LOOKUPS))
@@ -443,7 +366,7 @@ class DjangoStore:
         where = tokens.filter(identifier=identifier, token=token)
 
         def work() -> Record | None:
-            row = _first(where.values_list("identifier", "token", "expires"))
+            row = first_row(where.values_list("identifier", "token", "expires"))
             if row is None:
                 return None
             # Of two racing uses both may read the row; only one deletes it.
@@ -467,7 +390,7 @@ class DjangoStore:
 
     def _authenticator(self, credential_id: str) -> Record | None:
         query = self._authenticators(credential_id=credential_id)
-        row = _first(query.values_list(*AUTHENTICATOR_FIELDS))
+        row = first_row(query.values_list(*AUTHENTICATOR_FIELDS))
         return None if row is None else self._authenticator_record(row)
 
     def get_authenticator(self, credential_id: str) -> Record | None:
@@ -508,7 +431,7 @@ class DjangoStore:
         def work() -> None:
             marks.filter(expires__lte=to_db(not_before)).delete()
             mark = marks.select_for_update().filter(key=key)
-            row = _first(mark.values_list("not_before", "expires"))
+            row = first_row(mark.values_list("not_before", "expires"))
             if row is None:
                 marks.create(key=key, not_before=to_db(not_before), expires=to_db(expires))
                 return
@@ -518,17 +441,6 @@ class DjangoStore:
             mark.update(not_before=to_db(latest), expires=to_db(kept))
 
         self._first_write_wins(work)
-
-    def _first_write_wins(self, work: Callable[[], None]) -> None:
-        """``work()`` again when a racing transaction inserted the same key first (then
-        ``work`` finds and updates that row)."""
-        for attempt in range(_ATTEMPTS):
-            try:
-                self._write(work)
-                return
-            except AdapterConflict:
-                if attempt == _ATTEMPTS - 1:
-                    raise
 
     def get_sessions_not_before(self, keys: list[str]) -> datetime | None:
         marks = self._objects(self._models().SessionRevocation).filter(key__in=keys)
@@ -548,7 +460,7 @@ class DjangoStore:
             if self._purge.due():
                 counters.filter(reset_at__lte=to_db(now)).delete()
             counter = counters.select_for_update().filter(key=key)
-            row = _first(counter.values_list("count", "reset_at"))
+            row = first_row(counter.values_list("count", "reset_at"))
             reset_at = from_db(row[1]) if row is not None else None
             if row is None or reset_at is None or reset_at <= now:
                 fresh = now + timedelta(seconds=window)
