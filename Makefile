@@ -63,8 +63,11 @@ lint: install
 typecheck: install
 	$(VENV)/bin/mypy
 	$(VENV)/bin/mypy --strict examples/django_project/myproject examples/django_project/manage.py
+	$(VENV)/bin/mypy --strict examples/django_users/usersite examples/django_users/members \
+	  examples/django_users/manage.py
 	$(VENV)/bin/mypy --strict examples/aiohttp_app.py
-	$(VENV)/bin/mypy --strict --explicit-package-bases examples/fastapi_app.py examples/starlette_app.py
+	$(VENV)/bin/mypy --strict --explicit-package-bases examples/fastapi_app.py examples/starlette_app.py \
+	  examples/fastapi_sqlalchemy_app.py
 	MYPYPATH=tests/support $(VENV)/bin/mypy --strict bench
 
 BENCH_SECONDS ?= 1

@@ -22,6 +22,7 @@ from .database import (
     sqlite_adapters,
 )
 from .database_http import database_http_figures
+from .django_orm import django_figures
 from .inprocess import session_checks_per_second
 from .load import generator
 from .oauth_round_trip import oauth_rows
@@ -101,6 +102,7 @@ def main(argv: list[str] | None = None) -> None:
         figures = _in_process(in_process_seconds, postgres_server)
         figures += http_figures(plan)
         figures += database_http_figures(plan, postgres_server)
+        figures += django_figures(plan, postgres_server)
     figures += worker_figures(plan)
     figures += [Figure(OAUTH, name, "per second", rate) for name, rate in oauth_rows()]
     print(table(figures), flush=True)

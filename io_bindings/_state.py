@@ -34,6 +34,8 @@ class AuthState:
         """Cookies to add to this request's response, in order, one per name."""
         self.failure: ActionResult | None = None
         """The last failed action: a handler that lets its error through gets its answer."""
+        self.user_id: str | None = None
+        """The id of the stored user the session belongs to, once it is read."""
         self._session: Any = _UNREAD
 
     def request(self) -> Request:
@@ -73,7 +75,7 @@ class AuthState:
 
     def remember(self, read: SessionRead) -> Any:
         """Keep a session read (or update): its session, and its cookies for the response."""
-        self._session = read.data
+        self._session, self.user_id = read.data, read.user_id
         self.add_cookies(read.cookies)
         return read.data
 

@@ -83,6 +83,7 @@ class Context:
         "query",
         "request",
         "secure",
+        "session_user_id",
         "settings",
         "token_states",
     )
@@ -123,6 +124,8 @@ class Context:
         self._callback_url: str | None = None
         self.token_states: dict[str, dict[str, Any]] = {}
         """The provider token states a session read found (refreshed as needed), by provider."""
+        self.session_user_id: str | None = None
+        """The id of the user whose live session a session read found (JWT: the ``sub``)."""
 
     # -- inputs -----------------------------------------------------------------------------
 

@@ -64,6 +64,9 @@ class SessionResult(Response, frozen=True, kw_only=True):
 
     data: Any = None
     """The session mapping, or ``None`` when signed out."""
+    user_id: str | None = None
+    """The id of the stored user the session belongs to (a JWT session's ``sub``), for the
+    server to find that user (a framework's ``request.user``); ``None`` when signed out."""
 
 
 class TokenResult(Response, frozen=True, kw_only=True):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -81,6 +82,29 @@ def format_time(value: datetime) -> str:
 def parse_time(text: str) -> datetime:
     """The inverse of :func:`format_time` (any ISO 8601 form with a zone)."""
     return utc(datetime.fromisoformat(text), "stored time")
+
+
+PURGE_INTERVAL = 60.0
+"""Seconds between two purges of expired rate-limit counters by one store."""
+
+
+class Every:
+    """Says when ``seconds`` have passed since it last said so (thread-safe; for the stores'
+    housekeeping, on the process's monotonic clock, never the engine's)."""
+
+    def __init__(self, seconds: float) -> None:
+        self._seconds = seconds
+        self._next = 0.0
+        self._lock = threading.Lock()
+
+    def due(self) -> bool:
+        """Whether it is time again (then not again for ``seconds``)."""
+        now = time.monotonic()
+        with self._lock:
+            if now < self._next:
+                return False
+            self._next = now + self._seconds
+            return True
 
 
 def new_id() -> str:

@@ -10,11 +10,15 @@ The runtime (its HTTP, provider cache and database pools) must live on **one** e
   to one process-wide loop (:mod:`io_bindings._loop`) and waits, async views included.
 
 A request is ASGI when Django built an :class:`~django.core.handlers.asgi.ASGIRequest`.
+While a call runs, :func:`current_request` is the Django request it serves (for the event
+handlers that send Django's signals, :mod:`io_bindings.django._signals`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine
+import contextlib
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from asgiref.sync import async_to_sync
@@ -24,18 +28,35 @@ from django.http import HttpRequest
 from .._loop import in_event_loop, wait, wait_async
 
 T = TypeVar("T")
+_serving: ContextVar[HttpRequest | None] = ContextVar("sansio_auth_django_request", default=None)
+
+
+def current_request() -> HttpRequest | None:
+    """The Django request whose runtime call is running here, if any."""
+    return _serving.get()
+
+
+@contextlib.contextmanager
+def _serving_request(request: HttpRequest) -> Iterator[None]:
+    token = _serving.set(request)
+    try:
+        yield
+    finally:
+        _serving.reset(token)
 
 
 def run(request: HttpRequest, call: Callable[[], Awaitable[T]]) -> T:
     """Run ``call()`` on the runtime's loop from sync code; its result."""
-    if isinstance(request, ASGIRequest):
-        return async_to_sync(_awaiting(call))()
-    return wait(call())
+    with _serving_request(request):
+        if isinstance(request, ASGIRequest):
+            return async_to_sync(_awaiting(call))()
+        return wait(call())
 
 
 async def arun(request: HttpRequest, call: Callable[[], Awaitable[T]]) -> T:
     """Await ``call()`` on the runtime's loop from async code."""
-    return await (call() if isinstance(request, ASGIRequest) else wait_async(call()))
+    with _serving_request(request):
+        return await (call() if isinstance(request, ASGIRequest) else wait_async(call()))
 
 
 def _awaiting(call: Callable[[], Awaitable[T]]) -> Callable[[], Coroutine[Any, Any, T]]:
@@ -47,4 +68,4 @@ def _awaiting(call: Callable[[], Awaitable[T]]) -> Callable[[], Coroutine[Any, A
     return wrapper
 
 
-__all__ = ["arun", "in_event_loop", "run"]
+__all__ = ["arun", "current_request", "in_event_loop", "run"]

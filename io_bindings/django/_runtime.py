@@ -16,6 +16,7 @@ from sansio_auth.settings import MIN_SECRET_LENGTH
 
 from .. import anyio as _anyio
 from ..runtimes import ConfigSource
+from ._signals import with_signals
 
 LazyConfig: TypeAlias = Callable[[HttpRequest], AuthConfig | Awaitable[AuthConfig]]
 
@@ -35,9 +36,11 @@ def platform_env() -> dict[str, str]:
 
 
 def make_runtime(config: AuthConfig, env: Mapping[str, str] | None = None) -> _anyio.Auth:
-    """The runtime for ``config`` (asyncio network backend), or ``ImproperlyConfigured``
+    """The runtime for ``config`` (asyncio network backend; Django's signals sent for its
+    sign-ins and sign-outs when it stores in the Django ORM), or ``ImproperlyConfigured``
     when the engine refuses the config or a secret is shorter than 32 characters."""
     try:
+        config = with_signals(config)
         auth = _anyio.Auth(config, env=platform_env() if env is None else env, backend="asyncio")
     except AuthError as err:
         raise ImproperlyConfigured(f"sansio-auth: {err}") from err

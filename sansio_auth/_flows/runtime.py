@@ -33,17 +33,20 @@ from .signout import sign_out as sign_out_route
 
 
 def read_session(ctx: Context) -> Step[Response]:
-    """The session of ``ctx``'s browser, as ``GET session`` reads it."""
-    session = yield from current_session(ctx)
-    return SessionResult(data=session, cookies=tuple(ctx.out_cookies))
+    """The session of ``ctx``'s browser, as ``GET session`` reads it, and whose it is."""
+    return _session_result(ctx, (yield from current_session(ctx)))
 
 
 def update_session(ctx: Context, data: Any) -> Step[Response]:
     """The session updated with ``data`` (``trigger="update"``), as ``POST session`` does."""
     if cross_site(ctx.request, ctx.origin):
         return SessionResult(status=403, body=REFUSED.body, headers=REFUSED.headers)
-    session = yield from current_session(ctx, update=True, data=data)
-    return SessionResult(data=session, cookies=tuple(ctx.out_cookies))
+    return _session_result(ctx, (yield from current_session(ctx, update=True, data=data)))
+
+
+def _session_result(ctx: Context, session: Any) -> SessionResult:
+    user_id = None if session is None else ctx.session_user_id
+    return SessionResult(data=session, user_id=user_id, cookies=tuple(ctx.out_cookies))
 
 
 def sign_in(ctx: Context, options: Options, *, form_post: bool) -> Step[Response]:

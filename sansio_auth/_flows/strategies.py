@@ -174,6 +174,8 @@ class JWTSessions(SessionStrategy):
             encoded = yield from ctx.encode_token(token)
             ctx.out_cookies.set_chunked(spec, encoded, ctx.now, present)
         user = {key: token[field] for key, field in _TOKEN_USER_FIELDS if field in token}
+        sub = token.get("sub")
+        ctx.session_user_id = sub if isinstance(sub, str) and sub else None
         return (
             yield from expose(ctx, user, expires, token=token, user=None, data=data, update=update)
         )
@@ -286,6 +288,7 @@ class DatabaseSessions(SessionStrategy):
                 return None
             set_session_cookie(ctx, value, expires)
         shown: dict[str, Any] = {k: user[k] for k in ("name", "email", "image") if k in user}
+        ctx.session_user_id = str(user["id"])
         return (
             yield from expose(ctx, shown, expires, token=None, user=user, data=data, update=update)
         )

@@ -12,6 +12,9 @@ from typing import Any
 
 import pytest
 
+from bench.django_orm import BARE as BARE_VIEW
+from bench.django_orm import OURS as DJANGO_STORE
+
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,7 +25,7 @@ def test_bench_prints_and_writes_every_figure_with_its_ratio(tmp_path: Path) -> 
     results = tmp_path / "results.json"
     done = subprocess.run(
         [sys.executable, "-m", "bench", "--quick", "--json", str(results)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+        cwd=ROOT, capture_output=True, text=True, timeout=240, check=True,
     )  # fmt: skip
     document = json.loads(results.read_text())
     assert document["command"] == f"python -m bench --quick --json {results}"
@@ -53,6 +56,12 @@ def test_bench_prints_and_writes_every_figure_with_its_ratio(tmp_path: Path) -> 
             assert len(http[route, column]["rounds"]) == 1  # --quick: one round
     assert ("PostgreSQL", "ours, uvicorn httptools + uvloop") in figures
     assert ("SQLite file", "ours, uvicorn httptools + uvloop") in figures
+    django = {(f["row"], f["column"]): f for f in document["figures"]
+              if f["section"].startswith("Django ORM store")}  # fmt: skip
+    for database in ("SQLite file", "PostgreSQL"):
+        bare, ours = django[database, BARE_VIEW], django[database, DJANGO_STORE]
+        assert ours["ratio"] == pytest.approx(ours["per_second"] / bare["per_second"], rel=1e-2)
+    assert len(django) == 4
     workers = [f for f in document["figures"] if f["section"].startswith("Workers")]
     assert [f["column"] for f in workers] == ["1 worker", "2 workers"]
     assert workers[1]["ratio"] == pytest.approx(

@@ -9,13 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import django
+import django_db
 import pytest
 from django.conf import settings as django_settings
 
-if not django_settings.configured:
-    django_settings.configure()
-    django.setup()
+if not django_settings.configured:  # the tests' one Django set-up, whichever module asks first
+    django_db.configure()
 
 from io_bindings.aiohttp import AiohttpAuth
 from io_bindings.anyio import AuthApp

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
+import django_db
 import httpx
 import pytest
 from db_servers import (
@@ -84,3 +86,17 @@ def mariadb_url(mariadb: MariaDBServer) -> Iterator[str]:
     url = mariadb.create_database()
     yield url
     mariadb.drop_database(url)
+
+
+@pytest.fixture(scope="session")
+def django_sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file with the Django test project's tables (migrated once), to copy."""
+    django_db.configure()
+    return django_db.sqlite_template(tmp_path_factory.mktemp("django"))
+
+
+@pytest.fixture(scope="session")
+def django_postgres_template(postgres_server: PostgresServer) -> str:
+    """A PostgreSQL database with the Django test project's tables (migrated once), to copy."""
+    django_db.configure()
+    return django_db.postgres_template(postgres_server)

@@ -6,20 +6,32 @@ runs on asyncio (psycopg 3: ``postgresql+psycopg://``), or an asyncio engine is 
 the check runs on an :class:`~sqlalchemy.ext.asyncio.AsyncEngine` bound to the first
 event loop that uses it; every other call, and every call on trio, goes through the
 synchronous store in worker threads.
+
+On psycopg the check skips SQLAlchemy's execution layer, which costs more than the query: its
+statement, compiled once, runs on the driver's own connection checked out of the asyncio
+engine's pool, and each value goes through the result processor of its column's type (and
+each parameter through its bind processor), as SQLAlchemy would apply them, so custom types
+(:class:`~io_bindings.db.sqlalchemy.UTCDateTime`, your own) read the same. Engines with
+execution events (``before_cursor_execute``, tracing) or echo keep the ordinary path.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import anyio
-from sqlalchemy import Engine, QueuePool, exc
+from sqlalchemy import Engine, QueuePool, Select, exc
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 if TYPE_CHECKING:
     from .._base import Record
     from ._store import SQLAlchemyStore
+
+_CONNECTION_EVENTS = ("before_execute", "after_execute", "before_cursor_execute",
+                      "after_cursor_execute")  # fmt: skip
+_DIALECT_EVENTS = ("do_execute", "do_execute_no_params", "handle_error")
 
 
 def asyncio_twin(engine: Engine) -> AsyncEngine | None:
@@ -38,6 +50,62 @@ def asyncio_twin(engine: Engine) -> AsyncEngine | None:
         return None
 
 
+class DriverQuery:
+    """A ``SELECT`` of one row run on the driver's connection (psycopg's ``AsyncConnection``)
+    of ``engine``'s pool: compiled once, parameters and values processed by their types."""
+
+    def __init__(self, engine: AsyncEngine, statement: Select[Any]) -> None:
+        dialect = engine.dialect
+        self.engine = engine
+        self.compiled = statement.compile(dialect=dialect)
+        binds = self.compiled.binds.items()
+        self.bind_processors = {
+            name: process
+            for name, bind in binds
+            if (process := bind.type.dialect_impl(dialect).bind_processor(dialect))
+        }
+        self.types = [column.type.dialect_impl(dialect) for column in statement.selected_columns]
+        self.result_processors: list[Callable[[Any], Any] | None] | None = None
+
+    @staticmethod
+    def suits(engine: AsyncEngine) -> bool:
+        """Whether statements may skip ``engine``'s execution layer: psycopg, no execution
+        events, no echo."""
+        sync = engine.sync_engine
+        events = [getattr(sync.dispatch, name) for name in _CONNECTION_EVENTS]
+        events += [getattr(sync.dialect.dispatch, name) for name in _DIALECT_EVENTS]
+        return sync.dialect.driver == "psycopg" and not any(events) and not sync.echo
+
+    async def first(self, params: Mapping[str, Any]) -> Sequence[Any] | None:
+        """The first row for ``params``, its values as SQLAlchemy would give them."""
+        values = self.compiled.construct_params(params)
+        for name, process in self.bind_processors.items():
+            values[name] = process(values[name])
+        raw = await self.engine.raw_connection()
+        try:
+            async with raw.driver_connection.cursor() as cursor:  # type: ignore[union-attr]
+                await cursor.execute(self.compiled.string, values)
+                row = await cursor.fetchone()
+                if self.result_processors is None:
+                    self.result_processors = self._processors(cursor.description)
+        except BaseException:
+            raw.invalidate()  # as SQLAlchemy does after a driver error: not back to the pool
+            raise
+        finally:
+            raw.close()
+        if row is None:
+            return None
+        pairs = zip(self.result_processors, row, strict=True)
+        return tuple(value if process is None else process(value) for process, value in pairs)
+
+    def _processors(self, description: Any) -> list[Callable[[Any], Any] | None]:
+        dialect = self.engine.dialect
+        return [
+            kind.result_processor(dialect, column.type_code)
+            for kind, column in zip(self.types, description, strict=True)
+        ]
+
+
 class AsyncioSessions:
     """``get_session_and_user`` of ``store`` on ``engine``, an asyncio engine used on ``loop``."""
 
@@ -45,14 +113,19 @@ class AsyncioSessions:
         self, store: SQLAlchemyStore, engine: AsyncEngine, loop: asyncio.AbstractEventLoop
     ) -> None:
         self.store, self.engine, self.loop = store, engine, loop
+        suits = DriverQuery.suits(engine)
+        self.direct = DriverQuery(engine, store.session_check) if suits else None
 
     async def session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
         """The session of ``session_token`` and its user (a cancelled read still ends first,
         so the connection goes back to the pool clean)."""
         with anyio.CancelScope(shield=True):
-            async with self.engine.connect() as conn:
-                result = await conn.execute(self.store.session_check, {"token": session_token})
-                row = result.first()
+            if self.direct is not None:
+                row = await self.direct.first({"token": session_token})
+            else:
+                async with self.engine.connect() as conn:
+                    result = await conn.execute(self.store.session_check, {"token": session_token})
+                    row = result.first()
         return None if row is None else self.store.session_and_user_records(row)
 
     async def close(self) -> None:

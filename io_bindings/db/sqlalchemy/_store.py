@@ -32,12 +32,10 @@ from sqlalchemy import (
 from sansio_auth.adapters import AdapterConflict
 
 from .._base import AUTHENTICATOR_FIELDS, SESSION_FIELDS, TOKEN_FIELDS, USER_FIELDS, Record
+from .._errors import constraint_error, is_transient
 from ._models import AuthModels, as_utc
 
 ACCOUNT_KEYS = ("user_id", "type", "provider", "provider_account_id", *TOKEN_FIELDS)
-_UNIQUE_CODES = {"23505", 1062, 1586, 2067, 1555}  # PostgreSQL, MySQL, SQLite extended codes
-_FOREIGN_KEY_CODES = {"23503", 1452, 1216, 787}
-_RETRY_CODES = {"40001", "40P01", 1213, 1205}  # serialization failure, deadlock, lock timeout
 _ATTEMPTS = 5
 
 
@@ -46,27 +44,9 @@ def _columns(model: Any) -> dict[str, Column[Any]]:
     return dict(model.__mapper__.columns.items())
 
 
-def _code(err: exc.DBAPIError) -> Any:
-    """The database's error code of ``err``: a MySQL number, SQLSTATE or SQLite's code."""
-    orig = err.orig
-    args = getattr(orig, "args", ())
-    if args and isinstance(args[0], int):  # MySQL's own number (its SQLSTATEs are generic)
-        return args[0]
-    for name in ("sqlstate", "sqlite_errorcode"):
-        code = getattr(orig, name, None)
-        if code is not None:
-            return code
-    return None
-
-
 def _conflict_or_missing(err: exc.IntegrityError) -> Exception:
     """A constraint failure as the contract names it."""
-    code, text = _code(err), str(err.orig)
-    if code in _FOREIGN_KEY_CODES or "FOREIGN KEY" in text:
-        return LookupError("no such user")
-    if code in _UNIQUE_CODES or "UNIQUE" in text:
-        return AdapterConflict(text)
-    return err
+    return constraint_error(err.orig) or err
 
 
 def _sqlite_transactions(engine: Engine) -> None:
@@ -153,7 +133,7 @@ class SQLAlchemyStore:
                 with self._write() as conn:
                     return work(conn, *args)
             except exc.DBAPIError as err:
-                if _code(err) not in _RETRY_CODES or attempt == _ATTEMPTS - 1:
+                if not is_transient(err.orig) or attempt == _ATTEMPTS - 1:
                     raise
         raise AssertionError("unreachable")
 

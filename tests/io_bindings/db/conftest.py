@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import django_db
 import pytest
 from db_servers import sqlalchemy_url as sqlalchemy_url_of
 from npm_cache import require_npm
@@ -29,6 +30,8 @@ ADAPTER_KINDS = [
     pytest.param("sqlalchemy-sqlite"),
     pytest.param("sqlalchemy-postgres", marks=pytest.mark.e2e),
     pytest.param("sqlalchemy-mariadb", marks=pytest.mark.e2e),
+    pytest.param("django-sqlite"),
+    pytest.param("django-postgres", marks=pytest.mark.e2e),
 ]
 
 
@@ -57,6 +60,8 @@ def make_adapter(
         return lambda: SQLiteAdapter(tmp_path / "auth.db")
     if adapter_kind.startswith("sqlalchemy-"):
         return sqlalchemy_adapters(adapter_kind.removeprefix("sqlalchemy-"), request, tmp_path)
+    if adapter_kind.startswith("django-"):
+        return django_adapters(adapter_kind.removeprefix("django-"), request, tmp_path)
     if adapter_kind == "postgres":
         from io_bindings.db.postgres import PostgresAdapter
 
@@ -86,6 +91,17 @@ def sqlalchemy_adapters(
 
     url = sqlalchemy_url(database, request, tmp_path)
     return lambda: SQLAlchemyAdapter(url, create_tables=True)
+
+
+def django_adapters(
+    database: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> Callable[[], StoreAdapter]:
+    """Makes Django ORM adapters on one new migrated database, under an alias of its own
+    (the test project's user model: Django's ``auth.User``, or ``DJANGO_SETTINGS_MODULE``'s)."""
+    from io_bindings.django.orm import DjangoAdapter
+
+    alias = django_db.fresh_database(database, request, tmp_path)
+    return lambda: DjangoAdapter(alias)
 
 
 @pytest.fixture

@@ -8,13 +8,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-import django
+import django_db
 import httpx
 from django.conf import settings
 
-if not settings.configured:
-    settings.configure()
-    django.setup()
+if not settings.configured:  # the tests' one Django set-up, whichever module asks first
+    django_db.configure()
 
 from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.wsgi import WSGIHandler

@@ -11,14 +11,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import django
+import django_db
 import httpx
 import pytest
 from django.conf import settings
 
-if not settings.configured:
-    settings.configure()
-    django.setup()
+if not settings.configured:  # the tests' one Django set-up, whichever module asks first
+    django_db.configure()
 
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, JsonResponse

@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-import django
+import django_db
 import pytest
 from django.conf import settings
 
-if not settings.configured:
-    settings.configure()
-    django.setup()
+if not settings.configured:  # the tests' one Django set-up, whichever module asks first
+    django_db.configure()
 
 from django.http import HttpResponse
 

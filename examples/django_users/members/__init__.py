@@ -1,0 +1,1 @@
+"""The project's own users: a custom user model signed in by e-mail address."""

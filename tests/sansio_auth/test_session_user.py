@@ -1,0 +1,74 @@
+"""Whose a session is: ``Engine.session`` and ``Engine.update_session`` answer, besides the
+session, the id of the stored user it belongs to (a JWT session's ``sub``), for a framework's
+``request.user``; ``None`` whenever the session is."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sansio_auth import Request
+from sansio_auth.actions import SessionResult
+from sansio_auth.providers import Credentials
+from tests.sansio_auth.adapter_faults import FaultyAdapter, seed_session, seed_user
+from tests.sansio_auth.driver import ANN, ORIGIN, START, AuthPair, users
+
+SESSION = "authjs.session-token"
+
+
+def request(cookie: str | None) -> Request:
+    headers = {} if cookie is None else {"cookie": cookie}
+    return Request(method="GET", url=f"{ORIGIN}/", headers=headers)
+
+
+def session_of(pair: AuthPair, cookie: str | None) -> SessionResult:
+    result = pair.performer.run(pair.engine.session(request(cookie)))
+    assert isinstance(result, SessionResult)
+    return result
+
+
+def route_answer(pair: AuthPair, cookie: str | None) -> Any:
+    headers = {} if cookie is None else {"cookie": cookie}
+    return pair.browser.get("/auth/session", headers=headers).json()
+
+
+def test_a_database_session_is_its_rows_user() -> None:
+    db = FaultyAdapter()
+    pair = AuthPair.build(adapter=db, session={"strategy": "database", "update_age": 0})
+    seed_user(db.store, "u1", "ada@example.com", name="Ada")
+    seed_session(db.store, "tok", "u1", START + 3600)
+    read = session_of(pair, f"{SESSION}=tok")
+    assert (read.data, read.user_id) == (route_answer(pair, f"{SESSION}=tok"), "u1")
+    assert "id" not in read.data["user"]  # the session itself does not name its user
+    for cookie in (f"{SESSION}=gone", None):
+        read = session_of(pair, cookie)
+        assert (read.data, read.user_id) == (None, None)
+
+
+def test_a_jwt_session_is_its_subs() -> None:
+    pair = AuthPair.build(providers=[Credentials(authorize=users(ANN))])
+    pair.browser.sign_in_with_credentials(username="ann", password="pw")
+    cookie = pair.browser.cookie_header()
+    read = session_of(pair, cookie)
+    assert (read.data, read.user_id) == (route_answer(pair, cookie), ANN["id"])
+    updated = pair.performer.run(pair.engine.update_session(request(cookie), {"x": 1}))
+    assert isinstance(updated, SessionResult)
+    assert updated.user_id == ANN["id"]
+
+
+def test_no_session_no_user() -> None:
+    """A token without ``sub`` belongs to no stored user; a session the ``session``
+    callback ends has none either."""
+    no_sub = AuthPair.build(
+        providers=[Credentials(authorize=users(ANN))],
+        callbacks={"jwt": lambda token, **_: {k: v for k, v in token.items() if k != "sub"}},
+    )
+    no_sub.browser.sign_in_with_credentials(username="ann", password="pw")
+    read = session_of(no_sub, no_sub.browser.cookie_header())
+    assert read.data["user"]["email"] == ANN["email"]
+    assert read.user_id is None
+    ended = AuthPair.build(
+        providers=[Credentials(authorize=users(ANN))], callbacks={"session": lambda **_: None}
+    )
+    ended.browser.sign_in_with_credentials(username="ann", password="pw")
+    read = session_of(ended, ended.browser.cookie_header())
+    assert (read.data, read.user_id) == (None, None)
