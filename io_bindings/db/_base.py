@@ -32,6 +32,8 @@ from sansio_auth.adapters import (
     VerificationToken,
 )
 
+from ._accounts import AccountMethods, AccountStoreMethods
+
 T = TypeVar("T")
 Record = dict[str, Any]
 
@@ -193,7 +195,7 @@ def session_and_user(found: tuple[Record, Record] | None) -> SessionAndUser | No
     return cast(SessionAndUser, {"session": found[0], "user": found[1]})
 
 
-class Store(Protocol):
+class Store(AccountStoreMethods, Protocol):
     """The synchronous side of an adapter: the same methods, each one transaction.
 
     Arguments arrive normalised (see ``normal_*``); results use the same shapes.
@@ -232,7 +234,7 @@ class Store(Protocol):
     def get_sessions_not_before(self, keys: list[str]) -> datetime | None: ...
 
 
-class StoreAdapter:
+class StoreAdapter(AccountMethods):
     """The async :class:`~sansio_auth.adapters.Adapter` over a :class:`Store`.
 
     The store is opened (connected, schema created or migrated) on first use or

@@ -27,6 +27,7 @@ from .email_apis import (
 )
 from .oauth import ClientOptions, Endpoint, Hooks, OAuthProvider, OIDCProvider
 from .services.apple import apple_client_secret
+from .password import Password, PasswordProvider
 from .webauthn import Passkey, WebAuthn, WebAuthnProvider
 
 PROVIDER_KINDS: dict[str, type[Provider]] = {
@@ -34,6 +35,7 @@ PROVIDER_KINDS: dict[str, type[Provider]] = {
     "email": EmailProvider,
     "oauth": OAuthProvider,
     "oidc": OIDCProvider,
+    "password": PasswordProvider,
     "webauthn": WebAuthnProvider,
 }
 """Record type of each provider ``type``, for providers given as mappings.
@@ -62,6 +64,8 @@ __all__ = [
     "OAuthProvider",
     "OIDCProvider",
     "Passkey",
+    "Password",
+    "PasswordProvider",
     "Postmark",
     "PostmarkProvider",
     "Provider",
