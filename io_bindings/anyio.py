@@ -17,7 +17,7 @@ from sansio_auth.drivers import async_performer
 from sansio_auth.events import Action, Event
 from sansio_auth.oauth.cache import ProviderCache
 
-from ._driver_io import HTTPTransport, log_writer
+from ._driver_io import CPUPool, HTTPTransport, log_writer
 from ._runtime import AccessToken, Call, Runtime, SessionRead, T
 from ._single_flight import SingleFlight, key_of
 from .http import AnyioBackend, AsyncioBackend, HTTPClient, NetworkBackend
@@ -105,8 +105,10 @@ class Auth(Runtime):
             transport = HTTPClient(network_backend(backend), proxy_env=self.env)
             self.http_client = transport
         self.transport = transport
+        self.cpu = CPUPool()
+        """Where password hashing runs: worker threads, one per CPU at most."""
         self._perform = async_performer(
-            send_http=transport.send, log=log_writer(self.settings.debug)
+            send_http=transport.send, log=log_writer(self.settings.debug), offload=self.cpu
         )
         self._single_flight = SingleFlight(clock)
 

@@ -149,7 +149,9 @@ def hash_password(password: str, salt: bytes, params: Argon2Params) -> Step[str]
     return event.hash
 
 
-def verify_password(password: str, stored: str | None, params: Argon2Params) -> Step[PasswordChecked]:
+def verify_password(
+    password: str, stored: str | None, params: Argon2Params
+) -> Step[PasswordChecked]:
     """Check ``password`` against ``stored`` (``None``: the same work, answered "not valid")."""
     event = yield VerifyPassword(password=password, stored=stored, params=params)
     if isinstance(event, Failed):

@@ -34,6 +34,8 @@ from .events import (
     InvokeCallback,
     Log,
     OutboundRequest,
+    PasswordChecked,
+    PasswordHashed,
     SendHTTP,
     VerifyPassword,
 )
@@ -66,6 +68,8 @@ def _answer(action: Action, value: Any) -> Event:
     if isinstance(action, InvokeCallback | CallAdapter):
         return action.answer(value)
     if isinstance(action, CPU_ACTIONS):
+        if not isinstance(value, PasswordHashed | PasswordChecked):
+            raise TypeError(f"{type(action).__name__} returned {type(value).__name__}")
         return value  # the event itself
     if isinstance(action, SendHTTP):
         if not isinstance(value, HTTPResponse):

@@ -83,7 +83,9 @@ class PasswordChecked(msgspec.Struct, frozen=True, kw_only=True):
     """The hash is not argon2id with the current parameters: store a new one."""
 
 
-Event = HTTPResponse | CallbackReturned | AdapterReturned | PasswordHashed | PasswordChecked | Failed
+Event = (
+    HTTPResponse | CallbackReturned | AdapterReturned | PasswordHashed | PasswordChecked | Failed
+)
 
 
 class OutboundRequest(msgspec.Struct, frozen=True, kw_only=True):

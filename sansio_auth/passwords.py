@@ -77,9 +77,9 @@ def normalize(password: str) -> str:
     return unicodedata.normalize("NFKC", password)
 
 
-def problem(password: object, *, min_length: int = MIN_LENGTH, max_length: int = MAX_LENGTH) -> (
-    Problem | None
-):
+def problem(
+    password: object, *, min_length: int = MIN_LENGTH, max_length: int = MAX_LENGTH
+) -> Problem | None:
     """Why ``password`` cannot be a new password, or ``None`` when it can."""
     if not isinstance(password, str) or not password:
         return "missing"
@@ -195,7 +195,7 @@ def _pbkdf2_matches(stored: str, password: str) -> bool:
 
 def _bcrypt_matches(stored: str, password: bytes) -> bool:
     try:
-        import bcrypt  # noqa: PLC0415 - optional: only users migrating bcrypt hashes need it
+        import bcrypt
     except ImportError as err:
         raise RuntimeError(
             "a bcrypt password hash was found: install the bcrypt package "

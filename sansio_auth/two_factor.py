@@ -30,7 +30,7 @@ RECOVERY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 """Lower-case letters and digits without the look-alikes (i/l/1, o/0)."""
 RECOVERY_LENGTH = 10
 """Characters per code (about 49 bits), shown as two groups of five."""
-SECRET_SALT = "sansio-auth.totp-secret"
+SECRET_SALT = "sansio-auth.totp-secret"  # noqa: S105 - a key derivation salt
 RECOVERY_SALT = "sansio-auth.recovery-code"
 SEALED_PREFIX = "v1."
 
@@ -68,10 +68,10 @@ def decide(*, covered: bool, enrolled: bool, required: bool, trusted: bool) -> N
 
 def new_recovery_codes(entropy: Callable[[int], bytes], count: int = RECOVERY_CODES) -> list[str]:
     """``count`` fresh codes, ``xxxxx-xxxxx``, from the injected entropy."""
-    codes = []
+    codes: list[str] = []
     size = len(RECOVERY_ALPHABET)
     while len(codes) < count:
-        chars = []
+        chars: list[str] = []
         while len(chars) < RECOVERY_LENGTH:
             for byte in entropy(16):
                 if byte < 256 - 256 % size:  # no modulo bias
