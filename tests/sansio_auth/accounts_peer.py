@@ -79,7 +79,7 @@ def build(
 ) -> Accounts:
     adapter = MemoryAdapter()
     outbox = Outbox()
-    provider = Password(send_email=outbox, argon2=FAST, **(password or {}))
+    provider = Password(**{"send_email": outbox, "argon2": FAST, **(password or {})})
     config = AuthConfig(
         secret=SECRET,
         trust_host=True,
