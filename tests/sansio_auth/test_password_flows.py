@@ -52,9 +52,11 @@ def test_sign_up_verify_and_sign_in() -> None:
     response = sign_up(accounts, ANN, PW)
     assert response.location.endswith("/verify-request?provider=password&type=verify-email")
     user = user_of(accounts)
-    assert user is not None and user["email_verified"] is None
+    assert user is not None
+    assert user["email_verified"] is None
     stored = accounts.adapter.store.passwords[user["id"]]
-    assert stored.startswith("$argon2id$") and PW not in stored
+    assert stored.startswith("$argon2id$")
+    assert PW not in stored
     assert accounts.outbox.last().kind == "verify-email"
     # before verification: no session, the link is sent again
     assert sign_in(accounts, ANN, PW).location.endswith("type=verify-email")
@@ -63,7 +65,8 @@ def test_sign_up_verify_and_sign_in() -> None:
     assert verify(accounts, ANN).status == 200
     assert user_of(accounts)["email_verified"] is not None  # type: ignore[index]
     response = sign_in(accounts, ANN, PW)
-    assert response.status == 302 and response.location == "http://localhost:3000"
+    assert response.status == 302
+    assert response.location == "http://localhost:3000"
     assert accounts.browser.session()["user"]["email"] == ANN
 
 
@@ -91,9 +94,12 @@ def test_a_refused_password_at_sign_up_writes_nothing(password: str, error: str)
     accounts = build()
     accounts.pair.performer.clear()
     response = sign_up(accounts, ANN, password)
-    assert response.status == 400 and b"<form" in response.body
-    assert user_of(accounts) is None and accounts.outbox.sent == []
-    assert writes(accounts) == [] and actions(accounts, HashPassword) == []
+    assert response.status == 400
+    assert b"<form" in response.body
+    assert user_of(accounts) is None
+    assert accounts.outbox.sent == []
+    assert writes(accounts) == []
+    assert actions(accounts, HashPassword) == []
     json = accounts.browser.post(
         f"{accounts.base}/signup",
         json={"csrfToken": accounts.browser.csrf_token(), "email": ANN, "password": password},
@@ -133,7 +139,8 @@ def test_sign_in_answers_alike_for_unknown_addresses(known: bool, right: bool) -
     email = ANN if known else "nobody@example.com"
     response = sign_in(accounts, email, PW if right else "wrong password!")
     checks = actions(accounts, VerifyPassword)
-    assert len(checks) == 1 and checks[0].params == FAST
+    assert len(checks) == 1
+    assert checks[0].params == FAST
     if known and right:
         assert response.location == "http://localhost:3000"
     else:
@@ -152,7 +159,8 @@ def test_sign_up_answers_alike_for_taken_addresses(taken: bool) -> None:
     assert response.location.endswith("/verify-request?provider=password&type=verify-email")
     assert len(actions(accounts, HashPassword)) == 1
     [mail] = accounts.outbox.sent[before:]
-    assert mail.to == email and mail.kind == ("account-exists" if taken else "verify-email")
+    assert mail.to == email
+    assert mail.kind == ("account-exists" if taken else "verify-email")
 
 
 @settings(max_examples=6, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -269,15 +277,18 @@ def test_change_email_takes_effect_when_the_new_address_is_confirmed() -> None:
     wrong = b.post(f"{accounts.base}/change-email",
                    form={"csrfToken": b.csrf_token(), "email": "new@example.com",
                          "password": "wrong one!"})  # fmt: skip
-    assert wrong.status == 400 and accounts.outbox.last().kind == "verify-email"
+    assert wrong.status == 400
+    assert accounts.outbox.last().kind == "verify-email"
     response = b.post(f"{accounts.base}/change-email",
                       form={"csrfToken": b.csrf_token(), "email": "new@example.com",
                             "password": PW})  # fmt: skip
     assert response.status == 200
     mail = accounts.outbox.last("change-email")
-    assert mail.to == "new@example.com" and user_of(accounts) is not None  # not yet
+    assert mail.to == "new@example.com"
+    assert user_of(accounts) is not None
     assert b.get(mail.path).status == 200
-    assert user_of(accounts) is None and user_of(accounts, "new@example.com") is not None
+    assert user_of(accounts) is None
+    assert user_of(accounts, "new@example.com") is not None
     assert b.get(mail.path).location.endswith("error=Verification")
 
 
@@ -290,7 +301,8 @@ def test_change_email_to_a_taken_address_answers_alike_and_sends_nothing() -> No
     response = b.post(f"{accounts.base}/change-email",
                       form={"csrfToken": b.csrf_token(), "email": "bob@example.com",
                             "password": PW})  # fmt: skip
-    assert response.status == 200 and len(accounts.outbox.sent) == before
+    assert response.status == 200
+    assert len(accounts.outbox.sent) == before
 
 
 def test_json_answers() -> None:
@@ -312,6 +324,7 @@ def test_the_providers_list_says_credentials_for_auth_js_clients() -> None:
 def test_the_sign_in_page_has_the_password_form_and_links() -> None:
     page = build().browser.get("/auth/signin").body.decode()
     assert 'action="http://localhost:3000/auth/callback/password"' in page
-    assert "/auth/forgot-password" in page and "/auth/signup" in page
+    assert "/auth/forgot-password" in page
+    assert "/auth/signup" in page
     closed = build(password={"sign_up": False}).browser.get("/auth/signin").body.decode()
     assert "/auth/signup" not in closed

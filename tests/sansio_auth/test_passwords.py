@@ -46,7 +46,8 @@ def test_the_hash_is_deterministic_in_its_salt() -> None:
 def test_a_hash_of_other_parameters_is_valid_and_flagged_for_rehash() -> None:
     old = hash_password("pw-pw-pw-pw", SALT, FAST)
     checked = verify_password("pw-pw-pw-pw", old, OWASP)
-    assert checked.valid and checked.needs_rehash
+    assert checked.valid
+    assert checked.needs_rehash
     assert not verify_password("nope-nope", old, OWASP).needs_rehash  # only a valid one
 
 
@@ -66,7 +67,8 @@ def test_argon2_hashes_of_other_libraries_check_as_typed() -> None:
     for kind in (argon2.Type.ID, argon2.Type.I):
         foreign = argon2.PasswordHasher(time_cost=1, memory_cost=64, type=kind).hash(decomposed)
         checked = verify_password(decomposed, foreign, FAST)
-        assert checked.valid and checked.needs_rehash
+        assert checked.valid
+        assert checked.needs_rehash
 
 
 def django_pbkdf2(password: str, salt: str = "seasalt", iterations: int = 1000) -> str:
@@ -125,7 +127,8 @@ def test_rules_only_count_characters(password: str) -> None:
 def test_long_passphrases_are_welcome_up_to_the_bound() -> None:
     assert problem("a" * MAX_LENGTH) is None
     assert problem("a" * (MAX_LENGTH + 1)) == "too_long"
-    assert too_long("a" * (MAX_LENGTH + 1)) and not too_long("a" * MAX_LENGTH)
+    assert too_long("a" * (MAX_LENGTH + 1))
+    assert not too_long("a" * MAX_LENGTH)
     assert problem(None) == "missing"
     assert problem("short", min_length=6) == "too_short"
 

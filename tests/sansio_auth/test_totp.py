@@ -57,9 +57,11 @@ def test_a_code_is_good_within_one_step_either_side(now: int, offset: int) -> No
     code = hotp(KEY, step)
     found = accepted_step(KEY, code, now, last_step=None)
     if abs(offset) <= 1:
-        assert found is not None and abs(found - time_step(now)) <= 1
+        assert found is not None
+        assert abs(found - time_step(now)) <= 1
     elif found is not None:  # another step in the window happens to have the same code
-        assert hotp(KEY, found) == code and abs(found - time_step(now)) <= 1
+        assert hotp(KEY, found) == code
+        assert abs(found - time_step(now)) <= 1
 
 
 @given(times, st.integers(min_value=-1, max_value=1), st.integers(min_value=0, max_value=3))
@@ -72,7 +74,8 @@ def test_a_code_is_refused_once_its_step_or_a_later_one_was_used(
     # refused, unless a later step of the window happens to have the very same code
     assert again is None or (again > step + later and hotp(KEY, again) == code)
     first = accepted_step(KEY, code, now, last_step=step - 1)
-    assert first is not None and first >= step
+    assert first is not None
+    assert first >= step
 
 
 @given(st.text(max_size=12))
@@ -92,7 +95,8 @@ def test_codes_typed_with_spaces_or_a_dash() -> None:
 @given(st.binary(min_size=20, max_size=20))
 def test_secret_round_trip(raw: bytes) -> None:
     secret = new_secret(raw)
-    assert "=" not in secret and secret == secret.upper()
+    assert "=" not in secret
+    assert secret == secret.upper()
     assert secret_key(secret) == raw
     assert secret_key(secret.lower()) == raw
 

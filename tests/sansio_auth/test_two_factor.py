@@ -46,7 +46,8 @@ def test_the_second_factor_table(
 
 
 def test_covers() -> None:
-    assert covers(("password",), "password") and not covers(("password",), "github")
+    assert covers(("password",), "password")
+    assert not covers(("password",), "github")
     assert covers("all", "github")
 
 
@@ -55,7 +56,8 @@ def test_recovery_codes_are_distinct_and_readable(seed: int) -> None:
     codes = new_recovery_codes(seeded_entropy(seed))
     assert len(set(codes)) == len(codes) == RECOVERY_CODES
     for code in codes:
-        assert len(code) == 11 and code[5] == "-"
+        assert len(code) == 11
+        assert code[5] == "-"
         assert clean_recovery_code(code.upper().replace("-", " ")) == code.replace("-", "")
 
 
