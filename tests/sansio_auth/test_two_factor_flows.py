@@ -159,7 +159,7 @@ def test_an_altered_pending_sign_in_is_refused() -> None:
 
 def test_a_trusted_device_skips_the_challenge_until_set_up_again() -> None:
     accounts = ann(trust_device_days=7)
-    uri, codes = enrol(accounts)
+    uri, _codes = enrol(accounts)
     b = accounts.browser
     sign_in(accounts, ANN, PW)
     post(accounts, "two-factor", method="totp", code=code_for(uri, b.clock.now), trust_device="1")
@@ -232,7 +232,7 @@ def test_new_recovery_codes_replace_the_old_ones() -> None:
             "csrfToken": b.csrf_token(),
             "action": "regenerate",
             "code": code_for(uri, b.clock.now),
-        },  # fmt: skip
+        },
         headers=JSON,
     ).json()["recovery_codes"]
     assert set(fresh).isdisjoint(codes)
