@@ -39,6 +39,8 @@ from ._base import (
     parse_time,
     session_and_user,
 )
+from ._sqlite_accounts import MIGRATION as ACCOUNTS_MIGRATION
+from ._sqlite_accounts import SQLiteAccounts
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (  # version 1
@@ -96,6 +98,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             not_before TEXT NOT NULL
         )""",
     ),
+    ACCOUNTS_MIGRATION,  # version 3: password hashes and second factors
 )
 """Schema migrations: entry ``n`` takes the schema from version ``n`` to ``n + 1``."""
 
@@ -194,7 +197,7 @@ def _integrity() -> Iterator[None]:
         raise
 
 
-class SQLiteStore:
+class SQLiteStore(SQLiteAccounts):
     """The synchronous store behind :class:`SQLiteAdapter` (a small pool of connections)."""
 
     def __init__(self, path: str | PathLike[str], *, pool_size: int, timeout: float) -> None:
