@@ -14,19 +14,27 @@ from ._accounts import Record
 Connection = psycopg.Connection[dict[str, Any]]
 
 MIGRATION: tuple[str, ...] = (
-    """CREATE TABLE IF NOT EXISTS user_passwords (
-        "userId" INTEGER NOT NULL REFERENCES users ON DELETE CASCADE,
-        hash TEXT NOT NULL,
-        PRIMARY KEY ("userId")
-    )""",
-    """CREATE TABLE IF NOT EXISTS user_two_factors (
-        "userId" INTEGER NOT NULL REFERENCES users ON DELETE CASCADE,
-        "totpSecret" TEXT NOT NULL,
-        "totpLastStep" BIGINT,
-        "recoveryCodes" TEXT[] NOT NULL,
-        "enabledAt" TIMESTAMPTZ NOT NULL,
-        PRIMARY KEY ("userId")
-    )""",
+    # "userId" takes the type of users.id (integer for Auth.js's SERIAL; text or uuid for
+    # tables of one's own)
+    """DO $$
+    DECLARE id_type TEXT;
+    BEGIN
+        SELECT format_type(atttypid, atttypmod) INTO id_type FROM pg_attribute
+        WHERE attrelid = 'users'::regclass AND attname = 'id';
+        EXECUTE format('CREATE TABLE IF NOT EXISTS user_passwords (
+            "userId" %s NOT NULL REFERENCES users ON DELETE CASCADE,
+            hash TEXT NOT NULL,
+            PRIMARY KEY ("userId")
+        )', id_type);
+        EXECUTE format('CREATE TABLE IF NOT EXISTS user_two_factors (
+            "userId" %s NOT NULL REFERENCES users ON DELETE CASCADE,
+            "totpSecret" TEXT NOT NULL,
+            "totpLastStep" BIGINT,
+            "recoveryCodes" TEXT[] NOT NULL,
+            "enabledAt" TIMESTAMPTZ NOT NULL,
+            PRIMARY KEY ("userId")
+        )', id_type);
+    END $$""",
 )
 """The migration that adds them (password accounts and two-factor)."""
 
