@@ -201,6 +201,28 @@ class Auth(Runtime):
         due (concurrent refreshes of one token share one token-endpoint call)."""
         return await self.run(self.access_token_call(request, provider))
 
+    # -- accounts (not in Auth.js; docs/accounts.md) ----------------------------------------
+
+    async def create_password_user(
+        self, email: str, password: str, *, name: str | None = None, verified: bool = False
+    ) -> dict[str, Any]:
+        """Create a user with ``email`` and ``password`` (hashed in a worker thread); the user
+        as stored. :class:`ValueError` names refused input (``too_short``, ``invalid_email``,
+        ``email_taken``...)."""
+        return await self.run(self.create_password_user_call(email, password, name, verified))
+
+    async def set_password(self, user_id: str, password: str) -> None:
+        """Set the password of ``user_id`` (an administrator's reset; their sessions stay)."""
+        await self.run(self.set_password_call(user_id, password))
+
+    async def two_factor_status(self, user_id: str) -> dict[str, Any]:
+        """``{"enabled": bool, "recovery_codes_left": int}`` of ``user_id``."""
+        return await self.run(self.two_factor_status_call(user_id))
+
+    async def reset_two_factor(self, user_id: str) -> bool:
+        """Remove the second factor of ``user_id`` (a lost phone); whether they had one."""
+        return await self.run(self.reset_two_factor_call(user_id))
+
 
 class AuthApp:
     """An ASGI app serving the auth routes under ``base_path``.

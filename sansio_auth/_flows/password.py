@@ -28,8 +28,8 @@ from .accounts import (
     send,
     use_token,
 )
-from .login import LoginResult, finish_login, run_sign_in_callback, undo_sign_up
-from .strategies import utc
+from .login import finish_login, run_sign_in_callback, undo_sign_up
+from .strategies import LoginResult, utc
 
 ACCOUNT_TYPE = "password"
 

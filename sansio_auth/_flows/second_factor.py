@@ -31,7 +31,7 @@ from ..two_factor import (
 )
 
 if TYPE_CHECKING:
-    from .login import LoginResult
+    from .strategies import LoginResult
 
 
 def intercept(

@@ -21,8 +21,9 @@ from ..providers import WebAuthnProvider
 from ..two_factor import Pending, enrolled_at
 from .accounts import answer, new_code, password_provider, send
 from .factors import enable, enrol_form, new_codes_page, verify_factor
-from .login import LoginResult, complete_login
+from .login import complete_login
 from .second_factor import clear_pending, pending_of, trust_device
+from .strategies import LoginResult
 from .webauthn import _credential_id, _response_data
 
 METHODS = ("totp", "recovery", "email", "passkey", "send-email", "enrol")

@@ -26,8 +26,8 @@ from .email_apis import (
     SendGridProvider,
 )
 from .oauth import ClientOptions, Endpoint, Hooks, OAuthProvider, OIDCProvider
-from .services.apple import apple_client_secret
 from .password import Password, PasswordProvider
+from .services.apple import apple_client_secret
 from .webauthn import Passkey, WebAuthn, WebAuthnProvider
 
 PROVIDER_KINDS: dict[str, type[Provider]] = {
