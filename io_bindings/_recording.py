@@ -94,6 +94,7 @@ an address, so a flow replayed with it takes the path it took with the real one.
 _EMAIL = re.compile(r"[A-Za-z0-9.!#$%&'*+=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+")
 _EMAIL_PLACEHOLDER = re.compile(rf"(__redacted_\d+__)@{re.escape(EMAIL_DOMAIN)}")
 _PASSWORD_HASH = re.compile(r"^(\$argon2|argon2\$|pbkdf2_sha256\$|\$2[aby]\$|bcrypt(_sha256)?\$)")
+"""A password hash in any format :mod:`sansio_auth.passwords` reads: redacted wherever it is."""
 _JWT = re.compile(r"^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$")
 
 
@@ -443,6 +444,8 @@ class Redactor:
         if isinstance(value, list):
             return [self.tree(item) for item in value]
         if isinstance(value, str):
+            if _PASSWORD_HASH.match(value):  # e.g. what get_password_hash returned
+                return self.placeholder(value)
             return self.placeholder(value) if self.is_email(value) else self.url(value)
         return value
 

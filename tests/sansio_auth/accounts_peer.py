@@ -3,7 +3,7 @@ engine with a password provider (and two-factor) on the memory adapter."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -38,11 +38,12 @@ class Mail:
         return f"{parts.path}?{parts.query}" if parts.query else parts.path
 
 
-@dataclass(eq=False)
 class Outbox:
-    """A ``send_email`` that keeps every message."""
+    """A ``send_email`` that keeps every message (an opaque object, as a real sender is: a
+    recording names it rather than writing what it holds)."""
 
-    sent: list[Mail] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.sent: list[Mail] = []
 
     def __call__(
         self, identifier: str, url: str, message: VerificationMessage, kind: str, token: Any
