@@ -17,6 +17,7 @@ import hashlib
 import hmac
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 import msgspec
@@ -112,6 +113,7 @@ def stored_codes(codes: Iterable[str], secret: str) -> list[str]:
 # -- the TOTP secret at rest ---------------------------------------------------------------------
 
 
+@lru_cache(maxsize=16)
 def _aes(secret: str) -> tuple[AESGCM, str]:
     key = jwt.derive_key(secret, SECRET_SALT, "A256GCM")
     return AESGCM(key.material), key.kid[:8]
