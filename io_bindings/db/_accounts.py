@@ -1,14 +1,17 @@
-"""The account methods every adapter of :mod:`io_bindings.db` adds to Auth.js's interface:
+"""The account methods the adapters of :mod:`io_bindings.db` add to Auth.js's interface:
 password hashes and second factors (:class:`sansio_auth.adapters.AccountStore`).
 
-:class:`AccountMethods` is the async side, mixed into :class:`~._base.StoreAdapter`; each
-store implements the synchronous :class:`AccountStoreMethods`, one transaction per method.
+:class:`AccountMethods` is the async side, mixed into an adapter (before
+:class:`~._base.StoreAdapter`) whose store implements the synchronous
+:class:`AccountStoreMethods`, one transaction per method: memory, SQLite, PostgreSQL and
+Redis do. An adapter without them (the SQLAlchemy one, for now) has no password accounts
+or two-factor: start-up names the missing methods.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from sansio_auth.adapters import TwoFactor
 
@@ -53,9 +56,9 @@ class AccountMethods:
     """The async :class:`~sansio_auth.adapters.AccountStore` methods over a store."""
 
     _store: Any
+    if TYPE_CHECKING:  # StoreAdapter's, after this class in the adapter's bases
 
-    async def _run(self, function: Callable[..., T], *args: Any) -> T:
-        raise NotImplementedError
+        async def _run(self, function: Callable[..., T], *args: Any) -> T: ...
 
     async def get_password_hash(self, user_id: str) -> str | None:
         """See :meth:`sansio_auth.adapters.AccountStore.get_password_hash`."""

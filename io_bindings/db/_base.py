@@ -32,8 +32,6 @@ from sansio_auth.adapters import (
     VerificationToken,
 )
 
-from ._accounts import AccountMethods, AccountStoreMethods
-
 T = TypeVar("T")
 Record = dict[str, Any]
 
@@ -195,7 +193,7 @@ def session_and_user(found: tuple[Record, Record] | None) -> SessionAndUser | No
     return cast(SessionAndUser, {"session": found[0], "user": found[1]})
 
 
-class Store(AccountStoreMethods, Protocol):
+class Store(Protocol):
     """The synchronous side of an adapter: the same methods, each one transaction.
 
     Arguments arrive normalised (see ``normal_*``); results use the same shapes.
@@ -234,7 +232,7 @@ class Store(AccountStoreMethods, Protocol):
     def get_sessions_not_before(self, keys: list[str]) -> datetime | None: ...
 
 
-class StoreAdapter(AccountMethods):
+class StoreAdapter:
     """The async :class:`~sansio_auth.adapters.Adapter` over a :class:`Store`.
 
     The store is opened (connected, schema created or migrated) on first use or

@@ -15,6 +15,7 @@ from datetime import datetime
 
 from sansio_auth.adapters import AdapterConflict
 
+from ._accounts import AccountMethods
 from ._base import Record, StoreAdapter
 
 
@@ -270,7 +271,7 @@ class MemoryStore:
             return True
 
 
-class MemoryAdapter(StoreAdapter):
+class MemoryAdapter(AccountMethods, StoreAdapter):
     """The in-memory adapter (``AuthConfig(adapter=MemoryAdapter())``)."""
 
     def __init__(self) -> None:

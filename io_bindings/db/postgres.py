@@ -38,6 +38,7 @@ from psycopg_pool import ConnectionPool
 
 from sansio_auth.adapters import AdapterConflict, AdapterSession, SessionAndUser, SessionUpdate
 
+from ._accounts import AccountMethods
 from ._base import Record, StoreAdapter, normal_session_update, session_and_user
 from ._postgres_accounts import MIGRATION as ACCOUNTS_MIGRATION
 from ._postgres_accounts import PostgresAccounts
@@ -584,7 +585,7 @@ def _asyncio_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
-class PostgresAdapter(StoreAdapter):
+class PostgresAdapter(AccountMethods, StoreAdapter):
     """The PostgreSQL adapter (``AuthConfig(adapter=PostgresAdapter(dsn))``).
 
     ``dsn`` is a libpq connection string or URL; the pool keeps ``min_size`` to

@@ -45,6 +45,7 @@ from redis.client import Pipeline
 
 from sansio_auth.adapters import AdapterConflict
 
+from ._accounts import AccountMethods
 from ._base import Record, StoreAdapter, format_time, new_id, parse_time
 from ._redis_accounts import RedisAccounts
 
@@ -462,7 +463,7 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-class RedisAdapter(StoreAdapter):
+class RedisAdapter(AccountMethods, StoreAdapter):
     """The Redis adapter (``AuthConfig(adapter=RedisAdapter("redis://host:6379/0"))``).
 
     ``key_prefix`` goes before every key (Auth.js's ``baseKeyPrefix``); other

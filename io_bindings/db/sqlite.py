@@ -29,6 +29,7 @@ import msgspec
 
 from sansio_auth.adapters import AdapterConflict, SessionAndUser
 
+from ._accounts import AccountMethods
 from ._base import (
     ACCOUNT_FIELDS,
     AUTHENTICATOR_FIELDS,
@@ -541,7 +542,7 @@ class SQLiteStore(SQLiteAccounts):
         return None if row is None or row["latest"] is None else parse_time(row["latest"])
 
 
-class SQLiteAdapter(StoreAdapter):
+class SQLiteAdapter(AccountMethods, StoreAdapter):
     """The SQLite adapter (``AuthConfig(adapter=SQLiteAdapter("auth.db"))``).
 
     ``pool_size`` connections at most (one for ``":memory:"``, which then lives
