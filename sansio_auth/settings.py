@@ -45,6 +45,7 @@ from .providers import (
     PROVIDER_KINDS,
     CredentialsProvider,
     EmailProvider,
+    HTTPEmailProvider,
     OAuthProvider,
     PasswordProvider,
     Provider,
@@ -546,13 +547,18 @@ def _check_session_features(
 
 def _with_senders(providers: tuple[Provider, ...]) -> tuple[Provider, ...]:
     """Password providers without ``send_email`` get the e-mail provider's sender (when it
-    takes the ``message`` to send); a sender that cannot is a configuration error."""
+    takes the ``message`` to send), or send through its HTTP API (Resend, SendGrid...); a
+    sender that cannot take the message is a configuration error."""
     email = next((p for p in providers if isinstance(p, EmailProvider)), None)
     fallback = email.send_verification_request if email is not None else None
-    out = []
+    through_api = isinstance(email, HTTPEmailProvider) and fallback is None
+    out: list[Provider] = []
     for provider in providers:
         if isinstance(provider, PasswordProvider):
             sender = provider.send_email or fallback
+            if sender is None and through_api:
+                out.append(provider)  # sent through the e-mail provider's HTTP API
+                continue
             if sender is None or not accepts(sender, "message"):
                 raise Configuration(
                     f"the password provider {provider.id!r} needs a `send_email` that accepts "

@@ -17,9 +17,9 @@ from urllib.parse import urlencode
 from .._context import Context, Reply, html_reply, json_reply
 from .._flow import Step, call_adapter, invoke, log_error
 from ..email import AccountMessageKind, account_message, link_host
-from ..errors import AuthError, Configuration, InvalidProvider
-from ..providers import PasswordProvider
-from .email import hash_token
+from ..errors import AuthError, InvalidProvider
+from ..providers import HTTPEmailProvider, PasswordProvider
+from .email import hash_token, send_through_api
 from .login import signed_in_user
 from .strategies import timestamp, utc
 
@@ -94,11 +94,13 @@ def send(
     code: str | None = None,
 ) -> Step[None]:
     """Send the account e-mail ``kind`` to ``to`` with the provider's sender."""
-    if provider.send_email is None:  # filled in at start-up
-        raise Configuration(f"the password provider {provider.id!r} has no sender")
     message = account_message(
         kind, url=url, host=link_host(url), theme=ctx.settings.theme, code=code
     )
+    if provider.send_email is None:  # the e-mail provider's HTTP API (checked at start-up)
+        api = next(p for p in ctx.settings.providers if isinstance(p, HTTPEmailProvider))
+        yield from send_through_api(ctx, api, to, url, message)
+        return
     yield from invoke(
         "send_email",
         provider.send_email,

@@ -328,3 +328,31 @@ def test_the_sign_in_page_has_the_password_form_and_links() -> None:
     assert "/auth/signup" in page
     closed = build(password={"sign_up": False}).browser.get("/auth/signin").body.decode()
     assert "/auth/signup" not in closed
+
+
+def test_account_emails_go_through_an_http_email_api_too() -> None:
+    """With a Resend (SendGrid, ...) e-mail provider and no ``send_email``, the account e-mails
+    are sent through the service's API, as the sign-in links are."""
+    from io_bindings.db.memory import MemoryAdapter
+    from sansio_auth import AuthConfig
+    from sansio_auth.events import HTTPResponse
+    from sansio_auth.providers import Password, Resend
+    from sansio_auth.testing import SECRET
+    from tests.sansio_auth.driver import AuthPair
+
+    config = AuthConfig(
+        secret=SECRET,
+        trust_host=True,
+        adapter=MemoryAdapter(),
+        providers=[Resend(api_key="re_test"), Password(argon2=FAST)],
+        session={"strategy": "jwt"},
+    )
+    pair = AuthPair.build(config)
+    sent = []
+    pair.performer.http = lambda request: sent.append(request) or HTTPResponse(status=200)
+    b = pair.browser
+    b.post("/auth/signup", form={"csrfToken": b.csrf_token(), "email": ANN, "password": PW})
+    [request] = sent
+    assert request.url == "https://api.resend.com/emails"
+    assert b"Verify your email address" in request.body
+    assert b"/auth/verify-email?token=" in request.body
