@@ -303,3 +303,49 @@ def test_bad_options_fail_at_start_up(options: dict, message: str) -> None:
 
 def test_the_entropy_is_the_engines() -> None:
     assert seeded_entropy(0)(4) == seeded_entropy(0)(4)
+
+
+def test_a_passkey_as_second_factor() -> None:
+    """A user who registered a passkey while signed in answers the challenge with it (its
+    options allow only their passkeys); a replayed answer is refused."""
+    import json
+
+    from sansio_auth.providers import Passkey
+    from sansio_auth.testing.webauthn import SoftAuthenticator
+
+    accounts = build(
+        two_factor={},
+        providers=[Passkey()],
+        experimental={"enable_webauthn": True},
+    )
+    sign_up(accounts, ANN, PW)
+    verify(accounts, ANN)
+    b = accounts.browser
+    origin = "http://localhost:3000"
+    phone = SoftAuthenticator(entropy=seeded_entropy("phone"))
+    uri, _ = enrol(accounts)
+    sign_in(accounts, ANN, PW)
+    post(accounts, "two-factor", method="totp", code=code_for(uri, b.clock.now))
+    options = b.get(f"{accounts.base}/webauthn-options/passkey?action=register").json()
+    registered = post(accounts, "callback/passkey", action="register",
+                      data=json.dumps(phone.respond(options, origin=origin)))  # fmt: skip
+    assert registered.status == 302
+    b.sign_out()
+
+    sign_in(accounts, ANN, PW)
+    page = b.get(f"{accounts.base}/two-factor").body
+    assert b'data-webauthn-options="http://localhost:3000/auth/two-factor?passkey=options"' in page
+    options = b.get(f"{accounts.base}/two-factor?passkey=options").json()
+    assert options["action"] == "authenticate"
+    assert len(options["options"]["allowCredentials"]) == 1
+    answer = json.dumps(phone.respond(options, origin=origin))
+    done = post(accounts, "two-factor", method="passkey", action="authenticate", data=answer)
+    assert done.location == "http://localhost:3000"
+    assert b.session()["user"]["email"] == ANN
+
+    # the same answer again (its challenge cookie is used up) is refused
+    b.sign_out()
+    sign_in(accounts, ANN, PW)
+    again = post(accounts, "two-factor", method="passkey", action="authenticate", data=answer)
+    assert again.status == 400
+    assert b.session() is None
