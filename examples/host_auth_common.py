@@ -6,7 +6,8 @@ docs/accounts.md), e-mail links (printed to the console, or sent to ``EXAMPLE_SM
 127.0.0.1 when set; the account e-mails go the same way), GitHub (when ``AUTH_GITHUB_ID`` and
 ``AUTH_GITHUB_SECRET`` are set) and, when ``EXAMPLE_OIDC_ISSUER``, ``AUTH_OP_ID`` and
 ``AUTH_OP_SECRET`` are set, an OpenID Connect provider ``op``. Users, accounts and e-mail
-tokens live in SQLite (``EXAMPLE_DB``, default ``example-auth.db``); sessions are JWTs.
+tokens live in SQLite (``EXAMPLE_DB``, default ``example-auth.db``), or in PostgreSQL when
+``EXAMPLE_POSTGRES`` is a DSN (the ``postgres`` extra); sessions are JWTs.
 ``EXAMPLE_UPDATE_AGE`` (seconds, default a day) is how often the session cookie is
 re-issued. With ``EXAMPLE_LAZY_CONFIG=1`` the config is a function of the request: a
 request with ``X-Example-Staging: 1`` also gets a ``staging`` password provider.
@@ -84,12 +85,21 @@ def make_config(*, staging: bool = False) -> AuthConfig:
     if staging:
         providers.append(Credentials(id="staging", name="Staging", authorize=authorize))
     return AuthConfig(
-        adapter=SQLiteAdapter(os.environ.get("EXAMPLE_DB", "example-auth.db")),
+        adapter=_adapter(),
         session={"strategy": "jwt", "update_age": int(os.environ.get("EXAMPLE_UPDATE_AGE", 86400))},
         providers=providers,
         callbacks={"jwt": jwt, "authorized": authorized},
         two_factor={"trust_device_days": 30},  # for password sign-ins, once a user sets it up
     )
+
+
+def _adapter() -> Any:
+    """PostgreSQL with ``EXAMPLE_POSTGRES`` (a DSN), else the SQLite file ``EXAMPLE_DB``."""
+    if dsn := os.environ.get("EXAMPLE_POSTGRES"):
+        from io_bindings.db.postgres import PostgresAdapter
+
+        return PostgresAdapter(dsn)
+    return SQLiteAdapter(os.environ.get("EXAMPLE_DB", "example-auth.db"))
 
 
 def make_auth() -> HostAuthResult:

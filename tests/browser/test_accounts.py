@@ -1,5 +1,5 @@
-"""Password accounts and two-factor in a real browser (Chromium) on the FastAPI example,
-against a real SMTP inbox: sign up, verify the address, set up TOTP (the test computes the
+"""Password accounts and two-factor in a real browser (Chromium) on the FastAPI example, on
+SQLite and on PostgreSQL, against a real SMTP inbox: sign up, verify the address, set up TOTP (the test computes the
 codes from the page's ``otpauth://`` URI), sign out, sign in and answer the challenge, use a
 recovery code, reset the password."""
 
@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+from db_servers import PostgresServer, postgres_cluster
 from live_server import LiveServer
 from mail_server import MailServer, mail_server, sign_in_link
 from selenium import webdriver
@@ -35,10 +36,25 @@ def smtp() -> Iterator[MailServer]:
 
 
 @pytest.fixture(scope="module")
-def site(smtp: MailServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def postgres() -> Iterator[PostgresServer]:
+    with postgres_cluster() as server:
+        yield server
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def site(
+    request: pytest.FixtureRequest, smtp: MailServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LiveServer]:
     db = tmp_path_factory.mktemp("accounts") / "auth.db"
-    with serve_example("fastapi", db, {"EXAMPLE_SMTP_PORT": str(smtp.port)}) as live:
+    env = {"EXAMPLE_SMTP_PORT": str(smtp.port)}
+    dsn = None
+    if request.param == "postgres":
+        server: PostgresServer = request.getfixturevalue("postgres")
+        dsn = env["EXAMPLE_POSTGRES"] = server.create_database()
+    with serve_example("fastapi", db, env) as live:
         yield live
+    if dsn is not None:
+        server.drop_database(dsn)
 
 
 def text(browser: webdriver.Chrome) -> str:
