@@ -1,7 +1,7 @@
 """Password accounts and two-factor in a real browser (Chromium) on the FastAPI example, on
-SQLite and on PostgreSQL, against a real SMTP inbox: sign up, verify the address, set up TOTP (the test computes the
-codes from the page's ``otpauth://`` URI), sign out, sign in and answer the challenge, use a
-recovery code, reset the password."""
+SQLite and on PostgreSQL, against a real SMTP inbox: sign up, verify the address, set up
+TOTP (the test computes the codes from the page's ``otpauth://`` URI), sign out, sign in and
+answer the challenge, use a recovery code, reset the password."""
 
 from __future__ import annotations
 
