@@ -169,6 +169,8 @@ class Pending(msgspec.Struct, frozen=True, kw_only=True):
     is_new_user: bool = False
     enrol: bool = False
     """The user must set up a second factor before the session is issued."""
+    label: str = ""
+    """How authenticator apps name the account (the user's address) for a forced set-up."""
 
 
 def pending_payload(pending: Pending) -> dict[str, Any]:

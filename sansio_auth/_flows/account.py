@@ -21,6 +21,7 @@ from .accounts import (
     current_user,
     link,
     new_token,
+    notice,
     password_provider,
     send,
     sign_in_first,
@@ -65,14 +66,13 @@ def change_password(ctx: Context) -> Step[Reply]:
     hashed = yield from new_hash(ctx, provider, password)
     yield from call_adapter(ctx.settings.adapter, "set_password_hash", user_id, hashed)
     yield from end_sessions(ctx, user_id, keep_this_browser=True)
-    page = account_pages.notice_page(
-        title="Password changed",
-        text="Your other devices were signed out.",
-        link_url=ctx.origin,
-        link_text="Continue",
-        theme=ctx.settings.theme,
+    return notice(
+        ctx,
+        "Password changed",
+        "Your other devices were signed out.",
+        (ctx.origin, "Continue"),
+        {"changed": True},
     )
-    return answer(ctx, page, {"changed": True})
 
 
 def _check_current(
@@ -142,14 +142,13 @@ def change_email(ctx: Context) -> Step[Reply]:
         yield from send(
             ctx, provider, "change-email", to=email, url=url, expires=expires, token=token
         )
-    page = account_pages.notice_page(
-        title="Check your email",
-        text="Follow the link we sent to the new address to start using it.",
-        link_url=ctx.origin,
-        link_text="Continue",
-        theme=ctx.settings.theme,
+    return notice(
+        ctx,
+        "Check your email",
+        "Follow the link we sent to the new address to start using it.",
+        (ctx.origin, "Continue"),
+        {"sent": True},
     )
-    return answer(ctx, page, {"sent": True})
 
 
 def end_sessions(ctx: Context, user_id: str, *, keep_this_browser: bool = False) -> Step[None]:

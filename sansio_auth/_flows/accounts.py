@@ -18,6 +18,7 @@ from .._context import Context, Reply, html_reply, json_reply
 from .._flow import Step, call_adapter, invoke, log_error
 from ..email import AccountMessageKind, account_message, link_host
 from ..errors import AuthError, InvalidProvider
+from ..pages.accounts import notice_page
 from ..providers import HTTPEmailProvider, PasswordProvider
 from .email import hash_token, send_through_api
 from .login import signed_in_user
@@ -136,6 +137,17 @@ def wants_json(ctx: Context) -> bool:
 def answer(ctx: Context, page: str, body: Mapping[str, Any], status: int = 200) -> Reply:
     """``page`` (HTML) for a browser, ``body`` (JSON) for a script."""
     return json_reply(dict(body), status=status) if wants_json(ctx) else html_reply(page, status)
+
+
+def notice(
+    ctx: Context, title: str, text: str, link: tuple[str, str], body: Mapping[str, Any]
+) -> Reply:
+    """A short notice page with one way on (``link``: URL and label), or ``body`` as JSON."""
+    url, label = link
+    page = notice_page(
+        title=title, text=text, link_url=url, link_text=label, theme=ctx.settings.theme
+    )
+    return answer(ctx, page, body)
 
 
 def done(ctx: Context, url: str, body: Mapping[str, Any] | None = None) -> Reply:

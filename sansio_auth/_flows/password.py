@@ -24,6 +24,7 @@ from .accounts import (
     done,
     link,
     new_token,
+    notice,
     password_provider,
     send,
     use_token,
@@ -225,7 +226,4 @@ def verify_email(ctx: Context) -> Step[Reply]:
         title, text = "Email address verified", "You can sign in now."
     yield from emit(ctx.settings.events.update_user, "update_user", user=dict(updated))
     signin = add_query(ctx.url("signin"), {"email": email})
-    page = account_pages.notice_page(
-        title=title, text=text, link_url=signin, link_text="Sign in", theme=ctx.settings.theme
-    )
-    return answer(ctx, page, {"verified": True, "email": email})
+    return notice(ctx, title, text, (signin, "Sign in"), {"verified": True, "email": email})

@@ -14,7 +14,17 @@ from .._flow import Step, call_adapter, emit
 from ..errors import Verification
 from ..pages import accounts as account_pages
 from .account import end_sessions
-from .accounts import FormError, answer, done, link, new_token, password_provider, send, use_token
+from .accounts import (
+    FormError,
+    answer,
+    done,
+    link,
+    new_token,
+    notice,
+    password_provider,
+    send,
+    use_token,
+)
 from .password import _address, check_new_password, new_hash
 from .strategies import utc
 
@@ -110,11 +120,10 @@ def reset(ctx: Context) -> Step[Reply]:
         yield from emit(ctx.settings.events.update_user, "update_user", user=dict(updated))
     yield from end_sessions(ctx, user_id)
     signin = add_query(ctx.url("signin"), {"email": email})
-    page = account_pages.notice_page(
-        title="Password changed",
-        text="Your new password is set, and every device was signed out.",
-        link_url=signin,
-        link_text="Sign in",
-        theme=ctx.settings.theme,
+    return notice(
+        ctx,
+        "Password changed",
+        "Your new password is set, and every device was signed out.",
+        (signin, "Sign in"),
+        {"reset": True, "url": signin},
     )
-    return answer(ctx, page, {"reset": True, "url": signin})

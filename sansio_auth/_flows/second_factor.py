@@ -66,6 +66,7 @@ def intercept(
         profile=dict(profile) if profile is not None else None,
         is_new_user=login.is_new_user,
         enrol=step is Next.ENROL,
+        label=str(login.user.get("email") or user_id),
     )
     set_pending(ctx, pending)
     yield from ctx.callback_url()  # kept in its cookie for when the sign-in completes

@@ -33,14 +33,7 @@ def challenge_page(ctx: Context) -> Step[Reply]:
     """The challenge (or the forced set-up) of the waiting sign-in."""
     pending = pending_of(ctx)
     if pending.enrol:
-        return enrol_form(
-            ctx,
-            _account_name(pending),
-            "",
-            action_url=ctx.url("two-factor"),
-            required=True,
-            method="enrol",
-        )
+        return _forced_setup(ctx, pending, "", status=200)
     if ctx.query.get("passkey") == "options":
         return (yield from _passkey_options(ctx, pending))
     return (yield from _challenge(ctx, pending, "", status=200))
@@ -129,15 +122,7 @@ def _enrol(ctx: Context, pending: Pending) -> Step[Reply]:
     """The forced set-up: confirm the app with a code, then sign in (showing the codes)."""
     codes = yield from enable(ctx, pending.user_id)
     if codes is None:
-        return enrol_form(
-            ctx,
-            _account_name(pending),
-            "invalid_code",
-            action_url=ctx.url("two-factor"),
-            required=True,
-            method="enrol",
-            status=400,
-        )
+        return _forced_setup(ctx, pending, "invalid_code", status=400)
     return (yield from _complete(ctx, pending, codes))
 
 
@@ -164,8 +149,18 @@ def _send_code(ctx: Context, pending: Pending) -> Step[Reply]:
     return (yield from _challenge(ctx, pending, "code_sent", status=200))
 
 
-def _account_name(pending: Pending) -> str:
-    return str(pending.account.get("provider_account_id") or pending.user_id)
+def _forced_setup(ctx: Context, pending: Pending, error: str, *, status: int) -> Reply:
+    """The set-up page of a sign-in that waits for the user to set up a second factor."""
+    account = pending.label or pending.user_id
+    return enrol_form(
+        ctx,
+        account,
+        error,
+        action_url=ctx.url("two-factor"),
+        required=True,
+        method="enrol",
+        status=status,
+    )
 
 
 # -- a passkey as second factor ----------------------------------------------------------------

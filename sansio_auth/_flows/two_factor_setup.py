@@ -12,9 +12,8 @@ from typing import Any
 
 from .._context import Context, Reply
 from .._flow import Step, call_adapter
-from ..pages import accounts as account_pages
 from ..pages import two_factor as pages
-from .accounts import answer, current_user, sign_in_first
+from .accounts import answer, current_user, notice, sign_in_first
 from .factors import enable, enrol_form, new_codes, new_codes_page, verify_factor
 
 
@@ -74,14 +73,13 @@ def setup(ctx: Context) -> Step[Reply]:
         return new_codes_page(ctx, codes, here)
     yield from call_adapter(ctx.settings.adapter, "delete_two_factor", user_id)
     ctx.out_cookies.delete(ctx.cookie_specs.trusted_device)
-    page = account_pages.notice_page(
-        title="Two-factor authentication is off",
-        text="Signing in needs only your first factor now.",
-        link_url=here,
-        link_text="Set it up again",
-        theme=ctx.settings.theme,
+    return notice(
+        ctx,
+        "Two-factor authentication is off",
+        "Signing in needs only your first factor now.",
+        (here, "Set it up again"),
+        {"enabled": False},
     )
-    return answer(ctx, page, {"enabled": False})
 
 
 def fresh_second_factor(ctx: Context, user_id: str, code: Any) -> Step[bool]:
