@@ -19,11 +19,9 @@ from .accounts import (
     FormError,
     answer,
     current_user,
-    link,
-    new_token,
     notice,
     password_provider,
-    send,
+    send_link,
     sign_in_first,
 )
 from .password import _address, check_new_password, new_hash
@@ -137,10 +135,16 @@ def change_email(ctx: Context) -> Step[Reply]:
         return (yield from _email_form(ctx, user, err.code, status=400))
     if not (yield from call_adapter(ctx.settings.adapter, "get_user_by_email", email)):
         identifier = f"change-email:{user_id}:{email}"
-        token, expires = yield from new_token(ctx, identifier, provider.verify_max_age)
-        url = link(ctx, "verify-email", token=token, email=email, user=user_id)
-        yield from send(
-            ctx, provider, "change-email", to=email, url=url, expires=expires, token=token
+        yield from send_link(
+            ctx,
+            provider,
+            "change-email",
+            to=email,
+            identifier=identifier,
+            max_age=provider.verify_max_age,
+            route="verify-email",
+            email=email,
+            user=user_id,
         )
     return notice(
         ctx,

@@ -59,6 +59,31 @@ def new_token(ctx: Context, identifier: str, max_age: int) -> Step[tuple[str, An
     return token, expires
 
 
+def send_link(
+    ctx: Context,
+    provider: PasswordProvider,
+    kind: AccountMessageKind,
+    *,
+    to: str,
+    identifier: str,
+    max_age: int,
+    route: str,
+    **query: str,
+) -> Step[None]:
+    """Mail ``to`` a link to ``route`` carrying a fresh single-use token of ``identifier``;
+    when the e-mail cannot be sent the token is removed again (no dead row is left)."""
+    token, expires = yield from new_token(ctx, identifier, max_age)
+    url = link(ctx, route, token=token, **query)
+    try:
+        yield from send(ctx, provider, kind, to=to, url=url, expires=expires, token=token)
+    except Exception:
+        try:
+            yield from use_token(ctx, identifier, token)
+        except Exception as err:
+            yield from log_error(err)
+        raise
+
+
 def new_code(ctx: Context, identifier: str, max_age: int) -> Step[tuple[str, Any]]:
     """A fresh 6-digit one-time code for ``identifier`` (stored hashed), and its expiry."""
     number = int.from_bytes(ctx.entropy(8), "big") % 1_000_000

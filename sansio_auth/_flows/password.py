@@ -22,11 +22,10 @@ from .accounts import (
     FormError,
     answer,
     done,
-    link,
-    new_token,
     notice,
     password_provider,
     send,
+    send_link,
     use_token,
 )
 from .login import finish_login, run_sign_in_callback, undo_sign_up
@@ -109,9 +108,16 @@ def check_new_password(ctx: Context, provider: PasswordProvider, password: Any) 
 
 def send_verification(ctx: Context, provider: PasswordProvider, email: str) -> Step[None]:
     """Mail ``email`` a link that verifies it."""
-    token, expires = yield from new_token(ctx, f"verify-email:{email}", provider.verify_max_age)
-    url = link(ctx, "verify-email", token=token, email=email)
-    yield from send(ctx, provider, "verify-email", to=email, url=url, expires=expires, token=token)
+    yield from send_link(
+        ctx,
+        provider,
+        "verify-email",
+        to=email,
+        identifier=f"verify-email:{email}",
+        max_age=provider.verify_max_age,
+        route="verify-email",
+        email=email,
+    )
 
 
 def _verify_request(ctx: Context, kind: str) -> str:
@@ -179,14 +185,15 @@ def sign_up(ctx: Context) -> Step[Reply]:
         "name": (name.strip()[:200] or None) if isinstance(name, str) else None,
     }
     created = dict((yield from call_adapter(adapter, "create_user", user)))
-    try:
+    try:  # all or nothing: a user whose password or link could not be stored or sent goes
         yield from call_adapter(adapter, "set_password_hash", str(created["id"]), hashed)
+        if provider.require_verified_email:
+            yield from send_verification(ctx, provider, email)
     except Exception:
         yield from undo_sign_up(ctx, str(created["id"]))
         raise
     yield from emit(ctx.settings.events.create_user, "create_user", user=created)
     if provider.require_verified_email:
-        yield from send_verification(ctx, provider, email)
         return done(ctx, _verify_request(ctx, "verify-email"))
     login = LoginResult(user=created, account=password_account(provider, created), is_new_user=True)
     return (yield from finish_login(ctx, login))

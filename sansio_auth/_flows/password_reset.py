@@ -18,11 +18,10 @@ from .accounts import (
     FormError,
     answer,
     done,
-    link,
-    new_token,
     notice,
     password_provider,
     send,
+    send_link,
     use_token,
 )
 from .password import _address, check_new_password, new_hash
@@ -55,12 +54,15 @@ def forgot(ctx: Context) -> Step[Reply]:
     if email is None:
         return _forgot_form(ctx, "invalid_email", status=400)
     if (yield from call_adapter(ctx.settings.adapter, "get_user_by_email", email)):
-        token, expires = yield from new_token(
-            ctx, f"reset-password:{email}", provider.reset_max_age
-        )
-        url = link(ctx, "reset-password", token=token, email=email)
-        yield from send(
-            ctx, provider, "reset-password", to=email, url=url, expires=expires, token=token
+        yield from send_link(
+            ctx,
+            provider,
+            "reset-password",
+            to=email,
+            identifier=f"reset-password:{email}",
+            max_age=provider.reset_max_age,
+            route="reset-password",
+            email=email,
         )
     else:
         yield from send(ctx, provider, "no-account", to=email, url=ctx.origin)

@@ -4,6 +4,8 @@ input that writes nothing."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import argon2
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,6 +16,7 @@ from sansio_auth.passwords import OWASP, Argon2Params
 from tests.sansio_auth.accounts_peer import (
     FAST,
     Accounts,
+    Outbox,
     build,
     sign_in,
     sign_up,
@@ -356,3 +359,39 @@ def test_account_emails_go_through_an_http_email_api_too() -> None:
     assert request.url == "https://api.resend.com/emails"
     assert b"Verify your email address" in request.body
     assert b"/auth/verify-email?token=" in request.body
+
+
+def test_a_sign_up_whose_email_cannot_be_sent_leaves_nothing_behind() -> None:
+    def broken(**_: object) -> None:
+        raise OSError("the mail server is down")
+
+    accounts = build(password={"send_email": lambda identifier, message: broken()})
+    response = sign_up(accounts, ANN, PW)
+    assert response.location.endswith("/error?error=Configuration")
+    store = accounts.adapter.store
+    assert store.users == {}
+    assert store.passwords == {}
+    assert store.tokens == {}
+
+
+def test_a_reset_whose_email_cannot_be_sent_leaves_no_token() -> None:
+    class Flaky(Outbox):
+        def __call__(self, identifier: str, url: str, message: Any, kind: str, token: Any) -> None:
+            if kind == "reset-password":
+                raise OSError("the mail server is down")
+            super().__call__(identifier, url, message, kind, token)
+
+    accounts = build(password={"send_email": Flaky()})
+    sign_up(accounts, ANN, PW)
+    accounts.outbox = accounts.pair.engine.settings.providers[0].send_email  # type: ignore[assignment]
+    verify(accounts, ANN)
+    before = dict(accounts.adapter.store.tokens)
+    assert forgot_answer(accounts).location.endswith("/error?error=Configuration")
+    assert accounts.adapter.store.tokens == before
+
+
+def forgot_answer(accounts: Accounts) -> Any:
+    b = accounts.browser
+    return b.post(
+        f"{accounts.base}/forgot-password", form={"csrfToken": b.csrf_token(), "email": ANN}
+    )
