@@ -17,7 +17,7 @@ from .. import jwt
 from .._context import Context, Reply
 from .._flow import Step, call_adapter, emit, log_warning
 from ..cookies import read_chunked
-from ..errors import TwoFactorExpired
+from ..errors import Configuration, TwoFactorExpired
 from ..two_factor import (
     Next,
     Pending,
@@ -57,6 +57,13 @@ def intercept(
     )
     if step is Next.SIGN_IN:
         return None
+    if step is Next.ENROL and not (
+        yield from call_adapter(ctx.settings.adapter, "get_user", user_id)
+    ):
+        raise Configuration(
+            f"two-factor is required, but the users of provider {login.account.get('provider')!r} "
+            "are not stored by the adapter (a credentials provider's): they cannot set one up"
+        )
     events = ctx.settings.events
     for name, message in login.events:
         yield from emit(getattr(events, name), name, **message)
