@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
+from ._settings_accounts import PASSWORD_METHODS, two_factor_options, with_senders
 from ._webauthn import check_ceremony_options
 from .config import (
     AuthConfig,
@@ -40,14 +41,10 @@ from .errors import (
     UnsupportedStrategy,
     UntrustedHost,
 )
-from .events import accepts
 from .providers import (
     PROVIDER_KINDS,
     CredentialsProvider,
-    EmailProvider,
-    HTTPEmailProvider,
     OAuthProvider,
-    PasswordProvider,
     Provider,
     WebAuthnProvider,
 )
@@ -96,26 +93,6 @@ OAUTH_METHODS = (
     "link_account",
 )
 """What OAuth sign-in needs of an adapter (with JWT sessions too: users and accounts are stored)."""
-PASSWORD_METHODS = (
-    "create_user",
-    "get_user",
-    "get_user_by_email",
-    "update_user",
-    "create_verification_token",
-    "use_verification_token",
-    "get_password_hash",
-    "set_password_hash",
-)
-"""What password accounts need of an adapter (not in Auth.js: the last two)."""
-TWO_FACTOR_METHODS = (
-    "get_user",
-    "get_two_factor",
-    "set_two_factor",
-    "delete_two_factor",
-    "use_totp_step",
-    "use_recovery_code",
-)
-"""What two-factor authentication needs of an adapter (not in Auth.js)."""
 OPTIONAL_METHODS = ("create_user_and_account", "delete_user")
 """Adapter methods the engine uses when present (atomic sign-up; undoing a failed sign-up)."""
 
@@ -181,7 +158,7 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
             "Host must be trusted: set trust_host=True (or AUTH_TRUST_HOST=true) when a "
             "proxy you control sets the Host header, or set AUTH_URL to the public URL"
         )
-    providers = _with_senders(tuple(_provider(value, env) for value in config.providers))
+    providers = with_senders(tuple(_provider(value, env) for value in config.providers))
     by_id: dict[str, Provider] = {}
     for provider in providers:
         if provider.id in by_id:
@@ -192,7 +169,7 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
     _check_adapter(config.adapter, strategy, providers)
     webauthn = _check_webauthn(config.experimental, config.adapter, providers)
     _check_session_features(session, config.adapter, strategy, providers)
-    two_factor = _two_factor(config.two_factor, config.adapter, providers)
+    two_factor = two_factor_options(config.two_factor, config.adapter, providers)
     for option, number in (
         ("session.max_age", session.max_age),
         ("session.update_age", session.update_age),
@@ -543,64 +520,3 @@ def _check_session_features(
     missing = sorted({m for m in required if not callable(getattr(adapter, m, None))})
     if missing:
         raise MissingAdapterMethods(f"Required adapter methods were missing: {', '.join(missing)}")
-
-
-def _with_senders(providers: tuple[Provider, ...]) -> tuple[Provider, ...]:
-    """Password providers without ``send_email`` get the e-mail provider's sender (when it
-    takes the ``message`` to send), or send through its HTTP API (Resend, SendGrid...); a
-    sender that cannot take the message is a configuration error."""
-    email = next((p for p in providers if isinstance(p, EmailProvider)), None)
-    fallback = email.send_verification_request if email is not None else None
-    through_api = isinstance(email, HTTPEmailProvider) and fallback is None
-    out: list[Provider] = []
-    for provider in providers:
-        if isinstance(provider, PasswordProvider):
-            sender = provider.send_email or fallback
-            if sender is None and through_api:
-                out.append(provider)  # sent through the e-mail provider's HTTP API
-                continue
-            if sender is None or not accepts(sender, "message"):
-                raise Configuration(
-                    f"the password provider {provider.id!r} needs a `send_email` that accepts "
-                    "`message` (e.g. io_bindings.email.SMTPSender(...)), or an e-mail provider "
-                    "whose sender does"
-                )
-            provider = dataclasses.replace(provider, send_email=sender)
-        out.append(provider)
-    return tuple(out)
-
-
-def _two_factor(
-    value: TwoFactorOptions | Mapping[str, Any] | None, adapter: Any, providers: Sequence[Provider]
-) -> TwoFactorOptions | None:
-    """The checked two-factor options (``None``: off)."""
-    if value is None:
-        return None
-    options = as_record(TwoFactorOptions, value, "two_factor")
-    ids = {p.id for p in providers}
-    chosen = options.providers
-    if chosen != "all":
-        if isinstance(chosen, str) or not all(isinstance(i, str) for i in chosen):
-            raise Configuration('`two_factor.providers` must be a list of provider ids or "all"')
-        unknown = sorted(set(chosen) - ids)
-        if unknown:
-            raise Configuration(f"`two_factor.providers` names unknown providers: {unknown}")
-    for name in ("trust_device_days", "challenge_max_age", "email_code_max_age"):
-        number = getattr(options, name)
-        least = 0 if name == "trust_device_days" else 1
-        if isinstance(number, bool) or not isinstance(number, int) or number < least:
-            raise Configuration(f"`two_factor.{name}` must be an integer >= {least}")
-    if options.email_code and not any(isinstance(p, PasswordProvider) for p in providers):
-        raise Configuration(
-            "`two_factor.email_code` sends codes with the password provider's sender: "
-            "configure a password provider"
-        )
-    if adapter is None:
-        raise MissingAdapter("two-factor authentication requires an adapter")
-    required = [*TWO_FACTOR_METHODS]
-    if options.email_code:
-        required += ["create_verification_token", "use_verification_token"]
-    missing = sorted({m for m in required if not callable(getattr(adapter, m, None))})
-    if missing:
-        raise MissingAdapterMethods(f"Required adapter methods were missing: {', '.join(missing)}")
-    return options
