@@ -349,3 +349,26 @@ def test_a_passkey_as_second_factor() -> None:
     again = post(accounts, "two-factor", method="passkey", action="authenticate", data=answer)
     assert again.status == 400
     assert b.session() is None
+
+
+def test_with_all_providers_an_email_link_sign_in_waits_for_the_second_factor() -> None:
+    from sansio_auth.providers import Email
+
+    links: list[str] = []
+    accounts = build(
+        two_factor={"providers": "all"},
+        providers=[Email(send_verification_request=lambda url: links.append(url))],
+        events={"sign_in": lambda **_: None},
+    )
+    sign_up(accounts, ANN, PW)
+    verify(accounts, ANN)
+    uri, _ = enrol(accounts)
+    b = accounts.browser
+    b.post(f"{accounts.base}/signin/email", form={"csrfToken": b.csrf_token(), "email": ANN})
+    linked = b.get(links[-1])
+    assert linked.location == "http://localhost:3000/auth/two-factor"
+    assert b.session() is None
+    done = post(accounts, "two-factor", method="totp", code=code_for(uri, b.clock.now))
+    assert done.location == "http://localhost:3000"
+    assert b.session()["user"]["email"] == ANN
+    assert len(accounts.pair.performer.emitted("sign_in")) == 2  # enrol's sign-in, and this one
