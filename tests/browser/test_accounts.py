@@ -1,18 +1,20 @@
-"""Password accounts and two-factor in a real browser (Chromium) on the FastAPI example, on
-SQLite and on PostgreSQL, against a real SMTP inbox: sign up, verify the address, set up
-TOTP (the test computes the codes from the page's ``otpauth://`` URI), sign out, sign in and
-answer the challenge, use a recovery code, reset the password."""
+"""Password accounts and two-factor in a real browser (Chromium) on the FastAPI example (on
+SQLite and on PostgreSQL) and the Django example (ASGI, on SQLite), against a real SMTP
+inbox: sign up, verify the address, set up TOTP (the test computes the codes from the page's
+``otpauth://`` URI), sign out, sign in and answer the challenge, use a recovery code, reset
+the password."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 from db_servers import PostgresServer, postgres_cluster
-from live_server import LiveServer
+from live_server import free_port
 from mail_server import MailServer, mail_server, sign_in_link
 from selenium import webdriver
 from selenium.webdriver.common.by import By
@@ -20,6 +22,7 @@ from selenium.webdriver.support import expected_conditions
 
 from sansio_auth.totp import secret_key, totp
 from tests.browser.conftest import wait
+from tests.io_bindings.django.conftest import serve_example as serve_django_example
 from tests.io_bindings.starlette.e2e import serve_example
 
 pytestmark = pytest.mark.e2e
@@ -41,18 +44,37 @@ def postgres() -> Iterator[PostgresServer]:
         yield server
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@dataclass(frozen=True)
+class Site:
+    url: str
+    base: str
+    """Where the auth routes are."""
+
+
+EXAMPLES = {
+    "fastapi-sqlite": ("fastapi", "/api/auth", None),
+    "fastapi-postgres": ("fastapi", "/api/auth", "postgres"),
+    "django-sqlite": ("django", "/auth", None),
+}
+
+
+@pytest.fixture(params=sorted(EXAMPLES))
 def site(
     request: pytest.FixtureRequest, smtp: MailServer, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[LiveServer]:
+) -> Iterator[Site]:
+    framework, base, database = EXAMPLES[request.param]
     db = tmp_path_factory.mktemp("accounts") / "auth.db"
-    env = {"EXAMPLE_SMTP_PORT": str(smtp.port)}
+    env = {"EXAMPLE_SMTP_PORT": str(smtp.port), "EXAMPLE_DB": str(db)}
     dsn = None
-    if request.param == "postgres":
+    if database == "postgres":
         server: PostgresServer = request.getfixturevalue("postgres")
         dsn = env["EXAMPLE_POSTGRES"] = server.create_database()
-    with serve_example("fastapi", db, env) as live:
-        yield live
+    if framework == "fastapi":
+        serving = serve_example("fastapi", db, env)
+    else:
+        serving = serve_django_example("asgi", free_port(), env)
+    with serving as live:
+        yield Site(live.url, live.url + base)
     if dsn is not None:
         server.drop_database(dsn)
 
@@ -80,21 +102,21 @@ def code(uri: str, at: float) -> str:
     return totp(secret_key(secret), at)
 
 
-def sign_in(browser: webdriver.Chrome, site: LiveServer, password: str) -> None:
-    browser.get(f"{site.url}/api/auth/signin")
+def sign_in(browser: webdriver.Chrome, site: Site, password: str) -> None:
+    browser.get(f"{site.base}/signin")
     fill(browser, "input-email-for-password-provider", ADDRESS)
     fill(browser, "input-password-for-password-provider", password)
     click(browser, "Sign in with Password")
 
 
-def sign_out(browser: webdriver.Chrome, site: LiveServer) -> None:
+def sign_out(browser: webdriver.Chrome, site: Site) -> None:
     browser.get(f"{site.url}/")
-    browser.find_element(By.ID, "signout").click()
+    browser.find_element(By.CSS_SELECTOR, "form[action='/signout'] button").click()
     wait_for_text(browser, "Not signed in")
 
 
 def test_accounts_in_a_browser(
-    browser: webdriver.Chrome, site: LiveServer, smtp: MailServer, tmp_path: Path
+    browser: webdriver.Chrome, site: Site, smtp: MailServer, tmp_path: Path
 ) -> None:
     # sign up: "check your email", and the verification link arrives
     browser.get(f"{site.url}/")
@@ -146,7 +168,7 @@ def test_accounts_in_a_browser(
     sign_out(browser, site)
 
     # forgotten password: the reset link, a new password, the old one refused
-    browser.get(f"{site.url}/api/auth/signin")
+    browser.get(f"{site.base}/signin")
     browser.find_element(By.LINK_TEXT, "Forgot your password?").click()
     fill(browser, "input-email", ADDRESS)
     click(browser, "Send reset link")
