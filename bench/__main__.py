@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import cryptography
 
 from . import authjs
+from .accounts import hashing_figures, totp_figures
 from .app import DEFAULT_UPDATE_AGE
 from .crypto_floor import decrypt_encrypt_per_second
 from .database import (
@@ -104,6 +105,8 @@ def main(argv: list[str] | None = None) -> None:
         figures += database_http_figures(plan, postgres_server)
         figures += django_figures(plan, postgres_server)
     figures += worker_figures(plan)
+    figures += hashing_figures(plan)
+    figures += totp_figures(in_process_seconds)
     figures += [Figure(OAUTH, name, "per second", rate) for name, rate in oauth_rows()]
     print(table(figures), flush=True)
     write_json(json_path, figures, about)

@@ -1,10 +1,13 @@
 """What the FastAPI and Starlette examples share: the auth config and the HTML pages.
 
-Providers: a password login (``demo`` / ``demo``), e-mail links (printed to the console,
-or sent to ``EXAMPLE_SMTP_PORT`` on 127.0.0.1 when set), GitHub (when ``AUTH_GITHUB_ID`` and
+Providers: a password login (``demo`` / ``demo``), password accounts (sign-up, e-mail
+verification, reset, two-factor with an authenticator app and recovery codes: see
+docs/accounts.md), e-mail links (printed to the console, or sent to ``EXAMPLE_SMTP_PORT`` on
+127.0.0.1 when set; the account e-mails go the same way), GitHub (when ``AUTH_GITHUB_ID`` and
 ``AUTH_GITHUB_SECRET`` are set) and, when ``EXAMPLE_OIDC_ISSUER``, ``AUTH_OP_ID`` and
 ``AUTH_OP_SECRET`` are set, an OpenID Connect provider ``op``. Users, accounts and e-mail
-tokens live in SQLite (``EXAMPLE_DB``, default ``example-auth.db``); sessions are JWTs.
+tokens live in SQLite (``EXAMPLE_DB``, default ``example-auth.db``), or in PostgreSQL when
+``EXAMPLE_POSTGRES`` is a DSN (the ``postgres`` extra); sessions are JWTs.
 ``EXAMPLE_UPDATE_AGE`` (seconds, default a day) is how often the session cookie is
 re-issued. With ``EXAMPLE_LAZY_CONFIG=1`` the config is a function of the request: a
 request with ``X-Example-Staging: 1`` also gets a ``staging`` password provider.
@@ -24,7 +27,7 @@ from io_bindings.db.sqlite import SQLiteAdapter
 from io_bindings.email import ConsoleSender, SMTPSender
 from io_bindings.starlette import HostAuth, HostAuthResult, Session
 from sansio_auth import AuthConfig
-from sansio_auth.providers import Credentials, Email, GitHub
+from sansio_auth.providers import Credentials, Email, GitHub, Password
 
 DEMO_USER = {"id": "demo", "name": "Demo User", "email": "demo@example.com"}
 
@@ -73,6 +76,7 @@ def make_config(*, staging: bool = False) -> AuthConfig:
     providers: list[Any] = [
         Credentials(authorize=authorize, credentials=password),
         Email(send_verification_request=_sender()),
+        Password(),  # account e-mails through the e-mail provider's sender
     ]
     if os.environ.get("AUTH_GITHUB_ID"):
         providers.append(GitHub())
@@ -81,11 +85,21 @@ def make_config(*, staging: bool = False) -> AuthConfig:
     if staging:
         providers.append(Credentials(id="staging", name="Staging", authorize=authorize))
     return AuthConfig(
-        adapter=SQLiteAdapter(os.environ.get("EXAMPLE_DB", "example-auth.db")),
+        adapter=_adapter(),
         session={"strategy": "jwt", "update_age": int(os.environ.get("EXAMPLE_UPDATE_AGE", 86400))},
         providers=providers,
         callbacks={"jwt": jwt, "authorized": authorized},
+        two_factor={"trust_device_days": 30},  # for password sign-ins, once a user sets it up
     )
+
+
+def _adapter() -> Any:
+    """PostgreSQL with ``EXAMPLE_POSTGRES`` (a DSN), else the SQLite file ``EXAMPLE_DB``."""
+    if dsn := os.environ.get("EXAMPLE_POSTGRES"):
+        from io_bindings.db.postgres import PostgresAdapter
+
+        return PostgresAdapter(dsn)
+    return SQLiteAdapter(os.environ.get("EXAMPLE_DB", "example-auth.db"))
 
 
 def make_auth() -> HostAuthResult:
@@ -127,7 +141,8 @@ def home_body(session: Session | None, error: str | None) -> str:
             "<form method='post' action='/signin'><input type='hidden' name='provider' "
             "value='email'><input id='email' name='email' type='email'>"
             "<button>E-mail me a link</button></form>"
-            "<p><a href='/api/auth/signin'>All sign-in options</a></p>"
+            "<p><a href='/api/auth/signin'>All sign-in options</a> · "
+            "<a id='signup' href='/api/auth/signup'>Create an account</a></p>"
         )
         if os.environ.get("AUTH_GITHUB_ID"):
             parts.append(
@@ -141,6 +156,9 @@ def home_body(session: Session | None, error: str | None) -> str:
             "<form method='post' action='/name'><input id='name' name='name'>"
             "<button id='name-submit'>Update my name</button></form>"
             "<form method='post' action='/signout'><button id='signout'>Sign out</button></form>"
+            "<p>Security: <a id='two-factor' href='/api/auth/two-factor-setup'>two-factor "
+            "authentication</a> · <a href='/api/auth/change-password'>change password</a> · "
+            "<a href='/api/auth/change-email'>change e-mail address</a></p>"
         )
     return "".join(parts)
 

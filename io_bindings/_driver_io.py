@@ -7,9 +7,14 @@ only chooses the :class:`HTTPTransport` and where the default log goes.
 from __future__ import annotations
 
 import logging
+import os
 import traceback
+from collections.abc import Callable
 from functools import partial
-from typing import Protocol
+from typing import Any, Protocol
+
+import anyio
+import anyio.to_thread
 
 from sansio_auth.drivers import WriteLog
 from sansio_auth.errors import fault_of
@@ -88,3 +93,20 @@ def traceback_text(error: BaseException) -> str:
 
 _CAUSE = "\nThe above exception was the direct cause of the following exception:\n\n"
 _CONTEXT = "\nDuring handling of the above exception, another exception occurred:\n\n"
+
+
+class CPUPool:
+    """Runs the engine's CPU work (password hashing) in worker threads, at most ``threads``
+    at once (default: one per CPU), so that a burst of sign-ins neither stalls the event
+    loop nor takes every worker thread from the database adapters (argon2 releases the GIL
+    while it hashes, so the loop keeps serving meanwhile)."""
+
+    def __init__(self, threads: int | None = None) -> None:
+        self.threads = threads or os.cpu_count() or 2
+        self._limiter: anyio.CapacityLimiter | None = None
+
+    async def __call__(self, function: Callable[[], Any]) -> Any:
+        """``function()`` in a worker thread."""
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(self.threads)
+        return await anyio.to_thread.run_sync(function, limiter=self._limiter)

@@ -33,10 +33,14 @@ from sansio_auth.events import (
     CallbackReturned,
     Event,
     Failed,
+    HashPassword,
     HTTPResponse,
     InvokeCallback,
     Log,
+    PasswordChecked,
+    PasswordHashed,
     SendHTTP,
+    VerifyPassword,
 )
 from sansio_auth.oauth.checks import b64url, unb64url
 
@@ -62,6 +66,10 @@ SECRET_KEYS = frozenset(
         "cookie",
         "x-api-key",
         "x-postmark-server-token",
+        "password_hash",
+        "totp_secret",
+        "recovery_codes",
+        "message",
     }
 )
 """Keys (of JSON objects, form fields, query parameters, callback and adapter data;
@@ -70,7 +78,13 @@ case-insensitive) whose values are secrets."""
 PATH_SECRET_LENGTH = 16
 """How long a known secret must be to be looked for among a URL's path segments."""
 
-SECRET_ARGS = {"use_verification_token": 1, "get_session_and_user": 0, "delete_session": 0}
+SECRET_ARGS = {
+    "use_verification_token": 1,
+    "get_session_and_user": 0,
+    "delete_session": 0,
+    "set_password_hash": 1,
+    "use_recovery_code": 1,
+}
 """Adapter methods whose positional argument at this index is a secret (a token)."""
 
 PLACEHOLDER = re.compile(r"__redacted_(\d+)__")
@@ -79,6 +93,8 @@ EMAIL_DOMAIN = "redacted.invalid"
 an address, so a flow replayed with it takes the path it took with the real one."""
 _EMAIL = re.compile(r"[A-Za-z0-9.!#$%&'*+=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+")
 _EMAIL_PLACEHOLDER = re.compile(rf"(__redacted_\d+__)@{re.escape(EMAIL_DOMAIN)}")
+_PASSWORD_HASH = re.compile(r"^(\$argon2|argon2\$|pbkdf2_sha256\$|\$2[aby]\$|bcrypt(_sha256)?\$)")
+"""A password hash in any format :mod:`sansio_auth.passwords` reads: redacted wherever it is."""
 _JWT = re.compile(r"^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$")
 
 
@@ -221,6 +237,20 @@ def action_data(action: Action) -> dict[str, Any]:
             return {"kind": "callback", "name": name, "params": plain(params)}
         case CallAdapter(method=method, args=args):
             return {"kind": "adapter", "method": method, "args": plain(args)}
+        case HashPassword(password=password, salt=salt, params=params):
+            return {
+                "kind": "hash_password",
+                "password": password,
+                "salt": _text(salt),
+                "params": plain(params),
+            }
+        case VerifyPassword(password=password, stored=stored, params=params):
+            return {
+                "kind": "verify_password",
+                "password": password,
+                "password_hash": stored,
+                "params": plain(params),
+            }
         case Log(level=level, code=code):
             return {"kind": "log", "level": level, "log_code": code}
     raise TypeError(f"cannot record {action!r}")
@@ -244,6 +274,10 @@ def event_data(event: Event) -> dict[str, Any]:
             return {"kind": kind, "type": _type_name(items[0]), "value": plain(value)}
         case Failed(error=error):
             return {"kind": "failed", **error_data(error)}
+        case PasswordHashed(hash=hashed):
+            return {"kind": "password_hashed", "password_hash": hashed}
+        case PasswordChecked(valid=valid, needs_rehash=needs_rehash):
+            return {"kind": "password_checked", "valid": valid, "needs_rehash": needs_rehash}
     raise TypeError(f"cannot record {event!r}")
 
 
@@ -297,6 +331,10 @@ def event_from_data(data: Mapping[str, Any]) -> Event:
         return HTTPResponse(status=data["status"], headers=headers, body=body_bytes(data["body"]))
     if kind == "failed":
         return Failed(error=error_from_data(data))
+    if kind == "password_hashed":
+        return PasswordHashed(hash=data["password_hash"])
+    if kind == "password_checked":
+        return PasswordChecked(valid=data["valid"], needs_rehash=data["needs_rehash"])
     value = typed(data["value"])
     cls = _resolve(data["type"]) if data.get("type") else None
     if isinstance(cls, type) and value is not None:
@@ -402,15 +440,23 @@ class Redactor:
                 value.get("body"), dict
             ):
                 return self.http_message(value)  # a request or response inside callback data
-            return {
-                k: self.secret(k, v) if _is_secret(k) and isinstance(v, str) else self.tree(v)
-                for k, v in value.items()
-            }
+            return {k: self._value(k, v) for k, v in value.items()}
         if isinstance(value, list):
             return [self.tree(item) for item in value]
         if isinstance(value, str):
+            if _PASSWORD_HASH.match(value):  # e.g. what get_password_hash returned
+                return self.placeholder(value)
             return self.placeholder(value) if self.is_email(value) else self.url(value)
         return value
+
+    def _value(self, key: str, value: Any) -> Any:
+        if not _is_secret(key) or value is None:
+            return self.tree(value)
+        if isinstance(value, str):
+            return self.secret(key, value)
+        if isinstance(value, list):  # recovery code hashes
+            return [self.placeholder(v) if isinstance(v, str) else v for v in value]
+        return self.placeholder(json.dumps(value, sort_keys=True))  # an e-mail's message
 
     def url(self, value: str) -> str:
         """``value`` with secret query parameters redacted when it is an http(s) URL, and

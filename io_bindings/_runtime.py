@@ -127,6 +127,47 @@ class Runtime:
         """End the sessions of ``user_id`` and/or ``sid``."""
         return Call(self.engine.revoke_sessions(user_id=user_id, sid=sid), _revoked_count)
 
+    # -- accounts (not in Auth.js; docs/accounts.md) ----------------------------------------
+
+    def create_password_user_call(
+        self, email: str, password: str, name: str | None, verified: bool
+    ) -> Call[dict[str, Any]]:
+        """Create a user with a password; the user as stored."""
+        flow = self.engine.account(
+            "create_user", email=email, password=password, name=name, verified=verified
+        )
+        return Call(flow, lambda response: dict(_account_result(response)["user"]))
+
+    def set_password_call(self, user_id: str, password: str) -> Call[None]:
+        """Set a user's password."""
+        flow = self.engine.account("set_password", user_id=user_id, password=password)
+        return Call(flow, _no_result)
+
+    def two_factor_status_call(self, user_id: str) -> Call[dict[str, Any]]:
+        """A user's second factor: ``{"enabled", "recovery_codes_left"}``."""
+        return Call(self.engine.account("two_factor_status", user_id=user_id), _account_result)
+
+    def reset_two_factor_call(self, user_id: str) -> Call[bool]:
+        """Remove a user's second factor; whether they had one."""
+        flow = self.engine.account("reset_two_factor", user_id=user_id)
+        return Call(flow, lambda response: bool(_account_result(response)["reset"]))
+
+
+def _account_result(response: Response) -> dict[str, Any]:
+    """The answer of an account operation; :class:`ValueError` for refused input,
+    :class:`RuntimeError` naming the cause for a failure."""
+    body = response.json()
+    if response.status == 400:
+        raise ValueError(body["error"])
+    if response.status != 200:
+        raise RuntimeError(f"the account operation failed: {body.get('message')}")
+    return dict(body)
+
+
+def _no_result(response: Response) -> None:
+    """Raise as :func:`_account_result` does; nothing else to say."""
+    _account_result(response)
+
 
 def _expecting(kind: type[R]) -> Callable[[Response], R]:
     """The result of an engine entry point that answers ``kind``; its failure (the engine

@@ -17,7 +17,7 @@ from sansio_auth.drivers import async_performer
 from sansio_auth.events import Action, Event
 from sansio_auth.oauth.cache import ProviderCache
 
-from ._driver_io import HTTPTransport, log_writer
+from ._driver_io import CPUPool, HTTPTransport, log_writer
 from ._runtime import AccessToken, Call, Runtime, SessionRead, T
 from ._single_flight import SingleFlight, key_of
 from .http import AnyioBackend, AsyncioBackend, HTTPClient, NetworkBackend
@@ -105,8 +105,10 @@ class Auth(Runtime):
             transport = HTTPClient(network_backend(backend), proxy_env=self.env)
             self.http_client = transport
         self.transport = transport
+        self.cpu = CPUPool()
+        """Where password hashing runs: worker threads, one per CPU at most."""
         self._perform = async_performer(
-            send_http=transport.send, log=log_writer(self.settings.debug)
+            send_http=transport.send, log=log_writer(self.settings.debug), offload=self.cpu
         )
         self._single_flight = SingleFlight(clock)
 
@@ -198,6 +200,28 @@ class Auth(Runtime):
         """The access token of ``provider`` for the session of ``request``, refreshed if
         due (concurrent refreshes of one token share one token-endpoint call)."""
         return await self.run(self.access_token_call(request, provider))
+
+    # -- accounts (not in Auth.js; docs/accounts.md) ----------------------------------------
+
+    async def create_password_user(
+        self, email: str, password: str, *, name: str | None = None, verified: bool = False
+    ) -> dict[str, Any]:
+        """Create a user with ``email`` and ``password`` (hashed in a worker thread); the user
+        as stored. :class:`ValueError` names refused input (``too_short``, ``invalid_email``,
+        ``email_taken``...)."""
+        return await self.run(self.create_password_user_call(email, password, name, verified))
+
+    async def set_password(self, user_id: str, password: str) -> None:
+        """Set the password of ``user_id`` (an administrator's reset; their sessions stay)."""
+        await self.run(self.set_password_call(user_id, password))
+
+    async def two_factor_status(self, user_id: str) -> dict[str, Any]:
+        """``{"enabled": bool, "recovery_codes_left": int}`` of ``user_id``."""
+        return await self.run(self.two_factor_status_call(user_id))
+
+    async def reset_two_factor(self, user_id: str) -> bool:
+        """Remove the second factor of ``user_id`` (a lost phone); whether they had one."""
+        return await self.run(self.reset_two_factor_call(user_id))
 
 
 class AuthApp:

@@ -159,6 +159,27 @@ class SyncAuth(Runtime):
         :meth:`io_bindings.anyio.Auth.revoke_sessions`."""
         return self.run(self.revoke_sessions_call(user_id, sid))
 
+    # -- accounts (not in Auth.js): as io_bindings.anyio.Auth's -----------------------------
+
+    def create_password_user(
+        self, email: str, password: str, *, name: str | None = None, verified: bool = False
+    ) -> dict[str, Any]:
+        """Create a user with ``email`` and ``password``, as
+        :meth:`io_bindings.anyio.Auth.create_password_user`."""
+        return self.run(self.create_password_user_call(email, password, name, verified))
+
+    def set_password(self, user_id: str, password: str) -> None:
+        """Set the password of ``user_id``."""
+        self.run(self.set_password_call(user_id, password))
+
+    def two_factor_status(self, user_id: str) -> dict[str, Any]:
+        """``{"enabled": bool, "recovery_codes_left": int}`` of ``user_id``."""
+        return self.run(self.two_factor_status_call(user_id))
+
+    def reset_two_factor(self, user_id: str) -> bool:
+        """Remove the second factor of ``user_id``; whether they had one."""
+        return self.run(self.reset_two_factor_call(user_id))
+
     def close(self) -> None:
         """Close the default HTTP client's idle connections."""
         if self.http is not None:

@@ -17,6 +17,7 @@ from .config import (
     Pages,
     SessionOptions,
     Theme,
+    TwoFactorOptions,
     skip_csrf_check,
 )
 from .engine import NOT_AN_AUTH_ROUTE, Engine, NotAnAuthRoute
@@ -49,6 +50,7 @@ __all__ = [
     "SessionOptions",
     "Settings",
     "Theme",
+    "TwoFactorOptions",
     "__version__",
     "errors",
     "events",

@@ -17,14 +17,19 @@ from .events import (
     CallbackReturned,
     Event,
     Failed,
+    HashPassword,
     HTTPResponse,
     InvokeCallback,
     Log,
     OutboundRequest,
+    PasswordChecked,
+    PasswordHashed,
     Respond,
     SendHTTP,
+    VerifyPassword,
 )
 from .http import Response
+from .passwords import Argon2Params
 
 T = TypeVar("T")
 Step = Generator[Action, Event, T]
@@ -132,6 +137,26 @@ def send_http(request: OutboundRequest) -> Step[HTTPResponse]:
     if isinstance(event, Failed):
         raise event.error
     assert isinstance(event, HTTPResponse)
+    return event
+
+
+def hash_password(password: str, salt: bytes, params: Argon2Params) -> Step[str]:
+    """The argon2id hash of ``password`` (computed by the binding, off its event loop)."""
+    event = yield HashPassword(password=password, salt=salt, params=params)
+    if isinstance(event, Failed):
+        raise event.error
+    assert isinstance(event, PasswordHashed)
+    return event.hash
+
+
+def verify_password(
+    password: str, stored: str | None, params: Argon2Params
+) -> Step[PasswordChecked]:
+    """Check ``password`` against ``stored`` (``None``: the same work, answered "not valid")."""
+    event = yield VerifyPassword(password=password, stored=stored, params=params)
+    if isinstance(event, Failed):
+        raise event.error
+    assert isinstance(event, PasswordChecked)
     return event
 
 

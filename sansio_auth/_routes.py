@@ -11,7 +11,21 @@ from urllib.parse import unquote
 
 from ._context import BadRequest, Context, Reply
 from ._flow import Step
-from ._flows import callback, federated, misc, pages, session, signin, signout, webauthn
+from ._flows import (
+    account,
+    callback,
+    federated,
+    misc,
+    pages,
+    password,
+    password_reset,
+    session,
+    signin,
+    signout,
+    two_factor,
+    two_factor_setup,
+    webauthn,
+)
 
 
 class Route(NamedTuple):
@@ -71,21 +85,74 @@ ROUTES: dict[tuple[str, str], Route] = {
         'JSON `{"action", "options"}` for `?action=register|authenticate&email=`; '
         "sets the challenge cookie",
     ),
+    # -- accounts (not in Auth.js; docs/accounts.md) --
+    ("GET", "signup"): Route(password.signup_page, "signup", "", "sign-up page (password)"),
+    ("POST", "signup"): Route(
+        password.sign_up, "signup", "yes", "create an account; mail the verification link"
+    ),
+    ("GET", "verify-email"): Route(
+        password.verify_email,
+        "verify-email",
+        "no (single-use `token`)",
+        "follow an address verification (or address change) link",
+    ),
+    ("GET", "forgot-password"): Route(
+        password_reset.forgot_page, "forgot-password", "", "ask for a reset link"
+    ),
+    ("POST", "forgot-password"): Route(
+        password_reset.forgot, "forgot-password", "yes", "mail a single-use reset link"
+    ),
+    ("GET", "reset-password"): Route(
+        password_reset.reset_page, "reset-password", "", "new-password form of a reset link"
+    ),
+    ("POST", "reset-password"): Route(
+        password_reset.reset,
+        "reset-password",
+        "yes",
+        "set the new password (uses the link up); end every session",
+    ),
+    ("GET", "change-password"): Route(
+        account.change_password_page, "change-password", "", "change-password page (signed in)"
+    ),
+    ("POST", "change-password"): Route(
+        account.change_password,
+        "change-password",
+        "yes",
+        "check the current password, set the new one, end the other sessions",
+    ),
+    ("GET", "change-email"): Route(
+        account.change_email_page, "change-email", "", "change-address page (signed in)"
+    ),
+    ("POST", "change-email"): Route(
+        account.change_email, "change-email", "yes", "mail the new address a confirmation link"
+    ),
+    ("GET", "two-factor"): Route(
+        two_factor.challenge_page,
+        "two-factor",
+        "",
+        "the second factor of a waiting sign-in (or the forced set-up); "
+        "`?passkey=options`: JSON passkey options",
+    ),
+    ("POST", "two-factor"): Route(
+        two_factor.answer_challenge,
+        "two-factor",
+        "yes",
+        "check the second factor (`method`, `code`...); issue the session",
+    ),
+    ("GET", "two-factor-setup"): Route(
+        two_factor_setup.setup_page,
+        "two-factor-setup",
+        "",
+        "set up (QR code) or manage two-factor (signed in)",
+    ),
+    ("POST", "two-factor-setup"): Route(
+        two_factor_setup.setup,
+        "two-factor-setup",
+        "yes",
+        "`action=enable|regenerate|disable` (the last two with a fresh code)",
+    ),
 }
-ACTIONS = frozenset(
-    {
-        "providers",
-        "session",
-        "csrf",
-        "signin",
-        "signout",
-        "callback",
-        "verify-request",
-        "error",
-        "webauthn-options",
-        "backchannel-logout",
-    }
-)
+ACTIONS = frozenset(action for _, action in ROUTES if "/" not in action)
 WITH_PROVIDER = frozenset({"signin", "callback", "webauthn-options", "backchannel-logout"})
 
 

@@ -126,6 +126,21 @@ class UserAndAccount(TypedDict):
     account: AdapterAccount
 
 
+class TwoFactor(TypedDict):
+    """A user's second factor (not in Auth.js): what :class:`AccountStore` keeps."""
+
+    user_id: str
+    totp_secret: str
+    """The authenticator app's shared secret, encrypted by the engine (never in clear)."""
+    totp_last_step: int | None
+    """The time step of the last code accepted: a code of this step or an earlier one is
+    refused (no replay)."""
+    recovery_codes: list[str]
+    """The unused recovery codes, each as the engine's keyed hash (never in clear)."""
+    enabled_at: datetime
+    """When it was set up (a new set-up voids "trust this device" cookies made before)."""
+
+
 class AdapterConflict(Exception):
     """A write would duplicate a unique key: an e-mail, an account, a session token,
     a verification token or a credential id (e.g. the loser of a sign-up race)."""
@@ -272,4 +287,47 @@ class AtomicSignUp(Protocol):
     ) -> UserAndAccount:
         """:meth:`Adapter.create_user` then :meth:`Adapter.link_account` (its ``user_id``
         set to the new user's id), all or nothing."""
+        ...
+
+
+@runtime_checkable
+class AccountStore(Protocol):
+    """The methods password accounts and two-factor authentication need (not in Auth.js).
+
+    Every adapter of :mod:`io_bindings.db` has them; another adapter adds them to offer
+    these features (start-up names the missing ones). Like the others, each is atomic; the
+    rows go when their user is deleted (:meth:`Adapter.delete_user`).
+    """
+
+    async def get_password_hash(self, user_id: str) -> str | None:
+        """The user's password hash, or ``None`` (no password, or no such user)."""
+        ...
+
+    async def set_password_hash(self, user_id: str, password_hash: str | None) -> None:
+        """Set (or with ``None`` remove) the user's password hash; :class:`LookupError` when
+        there is no such user."""
+        ...
+
+    async def get_two_factor(self, user_id: str) -> TwoFactor | None:
+        """The user's second factor, or ``None`` when they have none."""
+        ...
+
+    async def set_two_factor(self, two_factor: TwoFactor) -> TwoFactor:
+        """Store the user's second factor, replacing the one they had;
+        :class:`LookupError` when there is no such user."""
+        ...
+
+    async def delete_two_factor(self, user_id: str) -> TwoFactor | None:
+        """Remove the user's second factor; return it, or ``None`` when there was none."""
+        ...
+
+    async def use_totp_step(self, user_id: str, step: int) -> bool:
+        """Compare-and-set: record ``step`` as the last accepted time step if it is later
+        than the one recorded (or none is); whether it was. Of two racing uses of one code,
+        exactly one gets ``True``."""
+        ...
+
+    async def use_recovery_code(self, user_id: str, code_hash: str) -> bool:
+        """Remove ``code_hash`` from the user's recovery codes; whether it was there (of two
+        racing uses of one code, exactly one gets ``True``)."""
         ...

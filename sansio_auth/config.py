@@ -140,6 +140,32 @@ class Logger:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class TwoFactorOptions:
+    """Two-factor authentication (not in Auth.js; see docs/accounts.md).
+
+    A user who set up an authenticator app is asked for a second factor after their first:
+    a code of the app, one of their recovery codes, one of their passkeys (with a WebAuthn
+    provider configured) or, with ``email_code``, a code sent to their address.
+    """
+
+    providers: Sequence[str] | Literal["all"] = ("password",)
+    """The providers whose sign-ins ask for the second factor (ids), or ``"all"``."""
+    require_two_factor: bool = False
+    """Every user must set up a second factor: one who has none sets it up before their
+    first session is issued."""
+    issuer: str | None = None
+    """The name authenticator apps show; default the site's host."""
+    trust_device_days: int = 30
+    """Days a "trust this device" cookie skips the challenge; 0 offers no such choice."""
+    challenge_max_age: int = 5 * 60
+    """Seconds the sign-in waits for its second factor."""
+    email_code: bool = False
+    """Offer a code sent by e-mail at the challenge (by the password provider's sender)."""
+    email_code_max_age: int = 10 * 60
+    """Seconds an e-mailed code stays valid."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class AuthConfig:
     """Every option of Auth.js's ``AuthConfig``, in snake_case.
 
@@ -173,6 +199,8 @@ class AuthConfig:
     skip_csrf_check: _SkipCSRFCheck | None = None
     """Set to :data:`skip_csrf_check` to turn CSRF checks off."""
     theme: Theme | Mapping[str, str] = field(default_factory=Theme)
+    two_factor: TwoFactorOptions | Mapping[str, Any] | None = None
+    """Two-factor authentication (not in Auth.js); ``None``: off."""
     trust_host: bool | None = None
     """Trust the ``Host`` (and ``X-Forwarded-*``) header; default from ``AUTH_TRUST_HOST``."""
     use_secure_cookies: bool | None = None

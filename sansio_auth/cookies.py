@@ -26,6 +26,9 @@ COOKIE_KEYS = (
     "state",
     "nonce",
     "webauthn_challenge",
+    "two_factor",
+    "two_factor_setup",
+    "trusted_device",
 )
 _BASE_NAMES = {
     "session_token": "authjs.session-token",
@@ -35,6 +38,9 @@ _BASE_NAMES = {
     "state": "authjs.state",
     "nonce": "authjs.nonce",
     "webauthn_challenge": "authjs.challenge",
+    "two_factor": "authjs.two-factor",
+    "two_factor_setup": "authjs.two-factor-setup",
+    "trusted_device": "authjs.trusted-device",
 }
 
 
@@ -70,6 +76,12 @@ class CookieSet(msgspec.Struct, frozen=True, kw_only=True):
     state: CookieSpec
     nonce: CookieSpec
     webauthn_challenge: CookieSpec
+    two_factor: CookieSpec
+    """A sign-in waiting for its second factor (not in Auth.js)."""
+    two_factor_setup: CookieSpec
+    """An authenticator-app secret shown for set-up, not yet confirmed (not in Auth.js)."""
+    trusted_device: CookieSpec
+    """"Trust this device": skip the second factor (not in Auth.js)."""
 
 
 def cookie_set(secure: bool, session_max_age: int, overrides: Mapping[str, Any]) -> CookieSet:
@@ -89,6 +101,11 @@ def cookie_set(secure: bool, session_max_age: int, overrides: Mapping[str, Any])
         "webauthn_challenge": CookieSpec(
             prefix + _BASE_NAMES["webauthn_challenge"], check, CHECK_MAX_AGE
         ),
+        "two_factor": CookieSpec(prefix + _BASE_NAMES["two_factor"], check, CHECK_MAX_AGE),
+        "two_factor_setup": CookieSpec(
+            prefix + _BASE_NAMES["two_factor_setup"], check, CHECK_MAX_AGE
+        ),
+        "trusted_device": CookieSpec(prefix + _BASE_NAMES["trusted_device"], base),
     }
     for key, override in overrides.items():
         if key not in specs:

@@ -10,6 +10,10 @@ A binding's whole job is "call it, await it if awaitable, send HTTP, write the l
 
 Every exception raised performing an action becomes :class:`~sansio_auth.events.Failed`;
 the engine decides what it means (a refused sign-in, the error page, a log line).
+
+Password hashing (:data:`~sansio_auth.events.CPU_ACTIONS`) is CPU work: the async driver
+hands it to ``offload`` (a binding passes ``anyio.to_thread.run_sync``) so that the event
+loop keeps serving other requests while a hash is computed.
 """
 
 from __future__ import annotations
@@ -19,21 +23,28 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .events import (
+    CPU_ACTIONS,
     Action,
     CallAdapter,
     CallbackReturned,
     Event,
     Failed,
+    HashPassword,
     HTTPResponse,
     InvokeCallback,
     Log,
     OutboundRequest,
+    PasswordChecked,
+    PasswordHashed,
     SendHTTP,
+    VerifyPassword,
 )
 
 SyncSendHTTP = Callable[[OutboundRequest], HTTPResponse]
 AsyncSendHTTP = Callable[[OutboundRequest], Awaitable[HTTPResponse]]
 WriteLog = Callable[[Log], object]
+Offload = Callable[[Callable[[], Any]], Awaitable[Any]]
+"""Runs a function in a worker thread and awaits its result (``anyio.to_thread.run_sync``)."""
 
 
 def _no_http(request: OutboundRequest) -> Any:
@@ -43,7 +54,7 @@ def _no_http(request: OutboundRequest) -> Any:
 def _start(action: Action, send_http: Callable[[OutboundRequest], Any], log: WriteLog) -> Any:
     """Begin performing ``action``: its value, or an awaitable of it."""
     match action:
-        case InvokeCallback() | CallAdapter():
+        case InvokeCallback() | CallAdapter() | HashPassword() | VerifyPassword():
             return action.call()
         case SendHTTP(request=request):
             return send_http(request)
@@ -56,6 +67,10 @@ def _start(action: Action, send_http: Callable[[OutboundRequest], Any], log: Wri
 def _answer(action: Action, value: Any) -> Event:
     if isinstance(action, InvokeCallback | CallAdapter):
         return action.answer(value)
+    if isinstance(action, CPU_ACTIONS):
+        if not isinstance(value, PasswordHashed | PasswordChecked):
+            raise TypeError(f"{type(action).__name__} returned {type(value).__name__}")
+        return value  # the event itself
     if isinstance(action, SendHTTP):
         if not isinstance(value, HTTPResponse):
             raise TypeError(f"send_http returned {type(value).__name__}, not HTTPResponse")
@@ -97,14 +112,17 @@ def sync_performer(
 
 
 def async_performer(
-    *, log: WriteLog, send_http: AsyncSendHTTP | None = None
+    *, log: WriteLog, send_http: AsyncSendHTTP | None = None, offload: Offload | None = None
 ) -> Callable[[Action], Awaitable[Event]]:
     """Answer actions asynchronously (for :meth:`Flow.run <sansio_auth.Flow.run>`):
-    sync and ``async def`` callbacks and adapter methods alike."""
+    sync and ``async def`` callbacks and adapter methods alike. ``offload`` runs password
+    hashing off the event loop (without it, hashing blocks the loop while it runs)."""
     send: Callable[[OutboundRequest], Any] = _no_http if send_http is None else send_http
 
     async def perform(action: Action) -> Event:
         try:
+            if offload is not None and isinstance(action, CPU_ACTIONS):
+                return _answer(action, await offload(action.call))
             value = _start(action, send, log)
             if inspect.isawaitable(value):
                 value = await value

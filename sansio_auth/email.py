@@ -10,6 +10,7 @@ rendering it would let anyone put their own HTML into mail sent from your domain
 from __future__ import annotations
 
 from html import escape
+from typing import Literal
 from urllib.parse import urlsplit
 
 import msgspec
@@ -43,28 +44,131 @@ def verification_message(url: str, host: str, theme: Theme | None = None) -> Ver
     ``theme.button_text`` its label (default ``#fff``); a value that is not a plain
     CSS colour is replaced by the default.
     """
+    return _message(
+        subject=f"Sign in to {host}",
+        heading="Sign in to",
+        host=host,
+        button="Sign in",
+        url=url,
+        note="If you did not request this email you can safely ignore it.",
+        theme=theme,
+    )
+
+
+AccountMessageKind = Literal[
+    "verify-email", "reset-password", "change-email", "account-exists", "no-account",
+    "two-factor-code",
+]  # fmt: skip
+"""The e-mails of password accounts and two-factor authentication (not in Auth.js)."""
+
+_ACCOUNT_MESSAGES: dict[str, tuple[str, str, str, str]] = {
+    # kind: (subject, heading, button, note)
+    "verify-email": (
+        "Verify your email address for {host}",
+        "Verify your email address for",
+        "Verify email address",
+        "If you did not create an account you can safely ignore this email.",
+    ),
+    "reset-password": (
+        "Reset your password for {host}",
+        "Reset your password for",
+        "Choose a new password",
+        "If you did not ask for this you can safely ignore this email: your password stays "
+        "as it is.",
+    ),
+    "change-email": (
+        "Confirm your new email address for {host}",
+        "Confirm your new email address for",
+        "Confirm this address",
+        "If you did not ask to change your address you can safely ignore this email.",
+    ),
+    "account-exists": (
+        "Sign-up attempt at {host}",
+        "Someone tried to create an account with this address at",
+        "Sign in",
+        "This address has an account already. If it was you, sign in (or reset your password "
+        "from the sign-in page). If it was not, you can safely ignore this email.",
+    ),
+    "no-account": (
+        "Password reset at {host}",
+        "Someone asked to reset a password at",
+        "Go to the site",
+        "No account uses this address. If it was not you, you can safely ignore this email.",
+    ),
+    "two-factor-code": (
+        "Your sign-in code for {host}",
+        "Your sign-in code for",
+        "",
+        "If you are not signing in, change your password: someone else knows it.",
+    ),
+}
+
+
+def account_message(
+    kind: AccountMessageKind,
+    *,
+    url: str,
+    host: str,
+    theme: Theme | None = None,
+    code: str | None = None,
+) -> VerificationMessage:
+    """The e-mail of ``kind`` for ``host``: a link to ``url`` or, for ``two-factor-code``,
+    the ``code`` itself."""
+    subject, heading, button, note = _ACCOUNT_MESSAGES[kind]
+    return _message(
+        subject=subject.format(host=host),
+        heading=heading,
+        host=host,
+        button=button,
+        url=url,
+        note=note,
+        theme=theme,
+        code=code,
+    )
+
+
+def _message(
+    *,
+    subject: str,
+    heading: str,
+    host: str,
+    button: str,
+    url: str,
+    note: str,
+    theme: Theme | None,
+    code: str | None = None,
+) -> VerificationMessage:
     theme = theme or Theme()
     brand = safe_color(theme.brand_color) or DEFAULT_BRAND_COLOR
     button_text = safe_color(theme.button_text) or DEFAULT_BUTTON_TEXT
     # A zero-width space before each dot keeps mail clients from turning the host into a link.
     shown_host = escape(host).replace(".", "&#8203;.")
+    if code is not None:
+        middle = (
+            f'<tr><td align="center" style="padding:20px 0;font-size:32px;letter-spacing:6px;'
+            f'{_FONT};color:#111"><strong>{escape(code)}</strong></td></tr>'
+        )
+        text = f"{heading} {host}\n\n{code}\n\n{note}\n"
+    else:
+        middle = (
+            '<tr><td align="center" style="padding:20px 0">'
+            '<table role="presentation" border="0" cellspacing="0" cellpadding="0"><tr>'
+            f'<td align="center" style="border-radius:5px" bgcolor="{escape(brand)}">'
+            f'<a href="{escape(url)}" target="_blank" style="font-size:18px;{_FONT};'
+            f"color:{escape(button_text)};text-decoration:none;border-radius:5px;"
+            f"padding:10px 20px;border:1px solid {escape(brand)};display:inline-block;"
+            f'font-weight:bold">{escape(button)}</a></td></tr></table></td></tr>'
+        )
+        text = f"{heading} {host}\n{url}\n\n"
     html = (
         '<body style="background:#f9f9f9;margin:0;padding:24px 0">'
         '<table role="presentation" width="100%" border="0" cellspacing="20" cellpadding="0" '
         'style="background:#fff;max-width:600px;margin:auto;border-radius:10px">'
         f'<tr><td align="center" style="padding:10px 0;font-size:22px;{_FONT};color:#444">'
-        f"Sign in to <strong>{shown_host}</strong></td></tr>"
-        '<tr><td align="center" style="padding:20px 0">'
-        '<table role="presentation" border="0" cellspacing="0" cellpadding="0"><tr>'
-        f'<td align="center" style="border-radius:5px" bgcolor="{escape(brand)}">'
-        f'<a href="{escape(url)}" target="_blank" style="font-size:18px;{_FONT};'
-        f"color:{escape(button_text)};text-decoration:none;border-radius:5px;padding:10px 20px;"
-        f'border:1px solid {escape(brand)};display:inline-block;font-weight:bold">Sign in</a>'
-        "</td></tr></table></td></tr>"
+        f"{escape(heading)} <strong>{shown_host}</strong></td></tr>"
+        f"{middle}"
         f'<tr><td align="center" style="padding:0 0 10px;font-size:16px;line-height:22px;'
-        f'{_FONT};color:#444">If you did not request this email you can safely ignore it.'
+        f'{_FONT};color:#444">{escape(note)}'
         "</td></tr></table></body>"
     )
-    return VerificationMessage(
-        subject=f"Sign in to {host}", text=f"Sign in to {host}\n{url}\n\n", html=html
-    )
+    return VerificationMessage(subject=subject, text=text, html=html)

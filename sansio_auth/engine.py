@@ -8,7 +8,7 @@ from typing import Any
 from . import actions
 from ._context import BadRequest, Context, json_reply, origin_of
 from ._flow import Flow, Step, log_error
-from ._flows import runtime
+from ._flows import accounts_runtime, runtime
 from ._routes import ROUTES, parse_action
 from .config import AuthConfig
 from .errors import AuthError, UnknownAction, client_error_type
@@ -176,6 +176,25 @@ class Engine:
         origin = self.settings.url_origin or "http://localhost"
         request = Request(method="POST", url=f"{origin}{self.settings.base_path}/session")
         return self._internal(request, lambda ctx: runtime.revoke_sessions(ctx, user_id, sid))
+
+    def account(self, operation: str, **params: Any) -> Flow:
+        """A flow of an account operation for the server (not in Auth.js; see
+        :mod:`._flows.accounts_runtime`): ``create_user`` (``email``, ``password``, ``name``,
+        ``verified``), ``set_password`` (``user_id``, ``password``), ``two_factor_status`` and
+        ``reset_two_factor`` (``user_id``). Answers JSON: the result, ``400 {"error"}`` for
+        refused input, or ``500 {"error", "message"}`` (logged)."""
+        operations: dict[str, Callable[..., Step[Response]]] = {
+            "create_user": accounts_runtime.create_user,
+            "set_password": accounts_runtime.set_password,
+            "two_factor_status": accounts_runtime.two_factor_status,
+            "reset_two_factor": accounts_runtime.reset_two_factor,
+        }
+        run = operations.get(operation)
+        if run is None:
+            raise ValueError(f"no account operation {operation!r}: one of {sorted(operations)}")
+        origin = self.settings.url_origin or "http://localhost"
+        request = Request(method="POST", url=f"{origin}{self.settings.base_path}/session")
+        return self._internal(request, lambda ctx: run(ctx, **params))
 
     def _internal(
         self,

@@ -468,6 +468,15 @@ class AccountNotLinked(SignInError):
     client_safe: ClassVar[bool] = True
 
 
+class TwoFactorExpired(SignInError):
+    """The sign-in waiting for its second factor is gone: expired, altered, or never begun
+    (not in Auth.js)."""
+
+    type: ClassVar[str] = "TwoFactorExpired"
+    default_fault: ClassVar[Fault | None] = "browser"
+    client_safe: ClassVar[bool] = True
+
+
 class WebAuthnVerificationError(AuthError):
     """A WebAuthn response could not be verified."""
 

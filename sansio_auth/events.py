@@ -11,9 +11,14 @@ action                   answered with
 :class:`InvokeCallback`  :class:`CallbackReturned` or :class:`Failed`
 :class:`CallAdapter`     :class:`AdapterReturned` or :class:`Failed`
 :class:`SendHTTP`        :class:`HTTPResponse` (any status) or :class:`Failed`
+:class:`HashPassword`    :class:`PasswordHashed` or :class:`Failed`
+:class:`VerifyPassword`  :class:`PasswordChecked` or :class:`Failed`
 :class:`Log`             :class:`CallbackReturned` (``None``)
 :class:`Respond`         nothing: the flow is over
 =======================  ==========================================================
+
+:class:`HashPassword` and :class:`VerifyPassword` are CPU work, not IO: a binding on an
+event loop performs them in a worker thread (``async_performer(offload=...)``).
 
 Answering with another event type raises :class:`~sansio_auth.errors.FlowProtocolError`.
 The drivers in :mod:`sansio_auth.drivers` answer them all by these rules.
@@ -30,6 +35,7 @@ from typing import Any, ClassVar, Literal
 import msgspec
 
 from .http import Response
+from .passwords import Argon2Params, Checked, hash_password, verify_password
 
 LogLevel = Literal["error", "warn", "debug"]
 
@@ -60,7 +66,26 @@ class Failed(msgspec.Struct, frozen=True, kw_only=True):
     error: BaseException
 
 
-Event = HTTPResponse | CallbackReturned | AdapterReturned | Failed
+class PasswordHashed(msgspec.Struct, frozen=True, kw_only=True):
+    """The answer to :class:`HashPassword`: the hash, in PHC string format."""
+
+    hash: str
+
+    def __repr__(self) -> str:
+        return "PasswordHashed(hash=...)"
+
+
+class PasswordChecked(msgspec.Struct, frozen=True, kw_only=True):
+    """The answer to :class:`VerifyPassword`."""
+
+    valid: bool
+    needs_rehash: bool = False
+    """The hash is not argon2id with the current parameters: store a new one."""
+
+
+Event = (
+    HTTPResponse | CallbackReturned | AdapterReturned | PasswordHashed | PasswordChecked | Failed
+)
 
 
 class OutboundRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -137,6 +162,42 @@ class CallAdapter(msgspec.Struct, frozen=True, kw_only=True):
         return AdapterReturned(value=value)
 
 
+class HashPassword(msgspec.Struct, frozen=True, kw_only=True):
+    """Hash ``password`` with argon2id, ``salt`` and ``params``: :meth:`call` does it (CPU
+    work for tens of milliseconds: run it off the event loop). The password never shows in
+    ``repr``."""
+
+    answers: ClassVar[tuple[type, ...]] = (PasswordHashed, Failed)
+    password: str
+    salt: bytes
+    params: Argon2Params
+
+    def __repr__(self) -> str:
+        return f"HashPassword(params={self.params!r})"
+
+    def call(self) -> PasswordHashed:
+        """The hash (see :func:`sansio_auth.passwords.hash_password`)."""
+        return PasswordHashed(hash=hash_password(self.password, self.salt, self.params))
+
+
+class VerifyPassword(msgspec.Struct, frozen=True, kw_only=True):
+    """Check ``password`` against the ``stored`` hash (``None``: against a hash of nothing,
+    taking the same time, see :func:`sansio_auth.passwords.verify_password`)."""
+
+    answers: ClassVar[tuple[type, ...]] = (PasswordChecked, Failed)
+    password: str
+    stored: str | None
+    params: Argon2Params
+
+    def __repr__(self) -> str:
+        return f"VerifyPassword(params={self.params!r})"
+
+    def call(self) -> PasswordChecked:
+        """Whether it matches, and whether the hash should be replaced."""
+        checked: Checked = verify_password(self.password, self.stored, self.params)
+        return PasswordChecked(valid=checked.valid, needs_rehash=checked.needs_rehash)
+
+
 class Log(msgspec.Struct, frozen=True, kw_only=True):
     """Write a line to the library's default log (a custom ``logger`` is invoked by the
     engine through :class:`InvokeCallback` instead).
@@ -188,7 +249,9 @@ class Respond(msgspec.Struct, frozen=True, kw_only=True):
     response: Response
 
 
-Action = SendHTTP | InvokeCallback | CallAdapter | Log | Respond
+Action = SendHTTP | InvokeCallback | CallAdapter | HashPassword | VerifyPassword | Log | Respond
+CPU_ACTIONS = (HashPassword, VerifyPassword)
+"""Actions that are CPU work rather than IO (a binding on an event loop offloads them)."""
 
 
 @lru_cache(maxsize=512)
@@ -203,6 +266,15 @@ def _accepted(function: Callable[..., Any]) -> frozenset[str] | None:
     return frozenset(
         p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
     )
+
+
+def accepts(function: Callable[..., Any], name: str) -> bool:
+    """Whether ``function`` takes the keyword ``name`` (or any keyword, ``**kwargs``)."""
+    try:
+        accepted = _accepted(function)
+    except TypeError:  # an unhashable callable
+        return True
+    return accepted is None or name in accepted
 
 
 def call_with_params(function: Callable[..., Any], params: Mapping[str, Any]) -> Any:

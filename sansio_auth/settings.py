@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
+from ._settings_accounts import PASSWORD_METHODS, two_factor_options, with_senders
 from ._webauthn import check_ceremony_options
 from .config import (
     AuthConfig,
@@ -24,6 +25,7 @@ from .config import (
     SessionOptions,
     Strategy,
     Theme,
+    TwoFactorOptions,
     as_record,
 )
 from .cookies import CookieSet, cookie_set
@@ -130,6 +132,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     warnings: tuple[str, ...]
     adapter_extras: frozenset[str] = frozenset()
     """Which of :data:`OPTIONAL_METHODS` the adapter has."""
+    two_factor: TwoFactorOptions | None = None
+    """Two-factor authentication's options; ``None`` when it is off."""
 
     def cookies_for(self, secure: bool) -> CookieSet:
         """The cookie set of the given security mode."""
@@ -154,7 +158,7 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
             "Host must be trusted: set trust_host=True (or AUTH_TRUST_HOST=true) when a "
             "proxy you control sets the Host header, or set AUTH_URL to the public URL"
         )
-    providers = tuple(_provider(value, env) for value in config.providers)
+    providers = with_senders(tuple(_provider(value, env) for value in config.providers))
     by_id: dict[str, Provider] = {}
     for provider in providers:
         if provider.id in by_id:
@@ -165,6 +169,7 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
     _check_adapter(config.adapter, strategy, providers)
     webauthn = _check_webauthn(config.experimental, config.adapter, providers)
     _check_session_features(session, config.adapter, strategy, providers)
+    two_factor = two_factor_options(config.two_factor, config.adapter, providers)
     for option, number in (
         ("session.max_age", session.max_age),
         ("session.update_age", session.update_age),
@@ -218,6 +223,7 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
         adapter_extras=frozenset(
             m for m in OPTIONAL_METHODS if callable(getattr(config.adapter, m, None))
         ),
+        two_factor=two_factor,
     )
 
 
@@ -426,12 +432,21 @@ def _strategy(session: SessionOptions, adapter: Any, providers: Sequence[Provide
 
 def _check_adapter(adapter: Any, strategy: Strategy, providers: Sequence[Provider]) -> None:
     needs_email = any(p.type == "email" for p in providers)
-    if (needs_email or strategy == "database") and adapter is None:
-        feature = "e-mail sign-in" if needs_email else "the database session strategy"
+    needs_password = any(p.type == "password" for p in providers)
+    if (needs_email or needs_password or strategy == "database") and adapter is None:
+        feature = (
+            "e-mail sign-in"
+            if needs_email
+            else "password accounts"
+            if needs_password
+            else "the database session strategy"
+        )
         raise MissingAdapter(f"{feature} requires an adapter")
     required: list[str] = []
     if needs_email:
         required += EMAIL_METHODS
+    if needs_password:
+        required += PASSWORD_METHODS
     if adapter is not None and any(p.type in ("oauth", "oidc") for p in providers):
         required += OAUTH_METHODS
     if strategy == "database":

@@ -15,6 +15,7 @@ from datetime import datetime
 
 from sansio_auth.adapters import AdapterConflict
 
+from ._accounts import AccountMethods
 from ._base import Record, StoreAdapter
 
 
@@ -34,6 +35,8 @@ class MemoryStore:
         self.tokens: dict[tuple[str, str], Record] = {}
         self.authenticators: dict[str, Record] = {}
         self.not_before: dict[str, datetime] = {}
+        self.passwords: dict[str, str] = {}
+        self.two_factors: dict[str, Record] = {}
 
     def open(self) -> None:
         """Nothing to open."""
@@ -99,6 +102,8 @@ class MemoryStore:
             for table in (self.sessions, self.authenticators):
                 for key in [k for k, v in table.items() if v["user_id"] == user_id]:
                     del table[key]
+            self.passwords.pop(user_id, None)
+            self.two_factors.pop(user_id, None)
             return user
 
     def link_account(self, account: Record) -> Record:
@@ -222,8 +227,51 @@ class MemoryStore:
             marks = [self.not_before[k] for k in keys if k in self.not_before]
             return max(marks, default=None)
 
+    def get_password_hash(self, user_id: str) -> str | None:
+        with self._lock:
+            return self.passwords.get(user_id)
 
-class MemoryAdapter(StoreAdapter):
+    def set_password_hash(self, user_id: str, password_hash: str | None) -> None:
+        with self._lock:
+            self._user(user_id)
+            if password_hash is None:
+                self.passwords.pop(user_id, None)
+            else:
+                self.passwords[user_id] = password_hash
+
+    def get_two_factor(self, user_id: str) -> Record | None:
+        with self._lock:
+            return _copy(self.two_factors.get(user_id))
+
+    def set_two_factor(self, record: Record) -> Record:
+        with self._lock:
+            self._user(record["user_id"])
+            self.two_factors[record["user_id"]] = copy.deepcopy(record)
+            return copy.deepcopy(record)
+
+    def delete_two_factor(self, user_id: str) -> Record | None:
+        with self._lock:
+            return self.two_factors.pop(user_id, None)
+
+    def use_totp_step(self, user_id: str, step: int) -> bool:
+        with self._lock:
+            record = self.two_factors.get(user_id)
+            last = None if record is None else record["totp_last_step"]
+            if record is None or (last is not None and last >= step):
+                return False
+            record["totp_last_step"] = step
+            return True
+
+    def use_recovery_code(self, user_id: str, code_hash: str) -> bool:
+        with self._lock:
+            record = self.two_factors.get(user_id)
+            if record is None or code_hash not in record["recovery_codes"]:
+                return False
+            record["recovery_codes"].remove(code_hash)
+            return True
+
+
+class MemoryAdapter(AccountMethods, StoreAdapter):
     """The in-memory adapter (``AuthConfig(adapter=MemoryAdapter())``)."""
 
     def __init__(self) -> None:

@@ -38,7 +38,10 @@ from psycopg_pool import ConnectionPool
 
 from sansio_auth.adapters import AdapterConflict, AdapterSession, SessionAndUser, SessionUpdate
 
+from ._accounts import AccountMethods
 from ._base import Record, StoreAdapter, normal_session_update, session_and_user
+from ._postgres_accounts import MIGRATION as ACCOUNTS_MIGRATION
+from ._postgres_accounts import PostgresAccounts
 from ._postgres_asyncio import AsyncioSessions
 from ._sockets import quiet
 
@@ -104,6 +107,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             "notBefore" TIMESTAMPTZ NOT NULL
         )""",
     ),
+    ACCOUNTS_MIGRATION,  # version 3: password hashes and second factors
 )
 """Schema migrations: entry ``n`` takes the schema from version ``n`` to ``n + 1``."""
 
@@ -204,7 +208,7 @@ def _insert(table: str, values: dict[str, Any]) -> sql.Composed:
     )
 
 
-class PostgresStore:
+class PostgresStore(PostgresAccounts):
     """The synchronous store behind :class:`PostgresAdapter`."""
 
     def __init__(self, dsn: str, *, min_size: int, max_size: int, timeout: float) -> None:
@@ -581,7 +585,7 @@ def _asyncio_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
-class PostgresAdapter(StoreAdapter):
+class PostgresAdapter(AccountMethods, StoreAdapter):
     """The PostgreSQL adapter (``AuthConfig(adapter=PostgresAdapter(dsn))``).
 
     ``dsn`` is a libpq connection string or URL; the pool keeps ``min_size`` to

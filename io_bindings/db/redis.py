@@ -18,6 +18,7 @@ under ``key_prefix``)::
     user:by-user-id:account:<id>            set of the user's account keys
     user:by-user-id:session:<id>            set of the user's session tokens
     user:by-user-id:authenticator:<id>      set of the user's credential ids
+    user:password:<id>, user:two-factor:<id>  password hash, second factor (see _redis_accounts)
 
 User ids, provider ids and verification tokens never contain ``:``, so no two
 records share a key (a proposed user id with ``:`` is replaced by a new one;
@@ -44,7 +45,9 @@ from redis.client import Pipeline
 
 from sansio_auth.adapters import AdapterConflict
 
+from ._accounts import AccountMethods
 from ._base import Record, StoreAdapter, format_time, new_id, parse_time
+from ._redis_accounts import RedisAccounts
 
 MINIMUM_VERSION = (6, 2)  # GETDEL, SET PXAT
 
@@ -84,7 +87,7 @@ def _ms(value: datetime) -> int:
     return int(value.timestamp() * 1000)
 
 
-class RedisStore:
+class RedisStore(RedisAccounts):
     """The synchronous store behind :class:`RedisAdapter`."""
 
     def __init__(self, url: str, *, key_prefix: str, **options: Any) -> None:
@@ -214,6 +217,7 @@ class RedisStore:
             accounts, sessions, authenticators = (pipe.smembers(key) for key in sets)
             pipe.multi()
             pipe.delete(*self._user_keys(user), *sets, *map(_text, accounts))
+            pipe.delete(*self.account_keys(user_id))
             for token in map(_text, sessions):
                 pipe.delete(self._session_key(token))
             for credential_id in map(_text, authenticators):
@@ -459,7 +463,7 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-class RedisAdapter(StoreAdapter):
+class RedisAdapter(AccountMethods, StoreAdapter):
     """The Redis adapter (``AuthConfig(adapter=RedisAdapter("redis://host:6379/0"))``).
 
     ``key_prefix`` goes before every key (Auth.js's ``baseKeyPrefix``); other

@@ -29,6 +29,7 @@ import msgspec
 
 from sansio_auth.adapters import AdapterConflict, SessionAndUser
 
+from ._accounts import AccountMethods
 from ._base import (
     ACCOUNT_FIELDS,
     AUTHENTICATOR_FIELDS,
@@ -39,6 +40,8 @@ from ._base import (
     parse_time,
     session_and_user,
 )
+from ._sqlite_accounts import MIGRATION as ACCOUNTS_MIGRATION
+from ._sqlite_accounts import SQLiteAccounts
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (  # version 1
@@ -96,6 +99,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             not_before TEXT NOT NULL
         )""",
     ),
+    ACCOUNTS_MIGRATION,  # version 3: password hashes and second factors
 )
 """Schema migrations: entry ``n`` takes the schema from version ``n`` to ``n + 1``."""
 
@@ -194,7 +198,7 @@ def _integrity() -> Iterator[None]:
         raise
 
 
-class SQLiteStore:
+class SQLiteStore(SQLiteAccounts):
     """The synchronous store behind :class:`SQLiteAdapter` (a small pool of connections)."""
 
     def __init__(self, path: str | PathLike[str], *, pool_size: int, timeout: float) -> None:
@@ -538,7 +542,7 @@ class SQLiteStore:
         return None if row is None or row["latest"] is None else parse_time(row["latest"])
 
 
-class SQLiteAdapter(StoreAdapter):
+class SQLiteAdapter(AccountMethods, StoreAdapter):
     """The SQLite adapter (``AuthConfig(adapter=SQLiteAdapter("auth.db"))``).
 
     ``pool_size`` connections at most (one for ``":memory:"``, which then lives

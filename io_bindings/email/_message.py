@@ -10,7 +10,7 @@ from email.utils import format_datetime, make_msgid, parseaddr
 from urllib.parse import urlsplit
 
 from sansio_auth.config import Theme
-from sansio_auth.email import link_host, verification_message
+from sansio_auth.email import VerificationMessage, link_host, verification_message
 
 
 class EmailSendError(Exception):
@@ -32,27 +32,33 @@ def default_from(url: str) -> str:
 
 
 def build_mime_message(
-    *, identifier: str, url: str, from_: str | None = None, theme: Theme | None = None
+    *,
+    identifier: str,
+    url: str,
+    from_: str | None = None,
+    theme: Theme | None = None,
+    message: VerificationMessage | None = None,
 ) -> EmailMessage:
-    """The multipart text + HTML message for ``identifier``, from ``from_``.
+    """The multipart text + HTML message for ``identifier``, from ``from_``: ``message``
+    (an account e-mail of a password provider), else the sign-in message for ``url``.
 
     Raises :class:`EmailSendError` when an address cannot go into a header (line
     breaks and the like).
     """
-    content = verification_message(url, link_host(url), theme)
+    content = message or verification_message(url, link_host(url), theme)
     sender = from_ or default_from(url)
-    message = EmailMessage(policy=SMTP)
+    mime = EmailMessage(policy=SMTP)
     try:
-        message["Subject"] = content.subject
-        message["From"] = sender
-        message["To"] = identifier
+        mime["Subject"] = content.subject
+        mime["From"] = sender
+        mime["To"] = identifier
     except ValueError as err:
         raise EmailSendError(f"an address cannot be used in a mail header: {err}") from err
-    message["Date"] = format_datetime(datetime.now(UTC))
+    mime["Date"] = format_datetime(datetime.now(UTC))
     domain = parseaddr(sender)[1].rpartition("@")[2]
-    message["Message-ID"] = make_msgid(
+    mime["Message-ID"] = make_msgid(
         domain=domain if domain and not domain.startswith("[") else "localhost"
     )
-    message.set_content(content.text)
-    message.add_alternative(content.html, subtype="html")
-    return message
+    mime.set_content(content.text)
+    mime.add_alternative(content.html, subtype="html")
+    return mime

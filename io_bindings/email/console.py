@@ -64,9 +64,12 @@ class ConsoleSender:
         url: str,
         expires: datetime | None = None,
         theme: Theme | None = None,
+        message: VerificationMessage | None = None,
     ) -> None:
-        """Print and remember the link ``url`` for ``identifier``."""
-        message = verification_message(url, link_host(url), theme)
+        """Print and remember the link ``url`` for ``identifier`` (with ``message``, the
+        account e-mail of a password provider, instead of the sign-in message)."""
+        label = "sign-in link" if message is None else message.subject
+        message = message or verification_message(url, link_host(url), theme)
         sent = SentLink(
             identifier=identifier,
             url=url,
@@ -76,7 +79,7 @@ class ConsoleSender:
         )
         self._sent.appendleft(sent)
         print(
-            f"[auth] sign-in link for {_printable(identifier)}: {_printable(url)}",
+            f"[auth] {_printable(label)} for {_printable(identifier)}: {_printable(url)}",
             file=self.file or sys.stdout,
             flush=True,
         )

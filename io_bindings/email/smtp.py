@@ -10,6 +10,7 @@ from typing import Literal
 import anyio.to_thread
 
 from sansio_auth.config import Theme
+from sansio_auth.email import VerificationMessage
 
 from ._message import EmailSendError, build_mime_message
 
@@ -65,10 +66,19 @@ class SMTPSender:
     def __repr__(self) -> str:
         return f"SMTPSender({self.host!r}, {self.port}, security={self.security!r})"
 
-    async def __call__(self, identifier: str, url: str, theme: Theme | None = None) -> None:
-        """Mail the sign-in link ``url`` to ``identifier``."""
-        message = build_mime_message(identifier=identifier, url=url, from_=self.from_, theme=theme)
-        await anyio.to_thread.run_sync(self._send, message, identifier)
+    async def __call__(
+        self,
+        identifier: str,
+        url: str,
+        theme: Theme | None = None,
+        message: VerificationMessage | None = None,
+    ) -> None:
+        """Mail the sign-in link ``url`` to ``identifier`` (or ``message``: an account
+        e-mail of a password provider)."""
+        mime = build_mime_message(
+            identifier=identifier, url=url, from_=self.from_, theme=theme, message=message
+        )
+        await anyio.to_thread.run_sync(self._send, mime, identifier)
 
     def _send(self, message: EmailMessage, recipient: str) -> None:
         try:

@@ -16,7 +16,7 @@ from urllib.parse import urlencode, urlsplit
 
 from .._context import Context, Reply, add_query
 from .._flow import Step, call_adapter, invoke, log_error, log_warning, send_http
-from ..email import link_host, verification_message
+from ..email import VerificationMessage, link_host, verification_message
 from ..errors import (
     AuthError,
     CallbackRouteError,
@@ -62,7 +62,7 @@ def email_sign_in(ctx: Context, provider: EmailProvider) -> Step[Reply]:
     try:
         if provider.send_verification_request is None:
             assert isinstance(provider, HTTPEmailProvider)  # checked at start-up
-            yield from _send_through_api(ctx, provider, identifier, url)
+            yield from send_through_api(ctx, provider, identifier, url)
         else:
             yield from invoke(
                 "send_verification_request",
@@ -87,13 +87,18 @@ def email_sign_in(ctx: Context, provider: EmailProvider) -> Step[Reply]:
     return Reply(redirect=add_query(page, {"provider": provider.id, "type": "email"}))
 
 
-def _send_through_api(
-    ctx: Context, provider: HTTPEmailProvider, identifier: str, url: str
+def send_through_api(
+    ctx: Context,
+    provider: HTTPEmailProvider,
+    identifier: str,
+    url: str,
+    message: VerificationMessage | None = None,
 ) -> Step[None]:
-    """Send the default message with the service's documented request (``SendHTTP``);
-    :class:`EmailSignInError` when it is not answered with 2xx."""
+    """Send ``message`` (default: the sign-in message for ``url``) with the service's
+    documented request (``SendHTTP``); :class:`EmailSignInError` when it is not answered
+    with 2xx."""
     hostname = urlsplit(url).hostname or "localhost"
-    message = verification_message(url, link_host(url), ctx.settings.theme)
+    message = message or verification_message(url, link_host(url), ctx.settings.theme)
     letter = Letter(
         to=identifier,
         sender=sender_of(provider, hostname),

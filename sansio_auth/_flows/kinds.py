@@ -20,12 +20,14 @@ from ..providers import (
     EmailProvider,
     OAuthProvider,
     OIDCProvider,
+    PasswordProvider,
     Provider,
     WebAuthnProvider,
 )
 from .credentials import credentials_callback
 from .email import email_callback, email_sign_in
 from .oauth import oauth_callback, oauth_sign_in
+from .password import password_callback
 from .webauthn import webauthn_callback
 
 P = TypeVar("P", bound=Provider)
@@ -91,6 +93,11 @@ _REGISTERED = (
     ProviderKind(
         record=WebAuthnProvider,
         callback=webauthn_callback,
+        callback_methods=frozenset({"POST"}),
+    ),
+    ProviderKind(
+        record=PasswordProvider,
+        callback=password_callback,
         callback_methods=frozenset({"POST"}),
     ),
 )

@@ -30,6 +30,7 @@ from ..errors import (
     Configuration,
     OAuthAccountNotLinked,
 )
+from . import second_factor
 from .strategies import LoginResult, session_strategy, utc
 
 
@@ -350,6 +351,17 @@ def _conflict(error: AdapterError) -> bool:
 
 
 def finish_login(
+    ctx: Context, login: LoginResult, *, profile: Mapping[str, Any] | None = None
+) -> Step[Reply]:
+    """Stop at the second factor when it applies (:mod:`.second_factor`), else
+    :func:`complete_login`."""
+    challenge = yield from second_factor.intercept(ctx, login, profile)
+    if challenge is not None:
+        return challenge
+    return (yield from complete_login(ctx, login, profile=profile))
+
+
+def complete_login(
     ctx: Context, login: LoginResult, *, profile: Mapping[str, Any] | None = None
 ) -> Step[Reply]:
     """Issue the session, emit the events, and redirect (to ``pages.new_user`` on sign-up).

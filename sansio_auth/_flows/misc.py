@@ -16,12 +16,14 @@ def csrf(ctx: Context) -> Step[Reply]:
 
 
 def providers(ctx: Context) -> Step[Reply]:
-    """Every provider's id, name, type and URLs, keyed by id."""
+    """Every provider's id, name, type and URLs, keyed by id. A password provider says
+    ``credentials``: Auth.js's client then posts ``signIn("password", {email, password})``
+    to its callback, as it should."""
     body = {
         p.id: {
             "id": p.id,
             "name": p.name,
-            "type": p.type,
+            "type": "credentials" if p.type == "password" else p.type,
             "signinUrl": ctx.url("signin", p.id),
             "callbackUrl": ctx.url("callback", p.id),
         }

@@ -6,6 +6,7 @@ from .. import pages
 from .._context import Context, Reply, add_query, html_reply
 from .._flow import Step
 from ..errors import HINTS, Hint, UnknownAction
+from ..providers import PasswordProvider
 
 
 def signin_page(ctx: Context) -> Step[Reply]:
@@ -35,6 +36,7 @@ def signin_page(ctx: Context) -> Step[Reply]:
             p.id: ctx.url("webauthn-options", p.id) for p in providers if p.type == "webauthn"
         },
         hint=_hint(ctx),
+        password_links=_password_links(ctx),
     )
     return html_reply(page)
 
@@ -57,7 +59,10 @@ def verify_request_page(ctx: Context) -> Step[Reply]:
     if settings.pages.verify_request is not None:
         return Reply(redirect=add_query(settings.pages.verify_request, ctx.query))
     yield from ()
-    return html_reply(pages.verify_request_page(origin=ctx.origin, theme=settings.theme))
+    page = pages.verify_request_page(
+        origin=ctx.origin, theme=settings.theme, kind=ctx.query.get("type")
+    )
+    return html_reply(page)
 
 
 def error_page(ctx: Context) -> Step[Reply]:
@@ -86,3 +91,14 @@ def _hint(ctx: Context) -> Hint | None:
 def _hint_param(ctx: Context) -> dict[str, str]:
     """``?hint=`` passed on to a custom page, with ``debug=True`` and a known row."""
     return {"hint": ctx.query["hint"]} if _hint(ctx) is not None else {}
+
+
+def _password_links(ctx: Context) -> dict[str, str]:
+    """The sign-in page's links of the password provider: reset, and sign-up when open."""
+    provider = next((p for p in ctx.settings.providers if isinstance(p, PasswordProvider)), None)
+    if provider is None:
+        return {}
+    links = {"forgot": ctx.url("forgot-password")}
+    if provider.sign_up:
+        links["signup"] = ctx.url("signup")
+    return links

@@ -27,6 +27,7 @@ SIGN_IN_ERRORS = {
     "CredentialsSignin": "Sign in failed. Check the details you provided are correct.",
     "SessionRequired": "Please sign in to access this page.",
     "MissingCSRF": "The form expired. Please try again.",
+    "TwoFactorExpired": "Your sign-in took too long or was interrupted. Please sign in again.",
 }
 _TRY_ANOTHER = "Try signing in with a different account."
 for _key in (
@@ -173,9 +174,11 @@ def sign_in_page(
     email: str | None = None,
     webauthn_options_urls: Mapping[str, str] | None = None,
     hint: Hint | None = None,
+    password_links: Mapping[str, str] | None = None,
 ) -> str:
     """The sign-in page: a button per OAuth provider, the e-mail form, the credentials forms,
-    the passkey forms (their options at ``webauthn_options_urls[id]``) and their script."""
+    the password form (with ``password_links``: ``forgot`` and, when open, ``signup``), the
+    passkey forms (their options at ``webauthn_options_urls[id]``) and their script."""
     blocks: list[str] = []
     banner = script = ""
     if error:
@@ -196,6 +199,9 @@ def sign_in_page(
             )
         elif provider.type == "credentials" and getattr(provider, "credentials", None):
             blocks.append(_credentials_form(provider, callback_urls[provider.id], csrf))
+        elif provider.type == "password":
+            url = callback_urls[provider.id]
+            blocks.append(_password_form(provider, url, csrf, email, password_links or {}))
         elif isinstance(provider, WebAuthnProvider) and webauthn_options_urls:
             options_url = webauthn_options_urls[provider.id]
             blocks.append(_webauthn_form(provider, callback_urls[provider.id], options_url, csrf))
@@ -246,6 +252,39 @@ def _credentials_form(provider: Provider, url: str, csrf: str) -> str:
     )
 
 
+def _password_form(
+    provider: Provider, url: str, csrf: str, email: str | None, links: Mapping[str, str]
+) -> str:
+    """E-mail and password, with the ways to a forgotten password and to a new account."""
+    fields = _fields(
+        provider,
+        {
+            "email": {
+                "label": "Email",
+                "type": "email",
+                "autocomplete": "username",
+                "required": True,
+                "value": email or None,
+            },
+            "password": {
+                "label": "Password",
+                "type": "password",
+                "autocomplete": "current-password",
+                "required": True,
+            },
+        },
+    )
+    extra = "".join(
+        f'<a class="button" href="{escape(links[key])}">{label}</a>'
+        for key, label in (("forgot", "Forgot your password?"), ("signup", "Create an account"))
+        if key in links
+    )
+    return (
+        f'<form action="{escape(url)}" method="POST">{csrf}{fields}'
+        f'<button type="submit">Sign in with {escape(provider.name)}</button></form>{extra}'
+    )
+
+
 def _webauthn_form(provider: WebAuthnProvider, url: str, options_url: str, csrf: str) -> str:
     """Auth.js's passkey form (``id="<id>-form"``, inputs marked ``data-form-field``), run by
     the page's script; ``data-conditional-ui`` asks it for the autofill request too. Beside
@@ -274,11 +313,22 @@ def sign_out_page(*, action_url: str, csrf_token: str, theme: Theme) -> str:
     return _shell("Sign Out", body, theme)
 
 
-def verify_request_page(*, origin: str, theme: Theme) -> str:
-    """'Check your email', with a link back to the site."""
+VERIFY_REQUEST_TEXTS = {
+    "verify-email": "A link to verify your email address has been sent to it.",
+    "reset": "If an account uses this address, a link to choose a new password has been "
+    "sent to it.",
+}
+"""What the 'check your email' page says for each ``type`` of the account e-mails."""
+
+
+def verify_request_page(*, origin: str, theme: Theme, kind: str | None = None) -> str:
+    """'Check your email' (for ``kind``: a sign-in link by default), with a link back."""
     host = origin.partition("://")[2]
+    text = VERIFY_REQUEST_TEXTS.get(
+        kind or "", "A sign in link has been sent to your email address."
+    )
     body = (
-        "<h1>Check your email</h1><p>A sign in link has been sent to your email address.</p>"
+        f"<h1>Check your email</h1><p>{escape(text)}</p>"
         f'<a class="button" href="{escape(origin)}">{escape(host)}</a>'
     )
     return _shell("Verify Request", body, theme)

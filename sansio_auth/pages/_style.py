@@ -38,4 +38,13 @@ border-radius:var(--border-radius);padding:.6rem .8rem;margin:0 0 1rem;text-alig
 a.button{display:block;text-align:center;margin-top:1rem;color:var(--brand-color)}
 .debug{border:1px dashed var(--color-border);border-radius:var(--border-radius);
 padding:.6rem .8rem;margin:0 0 1rem}.debug p{text-align:left;margin:0 0 .5rem}
+.info{background:#eff8ff;color:var(--color-info);border:1px solid #b2ddff;
+border-radius:var(--border-radius);padding:.6rem .8rem;margin:0 0 1rem;text-align:center}
+label.check{display:flex;align-items:center;gap:.5rem;font-weight:400}
+label.check input{width:auto;display:inline}
+.qr{display:flex;justify-content:center;margin:0 0 1rem}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;word-break:break-all}
+ul.codes{display:grid;grid-template-columns:1fr 1fr;gap:.4rem 1rem;list-style:none;padding:0;
+margin:0 0 1rem;text-align:center}
+details{margin-top:1rem}summary{cursor:pointer;color:var(--color-secondary)}
 """

@@ -26,6 +26,7 @@ from .email_apis import (
     SendGridProvider,
 )
 from .oauth import ClientOptions, Endpoint, Hooks, OAuthProvider, OIDCProvider
+from .password import Password, PasswordProvider
 from .services.apple import apple_client_secret
 from .webauthn import Passkey, WebAuthn, WebAuthnProvider
 
@@ -34,6 +35,7 @@ PROVIDER_KINDS: dict[str, type[Provider]] = {
     "email": EmailProvider,
     "oauth": OAuthProvider,
     "oidc": OIDCProvider,
+    "password": PasswordProvider,
     "webauthn": WebAuthnProvider,
 }
 """Record type of each provider ``type``, for providers given as mappings.
@@ -62,6 +64,8 @@ __all__ = [
     "OAuthProvider",
     "OIDCProvider",
     "Passkey",
+    "Password",
+    "PasswordProvider",
     "Postmark",
     "PostmarkProvider",
     "Provider",

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal, Self, TypeVar
 
 from ..errors import Configuration
 
-ProviderType = Literal["oauth", "oidc", "email", "credentials", "webauthn"]
+ProviderType = Literal["oauth", "oidc", "email", "credentials", "webauthn", "password"]
 R = TypeVar("R")
 
 

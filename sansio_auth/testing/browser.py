@@ -273,7 +273,7 @@ class Browser:
         provider = self.engine.settings.providers_by_id.get(provider_id)
         if provider is None:
             raise ValueError(f"no provider {provider_id!r} in the configuration")
-        route = "callback" if provider.type == "credentials" else "signin"
+        route = "callback" if provider.type in ("credentials", "password") else "signin"
         form = {"csrfToken": self.csrf_token(), **fields}
         response = self.post(f"{self.base}/{route}/{provider_id}", form=form)
         return self.follow(response, as_user=as_user)

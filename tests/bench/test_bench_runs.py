@@ -68,6 +68,12 @@ def test_bench_prints_and_writes_every_figure_with_its_ratio(tmp_path: Path) -> 
         workers[1]["per_second"] / workers[0]["per_second"], rel=1e-2
     )
     assert document["load_generator"] == ("wrk" if shutil.which("wrk") else "asyncio client")
+    hashing = [f for f in document["figures"] if f["section"].startswith("Session reads while")]
+    assert [f["row"].split(" while")[0] for f in hashing] == ["GET /auth/session alone",
+                                                              "GET /auth/session"]  # fmt: skip
+    assert hashing[1]["ratio"] > 0
+    [totp] = [f for f in document["figures"] if f["section"] == "Second factor, in process"]
+    assert totp["row"].startswith("TOTP code check")
 
     if shutil.which("node") is None:
         pytest.skip("node not installed: no Auth.js figures to check")

@@ -21,6 +21,7 @@ CLIENT_SAFE = {
     "MissingCSRF",
     "AccountNotLinked",
     "WebAuthnVerificationError",
+    "TwoFactorExpired",  # ours (not in Auth.js)
 }
 SIGN_IN_KIND = {
     "CredentialsSignin",
@@ -30,6 +31,7 @@ SIGN_IN_KIND = {
     "EmailSignInError",
     "MissingCSRF",
     "AccountNotLinked",
+    "TwoFactorExpired",  # ours (not in Auth.js)
 }
 ALL_ERRORS = [
     value

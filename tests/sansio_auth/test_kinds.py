@@ -22,6 +22,7 @@ def test_what_each_kind_accepts():
         "oauth": (True, ["GET", "POST"]),
         "oidc": (True, ["GET", "POST"]),
         "webauthn": (False, ["POST"]),
+        "password": (False, ["POST"]),
     }
 
 

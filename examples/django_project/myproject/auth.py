@@ -1,11 +1,15 @@
 """The auth module: the config, ``handle``, ``sign_in``, ``sign_out`` and the hooks.
 
-Providers: a password login (``demo`` / ``demo``), e-mail links (printed to the console,
-or sent to ``EXAMPLE_SMTP_PORT`` on 127.0.0.1 when set) and, when ``EXAMPLE_OIDC_ISSUER``,
+Providers: a password login (``demo`` / ``demo``), password accounts (sign-up, e-mail
+verification, reset, two-factor with an authenticator app and recovery codes: see
+docs/accounts.md), e-mail links (printed to the console, or sent to ``EXAMPLE_SMTP_PORT`` on
+127.0.0.1 when set; the account e-mails go the same way) and, when ``EXAMPLE_OIDC_ISSUER``,
 ``AUTH_OP_ID`` and ``AUTH_OP_SECRET`` are set, an OpenID Connect provider ``op``.
 With ``EXAMPLE_LAZY_CONFIG=1`` the config is a function of the request (lazy
 initialization): a request with ``X-Example-Staging: 1`` also gets the staging provider.
 ``EXAMPLE_UPDATE_AGE`` (seconds, default a day) is how often the session cookie is re-issued.
+Users live in memory, or in SQLite (``EXAMPLE_DB``, a file) or PostgreSQL
+(``EXAMPLE_POSTGRES``, a DSN) when set.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from io_bindings.db.memory import MemoryAdapter
 from io_bindings.django import DjangoAuth, protect_prefix, sequence
 from io_bindings.email import ConsoleSender, SMTPSender
 from sansio_auth import AuthConfig
-from sansio_auth.providers import Credentials, Email
+from sansio_auth.providers import Credentials, Email, Password
 
 DEMO_USER = {"id": "1", "name": "Demo User", "email": "demo@example.com"}
 
@@ -52,6 +56,7 @@ def make_config(*, staging: bool = False) -> AuthConfig:
             },
         ),
         Email(send_verification_request=_sender()),
+        Password(),  # account e-mails through the e-mail provider's sender
     ]
     if issuer := os.environ.get("EXAMPLE_OIDC_ISSUER"):
         providers.append({"id": "op", "name": "Test OP", "type": "oidc", "issuer": issuer})
@@ -60,7 +65,25 @@ def make_config(*, staging: bool = False) -> AuthConfig:
             Credentials(id="staging", name="Staging", authorize=authorize, credentials={})
         )
     session = {"strategy": "jwt", "update_age": int(os.environ.get("EXAMPLE_UPDATE_AGE", 86400))}
-    return AuthConfig(adapter=MemoryAdapter(), session=session, providers=providers)
+    return AuthConfig(
+        adapter=_adapter(),
+        session=session,
+        providers=providers,
+        two_factor={"trust_device_days": 30},  # for password sign-ins, once a user sets it up
+    )
+
+
+def _adapter() -> Any:
+    """PostgreSQL (``EXAMPLE_POSTGRES``), SQLite (``EXAMPLE_DB``), else memory."""
+    if dsn := os.environ.get("EXAMPLE_POSTGRES"):
+        from io_bindings.db.postgres import PostgresAdapter
+
+        return PostgresAdapter(dsn)
+    if path := os.environ.get("EXAMPLE_DB"):
+        from io_bindings.db.sqlite import SQLiteAdapter
+
+        return SQLiteAdapter(path)
+    return MemoryAdapter()
 
 
 if os.environ.get("EXAMPLE_LAZY_CONFIG") == "1":

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 
 from io_bindings.db._base import StoreAdapter
-from sansio_auth.adapters import Adapter, AtomicSignUp
+from sansio_auth.adapters import AccountStore, Adapter, AtomicSignUp
 from sansio_auth.testing.adapter_suite import AdapterSuite
 
 KEEP_CUSTOM_KEYS = {"memory", "sqlite", "redis"}  # the others keep keys that name a column
@@ -24,10 +24,14 @@ class TestConformance(AdapterSuite):
             yield opened
 
 
-def test_the_adapters_implement_the_protocols(make_adapter: Callable[[], StoreAdapter]) -> None:
+def test_the_adapters_implement_the_protocols(
+    adapter_kind: str, make_adapter: Callable[[], StoreAdapter]
+) -> None:
     adapter = make_adapter()
     assert isinstance(adapter, Adapter)
     assert isinstance(adapter, AtomicSignUp)
+    # password accounts and two-factor: every store but SQLAlchemy's (not yet)
+    assert isinstance(adapter, AccountStore) == (not adapter_kind.startswith("sqlalchemy"))
 
 
 @pytest.mark.anyio

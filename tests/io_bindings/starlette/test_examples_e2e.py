@@ -60,7 +60,7 @@ def session_of(http: httpx.Client) -> object:
 
 def test_handlers_serve_the_auth_routes(http: httpx.Client) -> None:
     assert http.get("/api/auth/csrf").json()["csrfToken"]
-    assert set(http.get("/api/auth/providers").json()) == {"credentials", "email", "op"}
+    assert set(http.get("/api/auth/providers").json()) == {"credentials", "email", "password", "op"}
     assert "text/html" in http.get("/api/auth/signin").headers["content-type"]
     assert session_of(http) is None
 

@@ -14,6 +14,7 @@ MAY_IMPORT_TEST_TOOLS = {
     "_adapter_kit.py",
     "_adapter_cases.py",
     "_adapter_passkeys.py",
+    "_adapter_accounts.py",
 }
 
 

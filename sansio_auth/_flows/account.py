@@ -1,0 +1,203 @@
+"""A signed-in user's password and address (not in Auth.js): ``GET|POST change-password``
+and ``GET|POST change-email``, and ending the user's sessions.
+
+Both changes ask for the current password (when the user has one), which is a fresher
+proof than the session's age. A new password ends the user's other sessions; a new address
+takes effect once the link mailed to it is followed (``verify-email``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._context import Context, Reply
+from .._flow import Step, call_adapter, log_error, log_warning, verify_password
+from ..cookies import read_chunked
+from ..pages import accounts as account_pages
+from ..providers import PasswordProvider
+from .accounts import (
+    FormError,
+    answer,
+    current_user,
+    notice,
+    password_provider,
+    send_link,
+    sign_in_first,
+)
+from .password import _address, check_new_password, new_hash
+from .strategies import create_database_session, utc
+
+
+def change_password_page(ctx: Context) -> Step[Reply]:
+    """The form: current and new password (signed in only)."""
+    provider = password_provider(ctx)
+    if (yield from current_user(ctx)) is None:
+        return sign_in_first(ctx)
+    return _password_form(ctx, provider, "", status=200)
+
+
+def _password_form(ctx: Context, provider: PasswordProvider, error: str, *, status: int) -> Reply:
+    page = account_pages.change_password_page(
+        action_url=ctx.url("change-password"),
+        csrf_token=ctx.csrf_token(),
+        theme=ctx.settings.theme,
+        error=error,
+        min_length=provider.min_length,
+        max_length=provider.max_length,
+    )
+    return answer(ctx, page, {"error": error}, status)
+
+
+def change_password(ctx: Context) -> Step[Reply]:
+    """Check the current password, store the new one, end the user's other sessions."""
+    ctx.check_csrf()
+    provider = password_provider(ctx)
+    user = yield from current_user(ctx)
+    if user is None:
+        return sign_in_first(ctx)
+    user_id = str(user["id"])
+    try:
+        yield from _check_current(ctx, provider, user_id, ctx.form.get("current_password"))
+        password = yield from check_new_password(ctx, provider, ctx.form.get("new_password"))
+    except FormError as err:
+        return _password_form(ctx, provider, err.code, status=400)
+    hashed = yield from new_hash(ctx, provider, password)
+    yield from call_adapter(ctx.settings.adapter, "set_password_hash", user_id, hashed)
+    yield from end_sessions(ctx, user_id, keep_this_browser=True)
+    return notice(
+        ctx,
+        "Password changed",
+        "Your other devices were signed out.",
+        (ctx.origin, "Continue"),
+        {"changed": True},
+    )
+
+
+def _check_current(
+    ctx: Context, provider: PasswordProvider, user_id: str, given: Any
+) -> Step[None]:
+    """:class:`FormError` unless ``given`` is the user's password (``no_password`` when they
+    have none: they set one through a reset link, which proves the address)."""
+    stored = yield from call_adapter(ctx.settings.adapter, "get_password_hash", user_id)
+    if stored is None:
+        raise FormError("no_password")
+    if not isinstance(given, str) or len(given) > 4 * provider.max_length:
+        raise FormError("wrong_password")
+    checked = yield from verify_password(given, stored, provider.argon2)
+    if not checked.valid:
+        raise FormError("wrong_password")
+
+
+def change_email_page(ctx: Context) -> Step[Reply]:
+    """The form: the new address (and the password, when the user has one)."""
+    password_provider(ctx)
+    user = yield from current_user(ctx)
+    if user is None:
+        return sign_in_first(ctx)
+    return (yield from _email_form(ctx, user, "", status=200))
+
+
+def _email_form(ctx: Context, user: dict[str, Any], error: str, *, status: int) -> Step[Reply]:
+    stored = yield from call_adapter(ctx.settings.adapter, "get_password_hash", str(user["id"]))
+    page = account_pages.change_email_page(
+        action_url=ctx.url("change-email"),
+        csrf_token=ctx.csrf_token(),
+        theme=ctx.settings.theme,
+        current_email=str(user.get("email") or ""),
+        asks_password=stored is not None,
+        error=error,
+        email=str(ctx.form.get("email") or ""),
+    )
+    return answer(ctx, page, {"error": error}, status)
+
+
+def change_email(ctx: Context) -> Step[Reply]:
+    """Mail the new address a link that makes it the user's (nothing changes before).
+
+    A new address that another account uses gets no link, and the answer is the same.
+    """
+    ctx.check_csrf()
+    provider = password_provider(ctx)
+    user = yield from current_user(ctx)
+    if user is None:
+        return sign_in_first(ctx)
+    user_id = str(user["id"])
+    try:
+        email = _address(ctx.form.get("email"))
+        if email is None:
+            raise FormError("invalid_email")
+        if email == user.get("email"):
+            raise FormError("same_email")
+        stored = yield from call_adapter(ctx.settings.adapter, "get_password_hash", user_id)
+        if stored is not None:
+            yield from _check_current(ctx, provider, user_id, ctx.form.get("password"))
+    except FormError as err:
+        return (yield from _email_form(ctx, user, err.code, status=400))
+    if not (yield from call_adapter(ctx.settings.adapter, "get_user_by_email", email)):
+        identifier = f"change-email:{user_id}:{email}"
+        yield from send_link(
+            ctx,
+            provider,
+            "change-email",
+            to=email,
+            identifier=identifier,
+            max_age=provider.verify_max_age,
+            route="verify-email",
+            email=email,
+            user=user_id,
+        )
+    return notice(
+        ctx,
+        "Check your email",
+        "Follow the link we sent to the new address to start using it.",
+        (ctx.origin, "Continue"),
+        {"sent": True},
+    )
+
+
+def end_sessions(ctx: Context, user_id: str, *, keep_this_browser: bool = False) -> Step[None]:
+    """End every session of ``user_id`` (``keep_this_browser``: but this browser's, which gets
+    a new one). Database sessions are deleted; JWT sessions are refused from now on with
+    ``session.revocation``, and cannot be ended without it (logged as a warning)."""
+    settings = ctx.settings
+    adapter = settings.adapter
+    if settings.strategy == "database":
+        if not callable(getattr(adapter, "delete_sessions_by_user_id", None)):
+            yield from log_warning(
+                "sessions-not-ended", "the adapter has no delete_sessions_by_user_id"
+            )
+            return
+        yield from call_adapter(adapter, "delete_sessions_by_user_id", user_id)
+        if keep_this_browser:
+            yield from create_database_session(ctx, user_id)
+        return
+    if not settings.session.revocation:
+        yield from log_warning(
+            "sessions-not-ended",
+            "JWT sessions cannot be ended before they expire without session.revocation",
+        )
+        return
+    # Tokens issued before this second are refused; this browser's is re-issued in it.
+    mark = utc(int(ctx.now) - 1)
+    yield from call_adapter(adapter, "set_sessions_not_before", f"user:{user_id}", mark)
+    ctx.cache.revocations.clear()
+    if keep_this_browser:
+        yield from _reissue_token(ctx)
+
+
+def _reissue_token(ctx: Context) -> Step[None]:
+    """This browser's JWT session with a fresh ``iat`` (its claims kept)."""
+    spec = ctx.cookie_specs.session_token
+    value, present = read_chunked(ctx.cookies, spec.name)
+    if value is None:
+        return
+    try:
+        token = yield from ctx.decode_token(value)
+    except Exception as err:
+        yield from log_error(err)
+        return
+    if not token:
+        return
+    claims = {k: v for k, v in token.items() if k not in ("iat", "exp", "jti")}
+    encoded = yield from ctx.encode_token(claims)
+    ctx.out_cookies.set_chunked(spec, encoded, ctx.now, present)

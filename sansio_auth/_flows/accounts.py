@@ -1,0 +1,199 @@
+"""What the account flows share (not in Auth.js): the password provider of a request, one-time
+tokens and codes sent by e-mail, the account e-mails, and answers as a page or as JSON.
+
+Tokens reuse the e-mail sign-in machinery: the adapter's verification tokens, stored hashed
+(``sha256(token + secret)``), used once. Each purpose has its own identifier prefix
+(``verify-email:<address>``, ``reset-password:<address>``, ``change-email:<user>:<address>``,
+``two-factor:<user>``), so a token made for one can never be used for another, nor as an
+e-mail sign-in link (whose identifier is the bare address).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlencode
+
+from .._context import Context, Reply, html_reply, json_reply
+from .._flow import Step, call_adapter, invoke, log_error
+from ..email import AccountMessageKind, account_message, link_host
+from ..errors import AuthError, InvalidProvider
+from ..pages.accounts import notice_page
+from ..providers import HTTPEmailProvider, PasswordProvider
+from .email import hash_token, send_through_api
+from .login import signed_in_user
+from .strategies import timestamp, utc
+
+
+class FormError(AuthError):
+    """Input a form or JSON body must correct (the page is shown again with ``code``)."""
+
+    type = "FormError"
+    default_fault = "browser"
+    client_safe = True
+
+    def __init__(self, code: str, message: str = "") -> None:
+        super().__init__(message or code)
+        self.code = code
+
+
+def password_provider(ctx: Context) -> PasswordProvider:
+    """The configured password provider (the first one); :class:`InvalidProvider` if none."""
+    for provider in ctx.settings.providers:
+        if isinstance(provider, PasswordProvider):
+            return provider
+    raise InvalidProvider("no password provider is configured")
+
+
+def secret(ctx: Context) -> str:
+    """What tokens are hashed with (as e-mail sign-in links: all secrets, comma-joined)."""
+    return ",".join(ctx.settings.secrets)
+
+
+def new_token(ctx: Context, identifier: str, max_age: int) -> Step[tuple[str, Any]]:
+    """A fresh one-time token for ``identifier`` (stored hashed), and when it expires."""
+    token = ctx.random_hex(32)
+    expires = utc(ctx.now + max_age)
+    record = {"identifier": identifier, "token": hash_token(token, secret(ctx)), "expires": expires}
+    yield from call_adapter(ctx.settings.adapter, "create_verification_token", record)
+    return token, expires
+
+
+def send_link(
+    ctx: Context,
+    provider: PasswordProvider,
+    kind: AccountMessageKind,
+    *,
+    to: str,
+    identifier: str,
+    max_age: int,
+    route: str,
+    **query: str,
+) -> Step[None]:
+    """Mail ``to`` a link to ``route`` carrying a fresh single-use token of ``identifier``;
+    when the e-mail cannot be sent the token is removed again (no dead row is left)."""
+    token, expires = yield from new_token(ctx, identifier, max_age)
+    url = link(ctx, route, token=token, **query)
+    try:
+        yield from send(ctx, provider, kind, to=to, url=url, expires=expires, token=token)
+    except Exception:
+        try:
+            yield from use_token(ctx, identifier, token)
+        except Exception as err:
+            yield from log_error(err)
+        raise
+
+
+def new_code(ctx: Context, identifier: str, max_age: int) -> Step[tuple[str, Any]]:
+    """A fresh 6-digit one-time code for ``identifier`` (stored hashed), and its expiry."""
+    number = int.from_bytes(ctx.entropy(8), "big") % 1_000_000
+    code = str(number).zfill(6)
+    expires = utc(ctx.now + max_age)
+    record = {"identifier": identifier, "token": hash_token(code, secret(ctx)), "expires": expires}
+    yield from call_adapter(ctx.settings.adapter, "create_verification_token", record)
+    return code, expires
+
+
+def use_token(ctx: Context, identifier: str, token: Any) -> Step[bool]:
+    """Use up ``token`` (or code) of ``identifier``: whether it was valid (unused, unexpired)."""
+    if not isinstance(token, str) or not token or len(token) > 256:
+        return False
+    used = yield from call_adapter(
+        ctx.settings.adapter, "use_verification_token", identifier, hash_token(token, secret(ctx))
+    )
+    return (
+        isinstance(used, Mapping)
+        and used.get("identifier") == identifier
+        and timestamp(used.get("expires")) > ctx.now
+    )
+
+
+def send(
+    ctx: Context,
+    provider: PasswordProvider,
+    kind: AccountMessageKind,
+    *,
+    to: str,
+    url: str,
+    expires: Any = None,
+    token: str | None = None,
+    code: str | None = None,
+) -> Step[None]:
+    """Send the account e-mail ``kind`` to ``to`` with the provider's sender."""
+    message = account_message(
+        kind, url=url, host=link_host(url), theme=ctx.settings.theme, code=code
+    )
+    if provider.send_email is None:  # the e-mail provider's HTTP API (checked at start-up)
+        api = next(p for p in ctx.settings.providers if isinstance(p, HTTPEmailProvider))
+        yield from send_through_api(ctx, api, to, url, message)
+        return
+    yield from invoke(
+        "send_email",
+        provider.send_email,
+        identifier=to,
+        url=url,
+        expires=expires,
+        token=token if token is not None else code,
+        provider=provider,
+        theme=ctx.settings.theme,
+        request=ctx.request,
+        message=message,
+        kind=kind,
+    )
+
+
+def link(ctx: Context, action: str, **query: str) -> str:
+    """The absolute URL of auth route ``action`` with ``query``."""
+    return f"{ctx.url(action)}?{urlencode(query)}"
+
+
+def wants_json(ctx: Context) -> bool:
+    """The client asked for JSON: a JSON body, ``X-Auth-Return-Redirect`` (Auth.js's client),
+    or an ``Accept`` that names JSON and not HTML."""
+    request = ctx.request
+    if request.header("x-auth-return-redirect") is not None:
+        return True
+    if "application/json" in (request.header("content-type") or "").lower():
+        return True
+    accept = (request.header("accept") or "").lower()
+    return "application/json" in accept and "text/html" not in accept
+
+
+def answer(ctx: Context, page: str, body: Mapping[str, Any], status: int = 200) -> Reply:
+    """``page`` (HTML) for a browser, ``body`` (JSON) for a script."""
+    return json_reply(dict(body), status=status) if wants_json(ctx) else html_reply(page, status)
+
+
+def notice(
+    ctx: Context, title: str, text: str, link: tuple[str, str], body: Mapping[str, Any]
+) -> Reply:
+    """A short notice page with one way on (``link``: URL and label), or ``body`` as JSON."""
+    url, label = link
+    page = notice_page(
+        title=title, text=text, link_url=url, link_text=label, theme=ctx.settings.theme
+    )
+    return answer(ctx, page, body)
+
+
+def done(ctx: Context, url: str, body: Mapping[str, Any] | None = None) -> Reply:
+    """Go to ``url``: a redirect for a browser, ``{"url": ..., **body}`` for a script."""
+    if wants_json(ctx) and ctx.request.header("x-auth-return-redirect") is None:
+        return json_reply({"url": url, **(body or {})})
+    return Reply(redirect=url)
+
+
+def current_user(ctx: Context) -> Step[dict[str, Any] | None]:
+    """The signed-in user (as stored), or ``None``."""
+    try:
+        return (yield from signed_in_user(ctx))
+    except Exception as err:
+        yield from log_error(err)
+        return None
+
+
+def sign_in_first(ctx: Context) -> Reply:
+    """Send a signed-out browser to the sign-in page, coming back here; ``401`` for a script."""
+    if wants_json(ctx):
+        return json_reply({"error": "SessionRequired"}, status=401)
+    back = ctx.url(ctx.action)
+    return Reply(redirect=f"{ctx.url('signin')}?{urlencode({'callbackUrl': back})}")

@@ -1,0 +1,157 @@
+"""Second factors, checked and set up (not in Auth.js): what the challenge (:mod:`.two_factor`)
+and the management page (:mod:`.two_factor_setup`) share.
+
+Setting up an authenticator app writes nothing until it is confirmed: the new secret waits
+in an encrypted cookie (``two_factor_setup``, 15 minutes) while its QR code is shown, and
+the first right code stores it, sealed, with fresh recovery codes (hashed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from .. import jwt, totp
+from .._context import Context, Reply
+from .._flow import Step, call_adapter
+from ..cookies import CHECK_MAX_AGE
+from ..pages import two_factor as pages
+from ..two_factor import (
+    clean_recovery_code,
+    code_hashes,
+    new_recovery_codes,
+    open_secret,
+    seal_secret,
+    stored_codes,
+)
+from .accounts import answer, use_token
+from .strategies import utc
+
+
+def verify_factor(
+    ctx: Context, user_id: str, record: Mapping[str, Any], method: str, code: Any
+) -> Step[bool]:
+    """Whether ``code`` is a right answer of ``method`` (``totp``, ``recovery``, ``email``)
+    for ``user_id``, using it up (a TOTP step, a recovery code, an e-mailed code) if so."""
+    adapter = ctx.settings.adapter
+    if method == "totp":
+        try:
+            key = totp.secret_key(open_secret(str(record["totp_secret"]), ctx.settings.secrets))
+        except ValueError:
+            return False
+        step = totp.accepted_step(key, code, ctx.now, last_step=record.get("totp_last_step"))
+        if step is None:
+            return False
+        return bool((yield from call_adapter(adapter, "use_totp_step", user_id, step)))
+    if method == "recovery":
+        clean = clean_recovery_code(code)
+        if clean is None:
+            return False
+        for hashed in code_hashes(clean, ctx.settings.secrets):
+            if (yield from call_adapter(adapter, "use_recovery_code", user_id, hashed)):
+                return True
+        return False
+    if method == "email":
+        clean_code = totp.clean_code(code)
+        return clean_code is not None and (
+            yield from use_token(ctx, f"two-factor:{user_id}", clean_code)
+        )
+    return False
+
+
+def enrol_form(
+    ctx: Context,
+    account: str,
+    error: str,
+    *,
+    action_url: str,
+    required: bool = False,
+    status: int = 200,
+    **hidden: str,
+) -> Reply:
+    """The set-up page: a QR code of the secret waiting in the set-up cookie (a new one when
+    none is waiting, so a wrong code shows the same QR code again)."""
+    secret = _waiting_secret(ctx)
+    if secret is None:
+        secret = totp.new_secret(ctx.entropy(totp.SECRET_BYTES))
+        spec = ctx.cookie_specs.two_factor_setup
+        value = jwt.encode(
+            {"secret": secret},
+            ctx.settings.secrets,
+            spec.name,
+            now=ctx.now,
+            entropy=ctx.entropy,
+            max_age=CHECK_MAX_AGE,
+        )
+        ctx.out_cookies.set(spec.make(value, ctx.now))
+    options = ctx.settings.two_factor
+    issuer = (options.issuer if options else None) or urlsplit(ctx.origin).hostname or "sansio-auth"
+    uri = totp.provisioning_uri(secret, account=account, issuer=issuer)
+    page = pages.enrol_page(
+        action_url=action_url,
+        csrf_token=ctx.csrf_token(),
+        theme=ctx.settings.theme,
+        uri=uri,
+        secret=secret,
+        error=error,
+        required=required,
+        **hidden,
+    )
+    return answer(ctx, page, {"error": error} if error else {"uri": uri, "secret": secret}, status)
+
+
+def _waiting_secret(ctx: Context) -> str | None:
+    spec = ctx.cookie_specs.two_factor_setup
+    value = ctx.cookies.get(spec.name)
+    if not value:
+        return None
+    try:
+        claims = jwt.decode(value, ctx.settings.secrets, spec.name, now=ctx.now)
+    except jwt.InvalidToken:
+        return None
+    secret = claims.get("secret")
+    return secret if isinstance(secret, str) else None
+
+
+def enable(ctx: Context, user_id: str) -> Step[list[str] | None]:
+    """Confirm the waiting secret with the posted ``code`` and store the second factor; the
+    new recovery codes (to show once), or ``None`` when the code is wrong or none waits."""
+    secret = _waiting_secret(ctx)
+    if secret is None:
+        return None
+    key = totp.secret_key(secret)
+    step = totp.accepted_step(key, ctx.form.get("code"), ctx.now, last_step=None)
+    if step is None:
+        return None
+    codes = new_recovery_codes(ctx.entropy)
+    secrets = ctx.settings.secrets
+    record = {
+        "user_id": user_id,
+        "totp_secret": seal_secret(secret, secrets, ctx.entropy(12)),
+        "totp_last_step": step,
+        "recovery_codes": stored_codes(codes, secrets[0]),
+        "enabled_at": utc(int(ctx.now)),
+    }
+    yield from call_adapter(ctx.settings.adapter, "set_two_factor", record)
+    ctx.out_cookies.delete(ctx.cookie_specs.two_factor_setup)
+    return codes
+
+
+def new_codes(ctx: Context, user_id: str) -> Step[list[str] | None]:
+    """Replace the user's recovery codes; the new ones, or ``None`` without a second factor."""
+    record = yield from call_adapter(ctx.settings.adapter, "get_two_factor", user_id)
+    if not record:
+        return None
+    codes = new_recovery_codes(ctx.entropy)
+    updated = {**record, "recovery_codes": stored_codes(codes, ctx.settings.secrets[0])}
+    yield from call_adapter(ctx.settings.adapter, "set_two_factor", updated)
+    return codes
+
+
+def new_codes_page(ctx: Context, codes: list[str], continue_url: str) -> Reply:
+    """The recovery codes, shown once, and the way on."""
+    page = pages.recovery_codes_page(
+        codes=codes, continue_url=continue_url, theme=ctx.settings.theme
+    )
+    return answer(ctx, page, {"recovery_codes": codes, "url": continue_url})
