@@ -179,7 +179,7 @@ class JWTSessions(SessionStrategy):
         reissue = changed or update or rotated
         aged = not isinstance(issued_at, int) or ctx.now - issued_at >= update_age
         expires: float
-        if not reissue and not aged:
+        if not reissue and isinstance(issued_at, int) and not aged:
             expires = issued_at + settings.session.max_age
         else:
             expires = ctx.now + settings.session.max_age
