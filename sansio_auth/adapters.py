@@ -103,7 +103,7 @@ class SessionRecord(TypedDict):
     created_at: datetime
     """When the sign-in happened (the token's ``auth_time``)."""
     last_seen_at: datetime
-    """When the token was last re-issued (at most once per ``update_age``)."""
+    """When the token was last re-issued (once per ``update_age``, or when it changed)."""
     user_agent: NotRequired[str | None]
     ip_address: NotRequired[str | None]
 

@@ -6,9 +6,11 @@ with its expiry, once per ``update_age``, in the same write.
 
 A JWT session lives in its cookie, so with ``session.revocation`` the store keeps a record of
 it by its ``sid`` claim: registered when the session is issued (before its cookie is set: a
-sign-in whose record cannot be kept fails), touched when the cookie is re-issued for its age
-(so at most once per ``update_age``, never on a plain read), dropped at sign-out or when a
-revoked cookie comes back. The strategies (:mod:`.strategies`) call these at those points.
+sign-in whose record cannot be kept fails), touched whenever the cookie is re-issued (its
+``last_seen_at`` is the live token's ``iat``: once per ``update_age``, and when the token
+changes, as a provider's access token is refreshed; never on a plain read), dropped at
+sign-out or when a revoked cookie comes back. The strategies (:mod:`.strategies`) call these
+at those points.
 """
 
 from __future__ import annotations

@@ -177,13 +177,12 @@ class JWTSessions(SessionStrategy):
             value, settings.secrets[0], spec.name
         )
         reissue = changed or update or rotated
-        aged = not isinstance(issued_at, int) or ctx.now - issued_at >= update_age
         expires: float
-        if not reissue and isinstance(issued_at, int) and not aged:
+        if not reissue and isinstance(issued_at, int) and ctx.now - issued_at < update_age:
             expires = issued_at + settings.session.max_age
         else:
             expires = ctx.now + settings.session.max_age
-            if aged and records_kept(ctx):
+            if records_kept(ctx):
                 yield from touch(ctx, token, expires)
             encoded = yield from ctx.encode_token(token)
             ctx.out_cookies.set_chunked(spec, encoded, ctx.now, present)
