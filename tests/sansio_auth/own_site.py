@@ -74,18 +74,16 @@ class Site:
         return sign_in(browser, self.op, provider, user=user)
 
 
-def base(browser: Browser) -> str:
-    return browser.base
-
-
 def post_json(browser: Browser, route: str, **fields: Any) -> Response:
     """A JSON POST to ``<base>/<route>`` with the CSRF token."""
-    return browser.post(f"{browser.base}/{route}", json={"csrfToken": browser.csrf_token(), **fields})
+    body = {"csrfToken": browser.csrf_token(), **fields}
+    return browser.post(f"{browser.base}/{route}", json=body)
 
 
 def post_form(browser: Browser, route: str, **fields: str) -> Response:
     """A form POST (the security page's buttons) with the CSRF token."""
-    return browser.post(f"{browser.base}/{route}", form={"csrfToken": browser.csrf_token(), **fields})
+    form = {"csrfToken": browser.csrf_token(), **fields}
+    return browser.post(f"{browser.base}/{route}", form=form)
 
 
 def sessions_of(browser: Browser) -> Any:
