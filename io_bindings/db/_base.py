@@ -167,40 +167,42 @@ def normal_token_changes(tokens: Mapping[str, Any]) -> Record:
 
 
 def normal_session(session: Mapping[str, Any]) -> Record:
-    """A session to create (every device key present, ``None`` when not given)."""
+    """A session to create (its device keys only when given)."""
     _require(session, "a session", *SESSION_FIELDS)
     return {
         "session_token": str(session["session_token"]),
         "user_id": str(session["user_id"]),
         "expires": utc(session["expires"], "expires"),
-        **_device(session),
+        **device_of(session),
     }
 
 
-def _device(record: Mapping[str, Any]) -> Record:
-    """The device keys of a session or session record, checked (``None`` when absent)."""
+def device_of(record: Mapping[str, Any]) -> Record:
+    """The device keys (:data:`SESSION_DEVICE_FIELDS`) of a session, a session record or a
+    row, those that are set (times as aware UTC datetimes, checked)."""
     out: Record = {}
     for field in ("created_at", "last_seen_at"):
-        out[field] = optional_utc(record.get(field), field)
+        if record.get(field) is not None:
+            out[field] = utc(record[field], field)
     for field in ("user_agent", "ip_address"):
         value = record.get(field)
-        if value is not None and not isinstance(value, str):
-            raise TypeError(f"{field} must be a string, got {type(value).__name__}")
-        out[field] = value
+        if value is not None:
+            if not isinstance(value, str):
+                raise TypeError(f"{field} must be a string, got {type(value).__name__}")
+            out[field] = value
     return out
 
 
 def normal_session_record(record: Mapping[str, Any]) -> Record:
-    """A JWT session's record to create."""
+    """A JWT session's record to create (``last_seen_at`` defaults to ``created_at``)."""
     _require(record, "a session record", "sid", "user_id", "expires", "created_at")
     out = {
         "sid": str(record["sid"]),
         "user_id": str(record["user_id"]),
         "expires": utc(record["expires"], "expires"),
-        **_device(record),
+        **device_of(record),
     }
-    if out["last_seen_at"] is None:
-        out["last_seen_at"] = out["created_at"]
+    out.setdefault("last_seen_at", out["created_at"])
     return out
 
 
