@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from .._context import Context
-from .._flow import Step, call_adapter, emit
+from .._flow import Step, call_adapter, emit, log_error
 from ..errors import (
     Configuration,
     InvalidCheck,
@@ -127,16 +127,26 @@ def unlink_account(
     unlinked = yield from call_adapter(adapter, "unlink_account", provider, account_id)
     if unlinked is None:
         raise RecordNotFound(f"no {provider} account of this user")
-    after = yield from _accounts(ctx, current)  # a racing unlink may have taken the other way
-    if not ways_in(ctx.settings, current.user, after) and way in ways_in(
-        ctx.settings, current.user, accounts
-    ):
-        yield from call_adapter(adapter, "link_account", dict(unlinked))
-        raise LastSignInMethod("this is the user's last way to sign in")
+    if way in ways_in(ctx.settings, current.user, accounts):
+        yield from _undo_if_last(ctx, current, unlinked)
     yield from emit(
         ctx.settings.events.unlink_account, "unlink_account", user=current.user, account=unlinked
     )
     return {"provider": provider, "providerAccountId": account_id}
+
+
+def _undo_if_last(ctx: Context, current: CurrentSession, unlinked: Mapping[str, Any]) -> Step[None]:
+    """A racing unlink of the user's other way in may have gone through meanwhile: look again,
+    and link the account back (:class:`LastSignInMethod`) if no way in is left. The look is
+    a check only: when it fails, the unlink stands."""
+    try:
+        after = yield from _accounts(ctx, current)
+    except Exception as err:
+        yield from log_error(err)
+        return
+    if not ways_in(ctx.settings, current.user, after):
+        yield from call_adapter(ctx.settings.adapter, "link_account", dict(unlinked))
+        raise LastSignInMethod("this is the user's last way to sign in")
 
 
 def delete_user(ctx: Context, current: CurrentSession) -> Step[dict[str, Any]]:
