@@ -188,9 +188,11 @@ ROUTES: dict[tuple[str, str], Route] = {
     ),
 }
 ACTIONS = frozenset(action for _, action in ROUTES if "/" not in action)
+"""Every route's first path segment (``signout/callback/<id>`` is parsed on its own)."""
 WITH_PROVIDER = frozenset(
-    {"signin", "callback", "webauthn-options", "backchannel-logout", "link", "unlink"}
-)
+    action for (_, action), route in ROUTES.items() if "<provider>" in route.path
+) - {"signout/callback"}
+"""The actions whose path may end with a provider id."""
 
 
 def parse_action(path: str, base_path: str) -> tuple[str, str | None]:
