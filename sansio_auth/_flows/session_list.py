@@ -23,9 +23,9 @@ from .._flow import Step, call_adapter
 from ..cookies import read_chunked
 from ..errors import Configuration, RecordNotFound, SessionRequired
 from .freshness import check_fresh
-from .revocation import is_revoked, revoke
+from .revocation import revoke
 from .session_records import records_kept
-from .strategies import session_and_user, timestamp
+from .strategies import live_token, session_and_user, timestamp
 
 
 class CurrentSession(msgspec.Struct, frozen=True, kw_only=True):
@@ -188,17 +188,10 @@ class JWTSessionList(SessionList):
     """The records of the user's JWT sessions (``session.revocation``)."""
 
     def current(self, ctx: Context, value: str) -> Step[CurrentSession | None]:
-        try:
-            token = yield from ctx.decode_token(value)
-        except Exception:  # an unreadable session cookie means "not signed in"
+        token = yield from live_token(ctx, value)
+        if token is None:
             return None
-        if not isinstance(token, dict):
-            return None
-        if ctx.settings.session.revocation and (yield from is_revoked(ctx, token)):
-            return None
-        sub = token.get("sub")
-        if not isinstance(sub, str) or not sub:
-            return None
+        sub = token["sub"]
         adapter = ctx.settings.adapter
         found = None
         if callable(getattr(adapter, "get_user", None)):

@@ -194,16 +194,10 @@ class JWTSessions(SessionStrategy):
         )
 
     def signed_in_user(self, ctx: Context, value: str) -> Step[dict[str, Any] | None]:
-        try:
-            token = yield from ctx.decode_token(value)
-        except Exception:  # an unreadable session cookie means "not signed in", as in Auth.js
+        token = yield from live_token(ctx, value)
+        if token is None:
             return None
-        if ctx.settings.session.revocation and token and (yield from is_revoked(ctx, token)):
-            return None
-        sub = token.get("sub") if isinstance(token, dict) else None
-        if not isinstance(sub, str) or not sub:
-            return None
-        found = yield from call_adapter(ctx.settings.adapter, "get_user", sub)
+        found = yield from call_adapter(ctx.settings.adapter, "get_user", token["sub"])
         return dict(found) if found else None
 
     def issue(
@@ -266,6 +260,21 @@ class JWTSessions(SessionStrategy):
         if records_kept(ctx) and token is not None:
             yield from drop(ctx, token.get("sid"))
         yield from emit(ctx.settings.events.sign_out, "sign_out", session=None, token=token)
+
+
+def live_token(ctx: Context, value: str) -> Step[dict[str, Any] | None]:
+    """The token of the JWT session cookie ``value`` while it is live (readable, not revoked,
+    with a ``sub``), else ``None``: an unreadable cookie means "not signed in", as in Auth.js."""
+    try:
+        token = yield from ctx.decode_token(value)
+    except Exception:
+        return None
+    if not isinstance(token, dict):
+        return None
+    if ctx.settings.session.revocation and (yield from is_revoked(ctx, token)):
+        return None
+    sub = token.get("sub")
+    return token if isinstance(sub, str) and sub else None
 
 
 def _readable_cookie(ctx: Context) -> Step[dict[str, Any] | None]:
