@@ -13,7 +13,7 @@ import pytest
 
 from io_bindings.anyio import Auth
 from io_bindings.db.memory import MemoryAdapter
-from io_bindings.own import Change, LinkedAccount
+from io_bindings.self_service import Change, LinkedAccount
 from io_bindings.sync import SyncAuth
 from sansio_auth import AuthConfig, Flow, Request, Response
 from sansio_auth.errors import LastSignInMethod, RecordNotFound, SessionNotFresh, SessionRequired
