@@ -31,7 +31,7 @@ from sqlalchemy import (
 
 from sansio_auth.adapters import AdapterConflict
 
-from .._base import AUTHENTICATOR_FIELDS, SESSION_FIELDS, TOKEN_FIELDS, USER_FIELDS, Record
+from .._base import AUTHENTICATOR_FIELDS, TOKEN_FIELDS, USER_FIELDS, Record
 from .._errors import constraint_error, is_transient
 from ._models import AuthModels, as_utc
 from ._own import SESSION_KEYS, OwnSessions, device_record
