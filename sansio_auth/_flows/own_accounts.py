@@ -27,7 +27,7 @@ from ..errors import (
     RecordNotFound,
     SessionRequired,
 )
-from ..oauth.checks import unseal
+from ..oauth.checks import unseal_claims
 from ..providers import OAuthProvider
 from ..settings import Settings
 from .login import signed_in_user
@@ -196,14 +196,14 @@ def check_link(ctx: Context, provider: OAuthProvider) -> Step[None]:
     if spec.name not in ctx.cookies:
         return
     try:
-        user_id = unseal(
+        user_id = unseal_claims(
             ctx.cookies,
             spec,
             what="link",
             provider_id=provider.id,
             secrets=ctx.settings.secrets,
             now=ctx.now,
-        )
+        )["value"]
     except InvalidCheck:  # expired, or an abandoned link of another provider: a sign-in
         return
     current = yield from signed_in_user(ctx)
