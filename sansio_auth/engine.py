@@ -195,6 +195,7 @@ class Engine:
         origin = self.settings.url_origin or "http://localhost"
         request = Request(method="POST", url=f"{origin}{self.settings.base_path}/session")
         return self._internal(request, lambda ctx: run(ctx, **params))
+
     def account_operation(
         self, request: Request, operation: str, params: Mapping[str, str | None] | None = None
     ) -> Flow:
