@@ -27,6 +27,7 @@ from sansio_auth.adapters import (
     AdapterUser,
     Authenticator,
     SessionAndUser,
+    SessionRecord,
     SessionUpdate,
     UserAndAccount,
     UserUpdate,
@@ -48,6 +49,10 @@ TOKEN_FIELDS = (
 )
 ACCOUNT_FIELDS = ("user_id", "type", "provider", "provider_account_id", *TOKEN_FIELDS)
 SESSION_FIELDS = ("session_token", "user_id", "expires")
+SESSION_DEVICE_FIELDS = ("created_at", "last_seen_at", "user_agent", "ip_address")
+"""What a session row keeps for the user's list of sessions (not in Auth.js)."""
+SESSION_RECORD_FIELDS = ("sid", "user_id", "expires", *SESSION_DEVICE_FIELDS)
+"""The keys of a JWT session's record."""
 AUTHENTICATOR_FIELDS = (
     "credential_id",
     "user_id",
@@ -162,13 +167,43 @@ def normal_token_changes(tokens: Mapping[str, Any]) -> Record:
 
 
 def normal_session(session: Mapping[str, Any]) -> Record:
-    """A session to create."""
+    """A session to create (its device keys only when given)."""
     _require(session, "a session", *SESSION_FIELDS)
     return {
         "session_token": str(session["session_token"]),
         "user_id": str(session["user_id"]),
         "expires": utc(session["expires"], "expires"),
+        **device_of(session),
     }
+
+
+def device_of(record: Mapping[str, Any]) -> Record:
+    """The device keys (:data:`SESSION_DEVICE_FIELDS`) of a session, a session record or a
+    row, those that are set (times as aware UTC datetimes, checked)."""
+    out: Record = {}
+    for field in ("created_at", "last_seen_at"):
+        if record.get(field) is not None:
+            out[field] = utc(record[field], field)
+    for field in ("user_agent", "ip_address"):
+        value = record.get(field)
+        if value is not None:
+            if not isinstance(value, str):
+                raise TypeError(f"{field} must be a string, got {type(value).__name__}")
+            out[field] = value
+    return out
+
+
+def normal_session_record(record: Mapping[str, Any]) -> Record:
+    """A JWT session's record to create (``last_seen_at`` defaults to ``created_at``)."""
+    _require(record, "a session record", "sid", "user_id", "expires", "created_at")
+    out = {
+        "sid": str(record["sid"]),
+        "user_id": str(record["user_id"]),
+        "expires": utc(record["expires"], "expires"),
+        **device_of(record),
+    }
+    out.setdefault("last_seen_at", out["created_at"])
+    return out
 
 
 def normal_session_update(update: Mapping[str, Any]) -> Record:
@@ -179,6 +214,8 @@ def normal_session_update(update: Mapping[str, Any]) -> Record:
         out["user_id"] = str(update["user_id"])
     if "expires" in update:
         out["expires"] = utc(update["expires"], "expires")
+    if "last_seen_at" in update:
+        out["last_seen_at"] = utc(update["last_seen_at"], "last_seen_at")
     return out
 
 
@@ -251,6 +288,13 @@ class Store(Protocol):
     def update_account_tokens(
         self, provider: str, provider_account_id: str, expected: str | None, tokens: Record
     ) -> Record | None: ...
+    def list_sessions_by_user_id(self, user_id: str) -> list[Record]: ...
+    def create_session_record(self, record: Record) -> Record: ...
+    def touch_session_record(
+        self, sid: str, last_seen_at: datetime, expires: datetime
+    ) -> Record | None: ...
+    def list_session_records(self, user_id: str) -> list[Record]: ...
+    def delete_session_record(self, sid: str) -> Record | None: ...
     def delete_sessions_by_user_id(self, user_id: str) -> int: ...
     def set_sessions_not_before(self, key: str, not_before: datetime) -> None: ...
     def get_sessions_not_before(self, keys: list[str]) -> datetime | None: ...
@@ -449,6 +493,34 @@ class StoreAdapter:
             changes,
         )
         return cast(AdapterAccount | None, updated)
+
+    async def list_sessions_by_user_id(self, user_id: str) -> list[AdapterSession]:
+        """See :meth:`sansio_auth.adapters.Adapter.list_sessions_by_user_id`."""
+        found = await self._run(self._store.list_sessions_by_user_id, str(user_id))
+        return cast(list[AdapterSession], found)
+
+    async def create_session_record(self, record: SessionRecord) -> SessionRecord:
+        """See :meth:`sansio_auth.adapters.Adapter.create_session_record`."""
+        created = await self._run(self._store.create_session_record, normal_session_record(record))
+        return cast(SessionRecord, created)
+
+    async def touch_session_record(
+        self, sid: str, last_seen_at: datetime, expires: datetime
+    ) -> SessionRecord | None:
+        """See :meth:`sansio_auth.adapters.Adapter.touch_session_record`."""
+        seen, until = utc(last_seen_at, "last_seen_at"), utc(expires, "expires")
+        found = await self._run(self._store.touch_session_record, str(sid), seen, until)
+        return cast(SessionRecord | None, found)
+
+    async def list_session_records(self, user_id: str) -> list[SessionRecord]:
+        """See :meth:`sansio_auth.adapters.Adapter.list_session_records`."""
+        found = await self._run(self._store.list_session_records, str(user_id))
+        return cast(list[SessionRecord], found)
+
+    async def delete_session_record(self, sid: str) -> SessionRecord | None:
+        """See :meth:`sansio_auth.adapters.Adapter.delete_session_record`."""
+        found = await self._run(self._store.delete_session_record, str(sid))
+        return cast(SessionRecord | None, found)
 
     async def delete_sessions_by_user_id(self, user_id: str) -> int:
         """See :meth:`sansio_auth.adapters.Adapter.delete_sessions_by_user_id`."""

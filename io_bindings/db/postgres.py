@@ -43,6 +43,15 @@ from ._base import Record, StoreAdapter, normal_session_update, session_and_user
 from ._postgres_accounts import MIGRATION as ACCOUNTS_MIGRATION
 from ._postgres_accounts import PostgresAccounts
 from ._postgres_asyncio import AsyncioSessions
+from ._postgres_own import (
+    DEVICE_COLUMNS,
+    EXTEND_AND_SEE,
+    MIGRATION,
+    UNLINK_ACCOUNT,
+    OwnSessions,
+    device_row,
+    device_values,
+)
 from ._sockets import quiet
 
 Connection = psycopg.Connection[dict[str, Any]]
@@ -108,6 +117,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
     ),
     ACCOUNTS_MIGRATION,  # version 3: password hashes and second factors
+    MIGRATION,  # version 4: sessions with their device; JWT session records
 )
 """Schema migrations: entry ``n`` takes the schema from version ``n`` to ``n + 1``."""
 
@@ -163,11 +173,12 @@ def _account(row: dict[str, Any] | None) -> Record | None:
 def _session(row: dict[str, Any] | None) -> Record | None:
     if row is None:
         return None
-    return {
+    session = {
         "session_token": row["sessionToken"],
         "user_id": str(row["userId"]),
         "expires": row["expires"].astimezone(UTC),
     }
+    return {**session, **device_row(row)}
 
 
 def _token(row: dict[str, Any] | None) -> Record | None:
@@ -194,7 +205,8 @@ def _is_sound(conn: Connection) -> None:
 def _session_and_user(user_columns: list[str]) -> sql.Composed:
     """The session check: the session's columns, then ``user_columns`` of its user."""
     return sql.SQL(
-        'SELECT s."sessionToken", s."userId", s.expires, {} FROM sessions s '
+        'SELECT s."sessionToken", s."userId", s.expires, s."createdAt", s."lastSeenAt", '
+        's."userAgent", s."ipAddress", {} FROM sessions s '
         'JOIN users u ON u.id = s."userId" WHERE s."sessionToken" = %s'
     ).format(sql.SQL(", ").join(sql.Identifier("u", c) for c in user_columns))
 
@@ -208,7 +220,7 @@ def _insert(table: str, values: dict[str, Any]) -> sql.Composed:
     )
 
 
-class PostgresStore(PostgresAccounts):
+class PostgresStore(PostgresAccounts, OwnSessions):
     """The synchronous store behind :class:`PostgresAdapter`."""
 
     def __init__(self, dsn: str, *, min_size: int, max_size: int, timeout: float) -> None:
@@ -389,6 +401,7 @@ class PostgresStore(PostgresAccounts):
             for table in ("sessions", "accounts", "authenticators"):
                 query = sql.SQL('DELETE FROM {} WHERE "userId" = %s').format(sql.Identifier(table))
                 conn.execute(query, (key,))
+            conn.execute('DELETE FROM session_records WHERE "userId" = %s', (str(user_id),))
             return _user(
                 conn.execute("DELETE FROM users WHERE id = %s RETURNING *", (key,)).fetchone()
             )
@@ -406,11 +419,7 @@ class PostgresStore(PostgresAccounts):
         return linked
 
     def unlink_account(self, provider: str, provider_account_id: str) -> Record | None:
-        row = self._one(
-            'DELETE FROM accounts WHERE provider = %s AND "providerAccountId" = %s RETURNING *',
-            (provider, provider_account_id),
-        )
-        return _account(row)
+        return _account(self._one(UNLINK_ACCOUNT, (provider, provider_account_id)))
 
     def create_user_and_account(self, user: Record, account: Record) -> tuple[Record, Record]:
         with self._transaction() as conn:
@@ -418,12 +427,13 @@ class PostgresStore(PostgresAccounts):
             return created, self._insert_account(conn, {**account, "user_id": created["id"]})
 
     def create_session(self, session: Record) -> Record:
-        row = self._one(
-            'INSERT INTO sessions ("sessionToken", "userId", expires) VALUES (%s, %s, %s) '
-            "RETURNING *",
-            (session["session_token"], self._owner(session["user_id"]), session["expires"]),
-        )
-        created = _session(row)
+        values = {
+            "sessionToken": session["session_token"],
+            "userId": self._owner(session["user_id"]),
+            "expires": session["expires"],
+            **device_values(session),
+        }
+        created = _session(self._one(_insert("sessions", values), list(values.values())))
         assert created is not None
         return created
 
@@ -434,11 +444,13 @@ class PostgresStore(PostgresAccounts):
 
     def session_and_user_records(self, row: tuple[Any, ...]) -> tuple[Record, Record]:
         """A row of :attr:`session_and_user` as the session and the user."""
-        token, user_id, expires, *user = row
+        token, user_id, expires = row[:3]
+        device, user = row[3:7], row[7:]
         session = {
             "session_token": token,
             "user_id": str(user_id),
             "expires": expires.astimezone(UTC),
+            **device_row(dict(zip(DEVICE_COLUMNS.values(), device, strict=True))),
         }
         return session, _user_record(dict(zip(self.user_columns, user, strict=True)))
 
@@ -448,13 +460,19 @@ class PostgresStore(PostgresAccounts):
     def session_update(self, update: Record) -> tuple[Any, list[Any]]:
         """The statement of :meth:`update_session` and its parameters (it returns the row)."""
         token = update["session_token"]
-        if "user_id" not in update:
-            if "expires" not in update:
-                return 'SELECT * FROM sessions WHERE "sessionToken" = %s', [token]
+        if update.keys() == {"session_token", "expires", "last_seen_at"}:
+            return EXTEND_AND_SEE, [update["expires"], update["last_seen_at"], token]
+        if update.keys() == {"session_token", "expires"}:
             return _EXTEND_SESSION, [update["expires"], token]
-        values = {"userId": self._owner(update["user_id"])}
+        values: dict[str, Any] = {}
+        if "user_id" in update:
+            values["userId"] = self._owner(update["user_id"])
         if "expires" in update:
             values["expires"] = update["expires"]
+        if "last_seen_at" in update:
+            values["lastSeenAt"] = update["last_seen_at"]
+        if not values:
+            return 'SELECT * FROM sessions WHERE "sessionToken" = %s', [token]
         query = sql.SQL('UPDATE sessions SET {} WHERE "sessionToken" = %s RETURNING *').format(
             sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(c)) for c in values)
         )
@@ -527,6 +545,14 @@ class PostgresStore(PostgresAccounts):
         if found is None:
             raise LookupError(f"no authenticator with credential id {credential_id!r}")
         return found
+
+    def list_sessions_by_user_id(self, user_id: str) -> list[Record]:
+        key = self._key(user_id)
+        if key is None:
+            return []
+        with self._connection() as conn:
+            rows = conn.execute('SELECT * FROM sessions WHERE "userId" = %s', (key,)).fetchall()
+        return [s for s in map(_session, rows) if s is not None]
 
     def list_accounts_by_user_id(self, user_id: str) -> list[Record]:
         key = self._key(user_id)

@@ -48,10 +48,11 @@ from sansio_auth.adapters import AdapterConflict
 from ._accounts import AccountMethods
 from ._base import Record, StoreAdapter, format_time, new_id, parse_time
 from ._redis_accounts import RedisAccounts
+from ._redis_own import RECORDS, OwnSessions
 
 MINIMUM_VERSION = (6, 2)  # GETDEL, SET PXAT
 
-_TIMES = ("email_verified", "expires")
+_TIMES = ("email_verified", "expires", "created_at", "last_seen_at")
 # The session check in one round trip: the session (KEYS[1]), then its user (ARGV[1] is the
 # prefix of user keys). A user id with ":" never names a user (see the module docstring).
 _SESSION_AND_USER = """
@@ -87,7 +88,7 @@ def _ms(value: datetime) -> int:
     return int(value.timestamp() * 1000)
 
 
-class RedisStore(RedisAccounts):
+class RedisStore(RedisAccounts, OwnSessions):
     """The synchronous store behind :class:`RedisAdapter`."""
 
     def __init__(self, url: str, *, key_prefix: str, **options: Any) -> None:
@@ -105,6 +106,12 @@ class RedisStore(RedisAccounts):
     def close(self) -> None:
         """Close the client's connections."""
         self.client.close()
+
+    def _dump(self, record: Record) -> bytes:
+        return _dump(record)
+
+    def _load(self, value: Any) -> Record | None:
+        return _load(value)
 
     def _user_key(self, user_id: str) -> str:
         return f"{self.prefix}user:{user_id}"
@@ -208,13 +215,14 @@ class RedisStore(RedisAccounts):
     def delete_user(self, user_id: str) -> Record | None:
         if ":" in user_id:
             return None
-        sets = [self._by_user(kind, user_id) for kind in ("account", "session", "authenticator")]
+        kinds = ("account", "session", "authenticator", RECORDS)
+        sets = [self._by_user(kind, user_id) for kind in kinds]
 
         def body(pipe: Pipeline) -> Record | None:
             user = _load(pipe.get(self._user_key(user_id)))
             if user is None:
                 return None
-            accounts, sessions, authenticators = (pipe.smembers(key) for key in sets)
+            accounts, sessions, authenticators, records = (pipe.smembers(key) for key in sets)
             pipe.multi()
             pipe.delete(*self._user_keys(user), *sets, *map(_text, accounts))
             pipe.delete(*self.account_keys(user_id))
@@ -222,6 +230,8 @@ class RedisStore(RedisAccounts):
                 pipe.delete(self._session_key(token))
             for credential_id in map(_text, authenticators):
                 pipe.delete(self._authenticator_key(credential_id))
+            for sid in map(_text, records):
+                pipe.delete(self._record_key(sid))
             return user
 
         return self._transaction(body, self._user_key(user_id), *sets)  # type: ignore[no-any-return]
@@ -251,10 +261,22 @@ class RedisStore(RedisAccounts):
 
         def body(pipe: Pipeline) -> Record | None:
             account = _load(pipe.get(key))
-            if account is not None:
-                pipe.multi()
-                pipe.delete(key)
-                pipe.srem(self._by_user("account", account["user_id"]), key)
+            if account is None:
+                return None
+            passkeys = []
+            if account["type"] == "webauthn":  # its authenticators go with it
+                index = self._by_user("authenticator", account["user_id"])
+                pipe.watch(index)  # type: ignore[no-untyped-call]
+                for credential_id in map(_text, pipe.smembers(index)):
+                    found = _load(pipe.get(self._authenticator_key(credential_id)))
+                    if found and found["provider_account_id"] == provider_account_id:
+                        passkeys.append(credential_id)
+            pipe.multi()
+            pipe.delete(key)
+            pipe.srem(self._by_user("account", account["user_id"]), key)
+            for credential_id in passkeys:
+                pipe.delete(self._authenticator_key(credential_id))
+                pipe.srem(self._by_user("authenticator", account["user_id"]), credential_id)
             return account
 
         return self._transaction(body, key)  # type: ignore[no-any-return]

@@ -17,9 +17,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .._context import Context
-from .._flow import Step, call_adapter
+from .._flow import Step, call_adapter, log_error
 from ..errors import Configuration, MissingAdapter
 from .refresh import STATE_CLAIM
+from .session_records import drop, records_kept
 
 
 def session_keys(token: Mapping[str, Any]) -> list[str]:
@@ -61,7 +62,8 @@ def revoke(
     ctx: Context, *, user_id: str | None = None, sid: str | None = None, key: str | None = None
 ) -> Step[int]:
     """End the sessions of ``user_id`` and/or ``sid`` (or of a raw revocation ``key``): database
-    rows of the user are deleted (how many is returned); JWT sessions are marked revoked."""
+    rows of the user are deleted (how many is returned); JWT sessions are marked revoked (and
+    their records, when kept, forgotten)."""
     settings = ctx.settings
     adapter = settings.adapter
     if user_id is None and sid is None and key is None:
@@ -83,4 +85,20 @@ def revoke(
         for each in keys:
             yield from call_adapter(adapter, "set_sessions_not_before", each, now)
         ctx.cache.revocations.clear()
+        if records_kept(ctx):
+            yield from _drop_records(ctx, user_id, sid)
     return int(deleted or 0)
+
+
+def _drop_records(ctx: Context, user_id: str | None, sid: str | None) -> Step[None]:
+    """Forget the records of the revoked JWT sessions (the marks already refuse them)."""
+    sids = [sid] if sid is not None else []
+    if user_id is not None:
+        try:
+            records = yield from call_adapter(ctx.settings.adapter, "list_session_records", user_id)
+        except Exception as err:  # the sessions are ended: only their records linger
+            yield from log_error(err)
+            records = []
+        sids += [record["sid"] for record in records or ()]
+    for each in dict.fromkeys(sids):
+        yield from drop(ctx, each)

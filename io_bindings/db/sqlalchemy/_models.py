@@ -2,9 +2,11 @@
 
 The default tables are those of ``@auth/pg-adapter`` (``users``, ``accounts``,
 ``sessions``, ``verification_token``) with their camelCase column names, plus
-``authenticators`` (passkeys) in the same style and ``session_revocations``
-(revocable sessions, not in Auth.js). Attributes are snake_case, as the adapter's
-records are: ``User.email_verified`` is the column ``"emailVerified"``.
+``authenticators`` (passkeys) in the same style; not in Auth.js: ``session_revocations``
+(revocable sessions), ``session_records`` (the user's list of JWT sessions) and the
+device columns of ``sessions`` (``"createdAt"``, ``"lastSeenAt"``, ``"userAgent"``,
+``"ipAddress"``, nullable: Auth.js's rows have none). Attributes are snake_case, as the
+adapter's records are: ``User.email_verified`` is the column ``"emailVerified"``.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ TABLES = {
     "verification_tokens": "verification_token",
     "authenticators": "authenticators",
     "session_revocations": "session_revocations",
+    "session_records": "session_records",
 }
 """Our name of each table → its default table name (``@auth/pg-adapter``'s where it has one)."""
 
@@ -145,6 +148,29 @@ def _session_columns(user_id: Column[Any], table: str) -> dict[str, Any]:
         "user_id": _owner(user_id),
         "expires": mapped_column(UTCDateTime, nullable=False),
         "session_token": mapped_column("sessionToken", Key(), unique=True, nullable=False),
+        **_device_columns(nullable=True),
+    }
+
+
+def _device_columns(*, nullable: bool) -> dict[str, Any]:
+    """What a session keeps for the user's list of sessions (not in Auth.js)."""
+    return {
+        "created_at": mapped_column("createdAt", UTCDateTime, nullable=nullable),
+        "last_seen_at": mapped_column("lastSeenAt", UTCDateTime, nullable=nullable),
+        "user_agent": mapped_column("userAgent", Text),
+        "ip_address": mapped_column("ipAddress", String(64)),
+    }
+
+
+def _session_record_columns(table: str) -> dict[str, Any]:
+    """A JWT session's record; ``"userId"`` has no foreign key (a credentials user is not
+    stored)."""
+    return {
+        "__tablename__": table,
+        "sid": mapped_column(Key(), primary_key=True),
+        "user_id": mapped_column("userId", Key(), nullable=False, index=True),
+        "expires": mapped_column(UTCDateTime, nullable=False),
+        **_device_columns(nullable=False),
     }
 
 
@@ -191,10 +217,11 @@ def _make_models(base: type[DeclarativeBase], users: Column[Any], names: Mapping
         model("VerificationToken", _verification_token_columns(names["verification_tokens"])),
         model("Authenticator", _authenticator_columns(users, names["authenticators"])),
         model("SessionRevocation", _revocation_columns(names["session_revocations"])),
+        model("SessionRecord", _session_record_columns(names["session_records"])),
     )
 
 
-Account, Session, VerificationToken, Authenticator, SessionRevocation = _make_models(
+Account, Session, VerificationToken, Authenticator, SessionRevocation, SessionRecord = _make_models(
     AuthBase, User.__mapper__.columns["id"], TABLES
 )
 
@@ -213,7 +240,8 @@ class AuthModels:
     attributes when they differ. Its other columns come back in the user records and take
     the values of the keys of that name. The other models are made on ``base`` (table names
     from :data:`TABLES`, overridden by ``tables``) and are the attributes ``Account``,
-    ``Session``, ``VerificationToken``, ``Authenticator`` and ``SessionRevocation``.
+    ``Session``, ``VerificationToken``, ``Authenticator``, ``SessionRevocation`` and
+    ``SessionRecord``.
     """
 
     def __init__(
@@ -242,7 +270,14 @@ class AuthModels:
         """The user model's columns by attribute name."""
         self._check_user()
         if user is User and self.tables == TABLES:
-            made = (Account, Session, VerificationToken, Authenticator, SessionRevocation)
+            made = (
+                Account,
+                Session,
+                VerificationToken,
+                Authenticator,
+                SessionRevocation,
+                SessionRecord,
+            )
         else:
             made = _make_models(base, self.user_columns[self.user_fields["id"]], self.tables)
         (
@@ -251,6 +286,7 @@ class AuthModels:
             self.VerificationToken,
             self.Authenticator,
             self.SessionRevocation,
+            self.SessionRecord,
         ) = made
 
     def _check_user(self) -> None:
@@ -265,7 +301,7 @@ class AuthModels:
         """The adapter's tables (for ``metadata.create_all(engine, tables=...)`` when your
         metadata holds other tables you create otherwise)."""
         models = (self.User, self.Account, self.Session, self.VerificationToken)
-        models += (self.Authenticator, self.SessionRevocation)  # type: ignore[assignment]
+        models += (self.Authenticator, self.SessionRevocation, self.SessionRecord)  # type: ignore[assignment]
         return [model.__table__ for model in models]
 
     def new_user_id(self, proposed: str) -> Any:

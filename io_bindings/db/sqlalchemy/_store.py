@@ -31,9 +31,10 @@ from sqlalchemy import (
 
 from sansio_auth.adapters import AdapterConflict
 
-from .._base import AUTHENTICATOR_FIELDS, SESSION_FIELDS, TOKEN_FIELDS, USER_FIELDS, Record
+from .._base import AUTHENTICATOR_FIELDS, TOKEN_FIELDS, USER_FIELDS, Record
 from .._errors import constraint_error, is_transient
 from ._models import AuthModels, as_utc
+from ._own import SESSION_KEYS, OwnSessions, device_record
 
 ACCOUNT_KEYS = ("user_id", "type", "provider", "provider_account_id", *TOKEN_FIELDS)
 _ATTEMPTS = 5
@@ -69,7 +70,7 @@ def _sqlite_transactions(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
-class SQLAlchemyStore:
+class SQLAlchemyStore(OwnSessions):
     """The synchronous store behind :class:`~io_bindings.db.sqlalchemy.SQLAlchemyAdapter`."""
 
     def __init__(self, engine: Engine, models: AuthModels, *, create_tables: bool) -> None:
@@ -89,7 +90,7 @@ class SQLAlchemyStore:
         self.revocation = _columns(models.SessionRevocation)
         self.users: Table = models.users
         self._user_columns = list(self.user.items())
-        session_columns = [self.session[key] for key in SESSION_FIELDS]
+        session_columns = [self.session[key] for key in SESSION_KEYS]
         self.session_check = (  # the session check: one JOIN, the token bound as "token"
             select(*session_columns, *self.user.values())
             .join_from(
@@ -164,7 +165,8 @@ class SQLAlchemyStore:
         return self._record(row, ACCOUNT_KEYS)
 
     def _session(self, row: Sequence[Any] | None) -> Record | None:
-        return self._record(row, SESSION_FIELDS)
+        record = self._record(row, SESSION_KEYS)
+        return None if record is None else device_record(record)
 
     def _authenticator(self, row: Sequence[Any] | None) -> Record | None:
         record = self._record(row, AUTHENTICATOR_FIELDS)
@@ -255,6 +257,7 @@ class SQLAlchemyStore:
                     (self.models.Authenticator, self.authenticator),
                 ):
                     conn.execute(delete(model.__table__).where(columns["user_id"] == key))
+                self.forget_records(conn, user_id)
                 conn.execute(delete(self.users).where(where))
             return user
 
@@ -282,6 +285,13 @@ class SQLAlchemyStore:
             )
             if found is not None:
                 conn.execute(delete(self.models.Account.__table__).where(*where))
+            if found is not None and found["type"] == "webauthn":  # its passkey goes with it
+                conn.execute(
+                    delete(self.models.Authenticator.__table__).where(
+                        self.authenticator["user_id"] == self._owner(found["user_id"]),
+                        self.authenticator["provider_account_id"] == provider_account_id,
+                    )
+                )
             return found
 
         return self._retried(work)  # type: ignore[no-any-return]
@@ -340,7 +350,7 @@ class SQLAlchemyStore:
     # sessions
 
     def create_session(self, session: Record) -> Record:
-        values = {self.session[k].key: session[k] for k in SESSION_FIELDS}
+        values = {self.session[k].key: session.get(k) for k in SESSION_KEYS}
         values[self.session["user_id"].key] = self._owner(session["user_id"])
 
         def work(conn: Connection) -> None:
@@ -356,9 +366,9 @@ class SQLAlchemyStore:
 
     def session_and_user_records(self, row: Sequence[Any]) -> tuple[Record, Record]:
         """A row of the session check as the session and its user."""
-        token, user_id, expires = row[0], row[1], row[2]
-        session = {"session_token": token, "user_id": str(user_id), "expires": as_utc(expires)}
-        user = self._user(row, 3)
+        session = self._session(row[: len(SESSION_KEYS)])
+        user = self._user(row, len(SESSION_KEYS))
+        assert session is not None
         assert user is not None
         return session, user
 
@@ -366,15 +376,16 @@ class SQLAlchemyStore:
         values: dict[str, Any] = {}
         if "user_id" in update_:
             values[self.session["user_id"].key] = self._owner(update_["user_id"])
-        if "expires" in update_:
-            values[self.session["expires"].key] = update_["expires"]
+        for key in ("expires", "last_seen_at"):
+            if key in update_:
+                values[self.session[key].key] = update_[key]
         where = self.session["session_token"] == update_["session_token"]
 
         def work(conn: Connection) -> Record | None:
             if values:
                 conn.execute(update(self.models.Session.__table__).where(where).values(values))
             return self._session(
-                conn.execute(self._select(self.session, SESSION_FIELDS).where(where)).first()
+                conn.execute(self._select(self.session, SESSION_KEYS).where(where)).first()
             )
 
         return self._retried(work)  # type: ignore[no-any-return]
@@ -384,7 +395,7 @@ class SQLAlchemyStore:
 
         def work(conn: Connection) -> Record | None:
             found = self._session(
-                conn.execute(self._select(self.session, SESSION_FIELDS).where(where)).first()
+                conn.execute(self._select(self.session, SESSION_KEYS).where(where)).first()
             )
             if found is None:
                 return None

@@ -3,10 +3,11 @@
 Copy this file into your Alembic ``versions/`` directory and set ``down_revision`` to your
 latest revision (or leave ``None`` if it is your first). It creates what
 ``io_bindings.db.sqlalchemy.models.metadata.create_all()`` creates: ``users``,
-``accounts``, ``sessions``, ``verification_token``, ``authenticators`` and
-``session_revocations`` (a test checks that ``alembic revision --autogenerate`` finds
-nothing to add after it, on SQLite, PostgreSQL and MariaDB). With your own models
-(``AuthModels(Base, user=User)``), let ``--autogenerate`` write the revision instead.
+``accounts``, ``sessions``, ``verification_token``, ``authenticators``,
+``session_revocations`` and ``session_records`` (a test checks that ``alembic revision
+--autogenerate`` finds nothing to add after it, on SQLite, PostgreSQL and MariaDB). With
+your own models (``AuthModels(Base, user=User)``), let ``--autogenerate`` write the revision
+instead.
 
 Revision ID: sansio_auth_0001
 Revises:
@@ -34,6 +35,16 @@ def _owner() -> sa.Column[int]:
         nullable=False,
         index=True,
     )
+
+
+def _device(*, nullable: bool) -> list[sa.Column[object]]:
+    """A session's device columns (the user's list of sessions)."""
+    return [
+        sa.Column("createdAt", UTCDateTime(), nullable=nullable),
+        sa.Column("lastSeenAt", UTCDateTime(), nullable=nullable),
+        sa.Column("userAgent", sa.Text()),
+        sa.Column("ipAddress", sa.String(64)),
+    ]
 
 
 def upgrade() -> None:
@@ -68,6 +79,7 @@ def upgrade() -> None:
         _owner(),
         sa.Column("expires", UTCDateTime(), nullable=False),
         sa.Column("sessionToken", Key(), nullable=False, unique=True),
+        *_device(nullable=True),
     )
     op.create_table(
         "verification_token",
@@ -91,11 +103,20 @@ def upgrade() -> None:
         sa.Column("key", Key(), primary_key=True),
         sa.Column("notBefore", UTCDateTime(), nullable=False),
     )
+    op.create_table(
+        "session_records",
+        sa.Column("sid", Key(), primary_key=True),
+        sa.Column("userId", Key(), nullable=False, index=True),
+        sa.Column("expires", UTCDateTime(), nullable=False),
+        *_device(nullable=False),
+    )
 
 
 def downgrade() -> None:
     """Drop the tables (and everything in them)."""
-    for table in ("session_revocations", "authenticators", "verification_token"):
+    for table in ("session_records", "session_revocations", "authenticators"):
+        op.drop_table(table)
+    for table in ("verification_token",):
         op.drop_table(table)
     for table in ("sessions", "accounts", "users"):
         op.drop_table(table)

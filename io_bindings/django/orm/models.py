@@ -1,7 +1,7 @@
 """The tables of the Django ORM store (:mod:`io_bindings.django.orm.store`): Auth.js's accounts,
 sessions, verification tokens and authenticators (passkeys), all owned by
-``settings.AUTH_USER_MODEL``, plus what a user model may lack, the revocation marks and the
-rate-limit counters.
+``settings.AUTH_USER_MODEL``, plus what a user model may lack, the revocation marks, the
+rate-limit counters and the records of JWT sessions (the user's list of sessions).
 
 Users are your user model's rows. What Auth.js keeps on a user and your model has no field
 for (``email_verified``, and ``name`` and ``image`` unless the model has them) is kept in
@@ -70,12 +70,45 @@ class Session(models.Model):
         max_length=255, null=True, blank=True, db_index=True
     )
     """The provider session it belongs to (back-channel logout), when the sign-in had one."""
+    created_at: models.DateTimeField[datetime | None, datetime | None] = models.DateTimeField(
+        null=True, blank=True
+    )
+    """When the sign-in happened (the user's list of sessions; none on older rows)."""
+    last_seen_at: models.DateTimeField[datetime | None, datetime | None] = models.DateTimeField(
+        null=True, blank=True
+    )
+    user_agent: models.TextField[str | None, str | None] = models.TextField(null=True, blank=True)
+    ip_address: models.CharField[str | None, str | None] = models.CharField(
+        max_length=64, null=True, blank=True
+    )
 
     class Meta:
         db_table = "sansio_auth_session"
 
     def __str__(self) -> str:
         return f"session of user {self.user.pk} until {self.expires:%Y-%m-%d %H:%M}"
+
+
+class SessionRecord(models.Model):
+    """What is kept of a JWT session (``session.revocation``) for the user's list of sessions:
+    the session itself is the cookie. ``user_id`` is the token's ``sub``, not a foreign key
+    (a credentials sign-in's user is not stored)."""
+
+    sid: models.CharField[str, str] = models.CharField(max_length=255, primary_key=True)
+    user_id: models.CharField[str, str] = models.CharField(max_length=255, db_index=True)
+    expires: models.DateTimeField[datetime, datetime] = models.DateTimeField()
+    created_at: models.DateTimeField[datetime, datetime] = models.DateTimeField()
+    last_seen_at: models.DateTimeField[datetime, datetime] = models.DateTimeField()
+    user_agent: models.TextField[str | None, str | None] = models.TextField(null=True, blank=True)
+    ip_address: models.CharField[str | None, str | None] = models.CharField(
+        max_length=64, null=True, blank=True
+    )
+
+    class Meta:
+        db_table = "sansio_auth_session_record"
+
+    def __str__(self) -> str:
+        return f"JWT session {self.sid} of user {self.user_id}"
 
 
 class VerificationToken(models.Model):
