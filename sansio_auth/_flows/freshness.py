@@ -1,16 +1,32 @@
-"""Fresh sessions (a difference from Auth.js, as Better Auth's ``freshAge``): sensitive actions
-(unlinking an account, deleting the user, changing a password or an address, turning
-two-factor off) need a session signed in at most ``session.fresh_age`` seconds ago.
+"""Fresh sessions (a difference from Auth.js, as Better Auth's ``freshAge``): the sensitive
+operations (:data:`SENSITIVE`) need a session signed in at most ``session.fresh_age`` seconds
+ago. It is one rule for all of them, asked through
+:func:`.session_list.require_current` (``operation=``); the password and e-mail changes still
+ask for the current password, and turning two-factor off for a fresh code, on top of it.
 
 A session's sign-in time is its ``auth_time`` claim (JWT sessions; the OpenID Connect claim
 of the same meaning) or its row's ``created_at`` (database sessions): both are set when a
-sign-in issues the session, and never moved by its refreshes. Signing in again (even while
-signed in) issues a new session, fresh.
+sign-in issues the session, and never moved by its refreshes (nor by the re-issue that keeps
+the browser signed in after a password change). Signing in again (even while signed in)
+issues a new session, fresh.
 """
 
 from __future__ import annotations
 
 from ..errors import SessionNotFresh
+
+SENSITIVE = frozenset(
+    {
+        "change-password",
+        "change-email",
+        "disable-two-factor",
+        "unlink-account",
+        "delete-user",
+    }
+)
+"""The operations that need a fresh sign-in (the routes ``change-password``,
+``change-email``, ``two-factor-setup`` with ``action=disable``, ``unlink/<provider>`` and
+``delete-user``, and the runtime's ``unlink_account`` and ``delete_user``)."""
 
 
 def is_fresh(signed_in_at: float | None, now: float, fresh_age: int) -> bool:

@@ -28,7 +28,7 @@ from ..errors import (
     SessionRequired,
 )
 from ..oauth.checks import unseal_claims
-from ..providers import OAuthProvider
+from ..providers import OAuthProvider, PasswordProvider
 from ..settings import Settings
 from .login import signed_in_user
 from .revocation import revoke
@@ -39,6 +39,8 @@ SIGN_IN_TYPES = frozenset({"oauth", "oidc", "webauthn"})
 """The account types one signs in with (their provider must be configured)."""
 EMAIL = "email"
 """The way in of a user with an address while an e-mail provider is configured."""
+PASSWORD = "password"  # noqa: S105 - a name, not a password
+"""The way in of a user with a password while a password provider is configured."""
 
 
 def account_way(provider: str, provider_account_id: str) -> str:
@@ -47,10 +49,15 @@ def account_way(provider: str, provider_account_id: str) -> str:
 
 
 def ways_in(
-    settings: Settings, user: Mapping[str, Any], accounts: Iterable[Mapping[str, Any]]
+    settings: Settings,
+    user: Mapping[str, Any],
+    accounts: Iterable[Mapping[str, Any]],
+    *,
+    password: bool = False,
 ) -> frozenset[str]:
     """The ways the user can sign in: each account of a configured OAuth, OIDC or passkey
-    provider of its type, and their address when an e-mail provider is configured.
+    provider of its type, their address when an e-mail provider is configured, and their
+    ``password`` (whether they have one) when a password provider is.
 
     A credentials provider is never counted: whom its ``authorize`` accepts is the app's.
     """
@@ -62,6 +69,8 @@ def ways_in(
             ways.add(account_way(provider.id, str(account["provider_account_id"])))
     if user.get("email") and any(p.type == "email" for p in settings.providers):
         ways.add(EMAIL)
+    if password and any(isinstance(p, PasswordProvider) for p in settings.providers):
+        ways.add(PASSWORD)
     return frozenset(ways)
 
 
@@ -79,10 +88,21 @@ def _accounts(ctx: Context, current: CurrentSession) -> Step[list[dict[str, Any]
     return [dict(a) for a in found or ()]
 
 
+def _ways_in(
+    ctx: Context, current: CurrentSession, accounts: Iterable[Mapping[str, Any]]
+) -> Step[frozenset[str]]:
+    """:func:`ways_in` of the user, asking the adapter whether they have a password."""
+    password = False
+    if current.stored and any(isinstance(p, PasswordProvider) for p in ctx.settings.providers):
+        found = yield from call_adapter(ctx.settings.adapter, "get_password_hash", current.user_id)
+        password = found is not None
+    return ways_in(ctx.settings, current.user, accounts, password=password)
+
+
 def list_accounts(ctx: Context, current: CurrentSession) -> Step[list[dict[str, Any]]]:
     """The user's linked accounts, each with whether it may be unlinked."""
     accounts = yield from _accounts(ctx, current)
-    ways = ways_in(ctx.settings, current.user, accounts)
+    ways = yield from _ways_in(ctx, current, accounts)
     listed = []
     for account in accounts:
         provider = ctx.settings.providers_by_id.get(str(account["provider"]))
@@ -121,13 +141,14 @@ def unlink_account(
     account = matches[0]
     account_id = str(account["provider_account_id"])
     way = account_way(provider, account_id)
-    if not can_unlink(ways_in(ctx.settings, current.user, accounts), way):
+    ways = yield from _ways_in(ctx, current, accounts)
+    if not can_unlink(ways, way):
         raise LastSignInMethod("this is the user's last way to sign in")
     adapter = ctx.settings.adapter
     unlinked = yield from call_adapter(adapter, "unlink_account", provider, account_id)
     if unlinked is None:
         raise RecordNotFound(f"no {provider} account of this user")
-    if way in ways_in(ctx.settings, current.user, accounts):
+    if way in ways:
         yield from _undo_if_last(ctx, current, unlinked)
     yield from emit(
         ctx.settings.events.unlink_account, "unlink_account", user=current.user, account=unlinked
@@ -141,10 +162,11 @@ def _undo_if_last(ctx: Context, current: CurrentSession, unlinked: Mapping[str, 
     a check only: when it fails, the unlink stands."""
     try:
         after = yield from _accounts(ctx, current)
+        ways = yield from _ways_in(ctx, current, after)
     except Exception as err:
         yield from log_error(err)
         return
-    if not ways_in(ctx.settings, current.user, after):
+    if not ways:
         yield from call_adapter(ctx.settings.adapter, "link_account", dict(unlinked))
         raise LastSignInMethod("this is the user's last way to sign in")
 

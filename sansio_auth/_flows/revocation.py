@@ -59,11 +59,20 @@ def is_revoked(ctx: Context, token: Mapping[str, Any]) -> Step[bool]:
 
 
 def revoke(
-    ctx: Context, *, user_id: str | None = None, sid: str | None = None, key: str | None = None
+    ctx: Context,
+    *,
+    user_id: str | None = None,
+    sid: str | None = None,
+    key: str | None = None,
+    keep_sid: str | None = None,
 ) -> Step[int]:
     """End the sessions of ``user_id`` and/or ``sid`` (or of a raw revocation ``key``): database
     rows of the user are deleted (how many is returned); JWT sessions are marked revoked (and
-    their records, when kept, forgotten)."""
+    their records, when kept, forgotten).
+
+    ``keep_sid`` names the browser's JWT session, which the caller re-issues at once: the
+    marks go one second back (the re-issued token, issued now, stays live) and its record
+    stays."""
     settings = ctx.settings
     adapter = settings.adapter
     if user_id is None and sid is None and key is None:
@@ -78,7 +87,7 @@ def revoke(
     elif not settings.session.revocation:
         raise Configuration("revoking JWT sessions needs session={'revocation': True}")
     else:
-        now = datetime.fromtimestamp(ctx.now, UTC)
+        now = datetime.fromtimestamp(ctx.now - (1 if keep_sid else 0), UTC)
         keys = [f"user:{user_id}"] if user_id is not None else []
         keys += [f"sid:{sid}"] if sid is not None else []
         keys += [key] if key is not None else []
@@ -86,11 +95,13 @@ def revoke(
             yield from call_adapter(adapter, "set_sessions_not_before", each, now)
         ctx.cache.revocations.clear()
         if records_kept(ctx):
-            yield from _drop_records(ctx, user_id, sid)
+            yield from _drop_records(ctx, user_id, sid, keep_sid)
     return int(deleted or 0)
 
 
-def _drop_records(ctx: Context, user_id: str | None, sid: str | None) -> Step[None]:
+def _drop_records(
+    ctx: Context, user_id: str | None, sid: str | None, keep_sid: str | None
+) -> Step[None]:
     """Forget the records of the revoked JWT sessions (the marks already refuse them)."""
     sids = [sid] if sid is not None else []
     if user_id is not None:
@@ -101,4 +112,5 @@ def _drop_records(ctx: Context, user_id: str | None, sid: str | None) -> Step[No
             records = []
         sids += [record["sid"] for record in records or ()]
     for each in dict.fromkeys(sids):
-        yield from drop(ctx, each)
+        if each != keep_sid:
+            yield from drop(ctx, each)

@@ -38,6 +38,7 @@ from ..errors import (
 )
 from ..http import Response, iso_date
 from . import own_accounts
+from .accounts import STATUS, sign_in_first, wants_json
 from .oauth import oauth_sign_in
 from .session_list import (
     CurrentSession,
@@ -52,14 +53,6 @@ from .session_records import records_kept
 
 Params = Mapping[str, str | None]
 
-STATUS = {
-    "SessionRequired": 401,
-    "SessionNotFresh": 403,
-    "MissingCSRF": 403,
-    "RecordNotFound": 404,
-    "LastSignInMethod": 409,
-}
-"""The status of a refusal answered with JSON (others: 500)."""
 _SIGN_IN_FIRST = frozenset({"SessionRequired", "SessionNotFresh"})
 
 
@@ -155,8 +148,6 @@ class Operation(NamedTuple):
     """An operation on the user's own sessions or accounts."""
 
     run: Callable[[Context, CurrentSession, Params], Step[Any]]
-    fresh: bool
-    """Whether it needs a fresh sign-in (:mod:`.freshness`)."""
     methods: tuple[str, ...] = ()
     """The adapter methods it needs (beyond those of listing sessions)."""
 
@@ -165,28 +156,28 @@ _SESSION_METHODS = {"database": ("list_sessions_by_user_id", "delete_session"), 
 """What listing and ending sessions needs beyond start-up's checks (JWT session records are
 checked there, with ``session.revocation``)."""
 OPERATIONS: dict[str, Operation] = {
-    "list-sessions": Operation(list_sessions, fresh=False),
-    "revoke-session": Operation(revoke_session, fresh=False),
-    "revoke-other-sessions": Operation(revoke_other_sessions, fresh=False),
-    "list-accounts": Operation(list_accounts, fresh=False, methods=("list_accounts_by_user_id",)),
+    "list-sessions": Operation(list_sessions),
+    "revoke-session": Operation(revoke_session),
+    "revoke-other-sessions": Operation(revoke_other_sessions),
+    "list-accounts": Operation(list_accounts, methods=("list_accounts_by_user_id",)),
     "unlink-account": Operation(
-        unlink_account,
-        fresh=True,
-        methods=("list_accounts_by_user_id", "unlink_account", "link_account"),
+        unlink_account, methods=("list_accounts_by_user_id", "unlink_account", "link_account")
     ),
-    "delete-user": Operation(delete_user, fresh=True),
+    "delete-user": Operation(delete_user),
 }
-"""Every operation by name (the runtime's calls name them the same)."""
+"""Every operation by name (the runtime's calls name them the same); those of
+:data:`~.freshness.SENSITIVE` need a fresh sign-in."""
 
 
 def perform(ctx: Context, name: str, params: Params) -> Step[Any]:
-    """Run operation ``name`` for the browser's session (signed in, and fresh if it must)."""
+    """Run operation ``name`` for the browser's session (signed in, and fresh if it is
+    sensitive)."""
     operation = OPERATIONS[name]
     if operation.methods:
         if ctx.settings.adapter is None:
             raise MissingAdapter(f"{name} needs an adapter")
         _check_methods(ctx, operation.methods)
-    current = yield from require_current(ctx, fresh=operation.fresh)
+    current = yield from require_current(ctx, operation=name)
     return (yield from operation.run(ctx, current, params))
 
 
@@ -209,12 +200,6 @@ def _status(error: Exception) -> int:
 # -- the routes --------------------------------------------------------------------------------
 
 
-def _wants_json(ctx: Context) -> bool:
-    content_type = (ctx.request.header("content-type") or "").lower()
-    accept = (ctx.request.header("accept") or "").lower()
-    return "application/json" in content_type or accept.startswith("application/json")
-
-
 def security_url(ctx: Context) -> str:
     """The security page: ``pages.security`` or the built-in one."""
     return ctx.page_url(ctx.settings.pages.security, "security")
@@ -235,8 +220,7 @@ def _refusal(ctx: Context, error: Exception, *, json: bool) -> Step[Reply]:
     if json:
         return json_reply({"error": kind, "message": _client_message(error)}, _status(error))
     if kind in _SIGN_IN_FIRST:
-        sign_in = ctx.page_url(ctx.settings.pages.sign_in, "signin")
-        return Reply(redirect=add_query(sign_in, {"callbackUrl": security_url(ctx), "error": kind}))
+        return sign_in_first(ctx, kind, security_url(ctx))
     return Reply(redirect=add_query(security_url(ctx), {"error": kind}))
 
 
@@ -260,7 +244,7 @@ def _get(ctx: Context, name: str) -> Step[Reply]:
 
 
 def _post(ctx: Context, name: str, params: Params, default: str | None = None) -> Step[Reply]:
-    json = _wants_json(ctx)
+    json = wants_json(ctx)
     try:
         ctx.check_csrf()
         result = yield from perform(ctx, name, params)
@@ -306,7 +290,7 @@ def delete_user_route(ctx: Context) -> Step[Reply]:
 
 def link_route(ctx: Context) -> Step[Reply]:
     """``POST link/<provider>``: go to the provider to link an account of it to the user."""
-    json = _wants_json(ctx)
+    json = wants_json(ctx)
     try:
         ctx.check_csrf()
         current = yield from require_current(ctx)

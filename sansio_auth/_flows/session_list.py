@@ -22,7 +22,7 @@ from .._context import Context
 from .._flow import Step, call_adapter
 from ..cookies import read_chunked
 from ..errors import Configuration, RecordNotFound, SessionRequired
-from .freshness import check_fresh
+from .freshness import SENSITIVE, check_fresh
 from .revocation import revoke
 from .session_records import records_kept
 from .strategies import live_token, session_and_user, timestamp
@@ -120,14 +120,14 @@ def current_session(ctx: Context) -> Step[CurrentSession | None]:
     return (yield from session_list(ctx).current(ctx, value))
 
 
-def require_current(ctx: Context, *, fresh: bool = False) -> Step[CurrentSession]:
-    """:func:`current_session`, or :class:`SessionRequired`; with ``fresh``, also
-    :class:`~sansio_auth.errors.SessionNotFresh` unless it signed in within
-    ``session.fresh_age`` (every sensitive action asks this way)."""
+def require_current(ctx: Context, *, operation: str | None = None) -> Step[CurrentSession]:
+    """:func:`current_session`, or :class:`SessionRequired`; for an ``operation`` of
+    :data:`~.freshness.SENSITIVE`, also :class:`~sansio_auth.errors.SessionNotFresh` unless it
+    signed in within ``session.fresh_age`` (every sensitive operation asks this way)."""
     current = yield from current_session(ctx)
     if current is None:
         raise SessionRequired("sign in first")
-    if fresh:
+    if operation in SENSITIVE:
         check_fresh(current.signed_in_at, ctx.now, ctx.settings.session.fresh_age)
     return current
 

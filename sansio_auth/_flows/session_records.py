@@ -47,10 +47,12 @@ def device(ctx: Context) -> dict[str, str | None]:
     }
 
 
-def database_session_fields(ctx: Context) -> dict[str, Any]:
-    """The keys a new database session row has beyond Auth.js's."""
+def database_session_fields(ctx: Context, signed_in_at: float | None = None) -> dict[str, Any]:
+    """The keys a new database session row has beyond Auth.js's (``signed_in_at``: the
+    sign-in it goes on from, else now)."""
     now = _utc(ctx.now)
-    return {"created_at": now, "last_seen_at": now, **device(ctx)}
+    created = now if signed_in_at is None else _utc(signed_in_at)
+    return {"created_at": created, "last_seen_at": now, **device(ctx)}
 
 
 def register(ctx: Context, token: Mapping[str, Any], expires: float) -> Step[None]:

@@ -412,15 +412,18 @@ def new_session_token(ctx: Context) -> Step[str]:
     return token
 
 
-def create_database_session(ctx: Context, user_id: str) -> Step[dict[str, Any]]:
-    """A new session row for ``user_id`` (expiring ``max_age`` from now) and its cookie."""
+def create_database_session(
+    ctx: Context, user_id: str, *, signed_in_at: float | None = None
+) -> Step[dict[str, Any]]:
+    """A new session row for ``user_id`` (expiring ``max_age`` from now) and its cookie; a
+    sign-in now, or the one at ``signed_in_at`` goes on (its freshness kept)."""
     token = yield from new_session_token(ctx)
     expires = ctx.now + ctx.settings.session.max_age
     session = {
         "session_token": token,
         "user_id": user_id,
         "expires": utc(expires),
-        **database_session_fields(ctx),
+        **database_session_fields(ctx, signed_in_at),
     }
     created = yield from call_adapter(ctx.settings.adapter, "create_session", session)
     set_session_cookie(ctx, token, expires)

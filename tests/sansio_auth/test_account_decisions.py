@@ -1,5 +1,6 @@
 """The pure decisions behind a user's own sessions and accounts, by hypothesis: freshness,
-"never unlink the last way in", which sessions are live and which "the others" are."""
+"never unlink the last way in" (a password counts), which sessions are live and which "the
+others" are."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ from hypothesis import strategies as st
 from io_bindings.db.memory import MemoryAdapter
 from sansio_auth import AuthConfig, Engine
 from sansio_auth._flows.freshness import check_fresh, is_fresh
-from sansio_auth._flows.own_accounts import EMAIL, account_way, can_unlink, ways_in
+from sansio_auth._flows.own_accounts import EMAIL, PASSWORD, account_way, can_unlink, ways_in
 from sansio_auth._flows.session_list import ListedSession, chosen, live, others, public_id
 from sansio_auth.errors import RecordNotFound, SessionNotFresh
-from sansio_auth.providers import Credentials, Email, GitHub, Passkey
+from sansio_auth.providers import Credentials, Email, GitHub, Passkey, Password
 
 times = st.floats(min_value=0, max_value=4e9, allow_nan=False)
 ages = st.integers(min_value=1, max_value=10**8)
@@ -97,15 +98,23 @@ accounts = st.lists(
 )
 
 
-@given(accounts=accounts, email=st.none() | st.just("a@b.c"), with_email=st.booleans())
-def test_ways_in_are_accounts_of_configured_providers_of_their_type_and_the_address(
-    accounts, email, with_email
+@given(
+    accounts=accounts,
+    email=st.none() | st.just("a@b.c"),
+    with_email=st.booleans(),
+    password=st.booleans(),
+    with_password=st.booleans(),
+)
+def test_ways_in_are_accounts_of_configured_providers_of_their_type_the_address_and_password(
+    accounts, email, with_email, password, with_password
 ):
     providers = [GitHub(client_id="i", client_secret="s"), Passkey(), Credentials(authorize=id)]
     if with_email:
         providers.append(Email(send_verification_request=print))
+    if with_password:
+        providers.append(Password(send_email=lambda message, **_: None))
     settings = _settings(*providers)
-    found = ways_in(settings, {"id": "u", "email": email}, accounts)
+    found = ways_in(settings, {"id": "u", "email": email}, accounts, password=password)
     expected = {
         account_way(a["provider"], a["provider_account_id"])
         for a in accounts
@@ -113,6 +122,8 @@ def test_ways_in_are_accounts_of_configured_providers_of_their_type_and_the_addr
     }
     if email and with_email:
         expected.add(EMAIL)
+    if password and with_password:
+        expected.add(PASSWORD)
     assert found == expected
 
 
