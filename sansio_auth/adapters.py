@@ -273,32 +273,6 @@ class Adapter(Protocol):
         ``None`` when it changed meanwhile (or there is no such account). Not in Auth.js."""
         ...
 
-    async def list_sessions_by_user_id(self, user_id: str) -> list[AdapterSession]:
-        """The user's database sessions, expired ones included (empty when none). Not in
-        Auth.js: the user's list of sessions reads them."""
-        ...
-
-    async def create_session_record(self, record: SessionRecord) -> SessionRecord:
-        """Keep the record of a new JWT session (``sid`` is new). Not in Auth.js."""
-        ...
-
-    async def touch_session_record(
-        self, sid: str, last_seen_at: datetime, expires: datetime
-    ) -> SessionRecord | None:
-        """Set a session record's ``last_seen_at`` and ``expires``; the record, or ``None`` when
-        there is none (it is not created). Not in Auth.js."""
-        ...
-
-    async def list_session_records(self, user_id: str) -> list[SessionRecord]:
-        """The user's session records, expired ones included (a store may forget those).
-        Not in Auth.js."""
-        ...
-
-    async def delete_session_record(self, sid: str) -> SessionRecord | None:
-        """Forget a session record; return it, or ``None`` when there was none. Not in
-        Auth.js."""
-        ...
-
     async def delete_sessions_by_user_id(self, user_id: str) -> int:
         """Delete every session of the user ("sign out everywhere"); how many there were."""
         ...
@@ -350,11 +324,14 @@ class AtomicSignUp(Protocol):
 
 @runtime_checkable
 class AccountStore(Protocol):
-    """The methods password accounts and two-factor authentication need (not in Auth.js).
+    """The methods the accounts of issue 28 need (not in Auth.js): password hashes and second
+    factors (password accounts, two-factor authentication), and the user's own list of
+    sessions (database sessions by user, the records of JWT sessions).
 
-    Every adapter of :mod:`io_bindings.db` has them; another adapter adds them to offer
-    these features (start-up names the missing ones). Like the others, each is atomic; the
-    rows go when their user is deleted (:meth:`Adapter.delete_user`).
+    Every adapter of :mod:`io_bindings.db` (and the SQLAlchemy and Django ORM stores) has
+    them; another adapter adds them to offer these features (start-up, or the route that
+    needs one, names the missing ones). Like the others, each is atomic; the rows go when
+    their user is deleted (:meth:`Adapter.delete_user`).
     """
 
     async def get_password_hash(self, user_id: str) -> str | None:
@@ -388,4 +365,29 @@ class AccountStore(Protocol):
     async def use_recovery_code(self, user_id: str, code_hash: str) -> bool:
         """Remove ``code_hash`` from the user's recovery codes; whether it was there (of two
         racing uses of one code, exactly one gets ``True``)."""
+        ...
+
+    async def list_sessions_by_user_id(self, user_id: str) -> list[AdapterSession]:
+        """The user's database sessions, expired ones included (empty when none): the user's
+        list of sessions reads them."""
+        ...
+
+    async def create_session_record(self, record: SessionRecord) -> SessionRecord:
+        """Keep the record of a new JWT session (``sid`` is new); :class:`AdapterConflict` on
+        a known ``sid``."""
+        ...
+
+    async def touch_session_record(
+        self, sid: str, last_seen_at: datetime, expires: datetime
+    ) -> SessionRecord | None:
+        """Set a session record's ``last_seen_at`` and ``expires``; the record, or ``None`` when
+        there is none (it is not created)."""
+        ...
+
+    async def list_session_records(self, user_id: str) -> list[SessionRecord]:
+        """The user's session records, expired ones included (a store may forget those)."""
+        ...
+
+    async def delete_session_record(self, sid: str) -> SessionRecord | None:
+        """Forget a session record; return it, or ``None`` when there was none."""
         ...

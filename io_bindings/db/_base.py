@@ -27,7 +27,6 @@ from sansio_auth.adapters import (
     AdapterUser,
     Authenticator,
     SessionAndUser,
-    SessionRecord,
     SessionUpdate,
     UserAndAccount,
     UserUpdate,
@@ -288,13 +287,6 @@ class Store(Protocol):
     def update_account_tokens(
         self, provider: str, provider_account_id: str, expected: str | None, tokens: Record
     ) -> Record | None: ...
-    def list_sessions_by_user_id(self, user_id: str) -> list[Record]: ...
-    def create_session_record(self, record: Record) -> Record: ...
-    def touch_session_record(
-        self, sid: str, last_seen_at: datetime, expires: datetime
-    ) -> Record | None: ...
-    def list_session_records(self, user_id: str) -> list[Record]: ...
-    def delete_session_record(self, sid: str) -> Record | None: ...
     def delete_sessions_by_user_id(self, user_id: str) -> int: ...
     def set_sessions_not_before(self, key: str, not_before: datetime) -> None: ...
     def get_sessions_not_before(self, keys: list[str]) -> datetime | None: ...
@@ -493,34 +485,6 @@ class StoreAdapter:
             changes,
         )
         return cast(AdapterAccount | None, updated)
-
-    async def list_sessions_by_user_id(self, user_id: str) -> list[AdapterSession]:
-        """See :meth:`sansio_auth.adapters.Adapter.list_sessions_by_user_id`."""
-        found = await self._run(self._store.list_sessions_by_user_id, str(user_id))
-        return cast(list[AdapterSession], found)
-
-    async def create_session_record(self, record: SessionRecord) -> SessionRecord:
-        """See :meth:`sansio_auth.adapters.Adapter.create_session_record`."""
-        created = await self._run(self._store.create_session_record, normal_session_record(record))
-        return cast(SessionRecord, created)
-
-    async def touch_session_record(
-        self, sid: str, last_seen_at: datetime, expires: datetime
-    ) -> SessionRecord | None:
-        """See :meth:`sansio_auth.adapters.Adapter.touch_session_record`."""
-        seen, until = utc(last_seen_at, "last_seen_at"), utc(expires, "expires")
-        found = await self._run(self._store.touch_session_record, str(sid), seen, until)
-        return cast(SessionRecord | None, found)
-
-    async def list_session_records(self, user_id: str) -> list[SessionRecord]:
-        """See :meth:`sansio_auth.adapters.Adapter.list_session_records`."""
-        found = await self._run(self._store.list_session_records, str(user_id))
-        return cast(list[SessionRecord], found)
-
-    async def delete_session_record(self, sid: str) -> SessionRecord | None:
-        """See :meth:`sansio_auth.adapters.Adapter.delete_session_record`."""
-        found = await self._run(self._store.delete_session_record, str(sid))
-        return cast(SessionRecord | None, found)
 
     async def delete_sessions_by_user_id(self, user_id: str) -> int:
         """See :meth:`sansio_auth.adapters.Adapter.delete_sessions_by_user_id`."""

@@ -40,18 +40,17 @@ from sansio_auth.adapters import AdapterConflict, AdapterSession, SessionAndUser
 
 from ._accounts import AccountMethods
 from ._base import Record, StoreAdapter, normal_session_update, session_and_user
-from ._postgres_accounts import MIGRATION as ACCOUNTS_MIGRATION
-from ._postgres_accounts import PostgresAccounts
-from ._postgres_asyncio import AsyncioSessions
-from ._postgres_own import (
+from ._postgres_accounts import (
     DEVICE_COLUMNS,
     EXTEND_AND_SEE,
-    MIGRATION,
+    PASSWORDS_MIGRATION,
+    SESSIONS_MIGRATION,
     UNLINK_ACCOUNT,
-    OwnSessions,
+    PostgresAccounts,
     device_row,
     device_values,
 )
+from ._postgres_asyncio import AsyncioSessions
 from ._sockets import quiet
 
 Connection = psycopg.Connection[dict[str, Any]]
@@ -116,8 +115,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             "notBefore" TIMESTAMPTZ NOT NULL
         )""",
     ),
-    ACCOUNTS_MIGRATION,  # version 3: password hashes and second factors
-    MIGRATION,  # version 4: sessions with their device; JWT session records
+    PASSWORDS_MIGRATION,  # version 3: password hashes and second factors
+    SESSIONS_MIGRATION,  # version 4: sessions with their device; JWT session records
 )
 """Schema migrations: entry ``n`` takes the schema from version ``n`` to ``n + 1``."""
 
@@ -220,7 +219,7 @@ def _insert(table: str, values: dict[str, Any]) -> sql.Composed:
     )
 
 
-class PostgresStore(PostgresAccounts, OwnSessions):
+class PostgresStore(PostgresAccounts):
     """The synchronous store behind :class:`PostgresAdapter`."""
 
     def __init__(self, dsn: str, *, min_size: int, max_size: int, timeout: float) -> None:

@@ -18,7 +18,7 @@ under ``key_prefix``)::
     user:by-user-id:account:<id>            set of the user's account keys
     user:by-user-id:session:<id>            set of the user's session tokens
     user:by-user-id:authenticator:<id>      set of the user's credential ids
-    user:password:<id>, user:two-factor:<id>  password hash, second factor (see _redis_accounts)
+    user:password:<id>, ...                 the accounts of issue 28 (see _redis_accounts)
 
 User ids, provider ids and verification tokens never contain ``:``, so no two
 records share a key (a proposed user id with ``:`` is replaced by a new one;
@@ -47,12 +47,11 @@ from sansio_auth.adapters import AdapterConflict
 
 from ._accounts import AccountMethods
 from ._base import Record, StoreAdapter, format_time, new_id, parse_time
-from ._redis_accounts import RedisAccounts
-from ._redis_own import RECORDS, OwnSessions
+from ._redis_accounts import RECORDS, RedisAccounts, millis, text
 
 MINIMUM_VERSION = (6, 2)  # GETDEL, SET PXAT
 
-_TIMES = ("email_verified", "expires", "created_at", "last_seen_at")
+_TIMES = ("email_verified", "expires", "created_at", "last_seen_at", "enabled_at")
 # The session check in one round trip: the session (KEYS[1]), then its user (ARGV[1] is the
 # prefix of user keys). A user id with ":" never names a user (see the module docstring).
 _SESSION_AND_USER = """
@@ -84,11 +83,7 @@ def _decoded(value: bytes) -> Record:
     return record
 
 
-def _ms(value: datetime) -> int:
-    return int(value.timestamp() * 1000)
-
-
-class RedisStore(RedisAccounts, OwnSessions):
+class RedisStore(RedisAccounts):
     """The synchronous store behind :class:`RedisAdapter`."""
 
     def __init__(self, url: str, *, key_prefix: str, **options: Any) -> None:
@@ -183,7 +178,7 @@ class RedisStore(RedisAccounts, OwnSessions):
 
     def get_user_by_email(self, email: str) -> Record | None:
         user_id = self.client.get(self._email_key(email))
-        return None if user_id is None else self.get_user(_text(user_id))
+        return None if user_id is None else self.get_user(text(user_id))
 
     def get_user_by_account(self, provider: str, provider_account_id: str) -> Record | None:
         account = self.get_account(provider, provider_account_id)
@@ -224,13 +219,13 @@ class RedisStore(RedisAccounts, OwnSessions):
                 return None
             accounts, sessions, authenticators, records = (pipe.smembers(key) for key in sets)
             pipe.multi()
-            pipe.delete(*self._user_keys(user), *sets, *map(_text, accounts))
+            pipe.delete(*self._user_keys(user), *sets, *map(text, accounts))
             pipe.delete(*self.account_keys(user_id))
-            for token in map(_text, sessions):
+            for token in map(text, sessions):
                 pipe.delete(self._session_key(token))
-            for credential_id in map(_text, authenticators):
+            for credential_id in map(text, authenticators):
                 pipe.delete(self._authenticator_key(credential_id))
-            for sid in map(_text, records):
+            for sid in map(text, records):
                 pipe.delete(self._record_key(sid))
             return user
 
@@ -267,7 +262,7 @@ class RedisStore(RedisAccounts, OwnSessions):
             if account["type"] == "webauthn":  # its authenticators go with it
                 index = self._by_user("authenticator", account["user_id"])
                 pipe.watch(index)  # type: ignore[no-untyped-call]
-                for credential_id in map(_text, pipe.smembers(index)):
+                for credential_id in map(text, pipe.smembers(index)):
                     found = _load(pipe.get(self._authenticator_key(credential_id)))
                     if found and found["provider_account_id"] == provider_account_id:
                         passkeys.append(credential_id)
@@ -300,7 +295,7 @@ class RedisStore(RedisAccounts, OwnSessions):
 
     def _write_session(self, pipe: Pipeline, session: Record) -> None:
         key = self._session_key(session["session_token"])
-        pipe.set(key, _dump(session), pxat=max(_ms(session["expires"]), 1))
+        pipe.set(key, _dump(session), pxat=millis(session["expires"]))
         pipe.sadd(self._by_user("session", session["user_id"]), session["session_token"])
 
     def create_session(self, session: Record) -> Record:
@@ -361,7 +356,7 @@ class RedisStore(RedisAccounts, OwnSessions):
         if ":" in token["token"]:
             raise ValueError("the Redis adapter takes verification tokens without ':'")
         key = self._token_key(token["identifier"], token["token"])
-        if not self.client.set(key, _dump(token), nx=True, pxat=max(_ms(token["expires"]), 1)):
+        if not self.client.set(key, _dump(token), nx=True, pxat=millis(token["expires"])):
             raise AdapterConflict("this verification token exists")
         return token
 
@@ -397,7 +392,7 @@ class RedisStore(RedisAccounts, OwnSessions):
         return self._transaction(body, key, user_key)  # type: ignore[no-any-return]
 
     def list_authenticators_by_user_id(self, user_id: str) -> list[Record]:
-        members = sorted(map(_text, self.client.smembers(self._by_user("authenticator", user_id))))
+        members = sorted(map(text, self.client.smembers(self._by_user("authenticator", user_id))))
         if not members:
             return []
         values = self.client.mget([self._authenticator_key(m) for m in members])
@@ -418,7 +413,7 @@ class RedisStore(RedisAccounts, OwnSessions):
         return self._transaction(body, key)  # type: ignore[no-any-return]
 
     def list_accounts_by_user_id(self, user_id: str) -> list[Record]:
-        members = sorted(map(_text, self.client.smembers(self._by_user("account", user_id))))
+        members = sorted(map(text, self.client.smembers(self._by_user("account", user_id))))
         if not members:
             return []
         return [a for a in map(_load, self.client.mget(members)) if a is not None]
@@ -445,7 +440,7 @@ class RedisStore(RedisAccounts, OwnSessions):
         index = self._by_user("session", user_id)
 
         def body(pipe: Pipeline) -> int:
-            tokens = sorted(map(_text, pipe.smembers(index)))
+            tokens = sorted(map(text, pipe.smembers(index)))
             keys = [self._session_key(t) for t in tokens]
             live = sum(1 for k in keys if pipe.exists(k)) if keys else 0
             pipe.multi()
@@ -460,7 +455,7 @@ class RedisStore(RedisAccounts, OwnSessions):
         return f"{self.prefix}revocation:{key}"
 
     def set_sessions_not_before(self, key: str, not_before: datetime) -> None:
-        stored, mark = self._revocation_key(key), _ms(not_before)
+        stored, mark = self._revocation_key(key), millis(not_before)
 
         def body(pipe: Pipeline) -> None:
             current = pipe.get(stored)
@@ -479,10 +474,6 @@ class RedisStore(RedisAccounts, OwnSessions):
 def _check_provider(provider: str) -> None:
     if ":" in provider:
         raise ValueError(f"the Redis adapter takes provider ids without ':', not {provider!r}")
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 class RedisAdapter(AccountMethods, StoreAdapter):

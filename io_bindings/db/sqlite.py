@@ -40,9 +40,13 @@ from ._base import (
     parse_time,
     session_and_user,
 )
-from ._sqlite_accounts import MIGRATION as ACCOUNTS_MIGRATION
-from ._sqlite_accounts import SQLiteAccounts
-from ._sqlite_own import MIGRATION, OwnSessions, device_params, session_row
+from ._sqlite_accounts import (
+    PASSWORDS_MIGRATION,
+    SESSIONS_MIGRATION,
+    SQLiteAccounts,
+    device_params,
+    session_row,
+)
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (  # version 1
@@ -100,8 +104,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             not_before TEXT NOT NULL
         )""",
     ),
-    ACCOUNTS_MIGRATION,  # version 3: password hashes and second factors
-    MIGRATION,  # version 4: sessions with their device; JWT session records
+    PASSWORDS_MIGRATION,  # version 3: password hashes and second factors
+    SESSIONS_MIGRATION,  # version 4: sessions with their device; JWT session records
 )
 """Schema migrations: entry ``n`` takes the schema from version ``n`` to ``n + 1``."""
 
@@ -194,7 +198,7 @@ def _integrity() -> Iterator[None]:
         raise
 
 
-class SQLiteStore(SQLiteAccounts, OwnSessions):
+class SQLiteStore(SQLiteAccounts):
     """The synchronous store behind :class:`SQLiteAdapter` (a small pool of connections)."""
 
     def __init__(self, path: str | PathLike[str], *, pool_size: int, timeout: float) -> None:

@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from sansio_auth.adapters import SessionAndUser
 
+from .._accounts import AccountMethods
 from .._base import StoreAdapter, session_and_user
 from ._asyncio import AsyncioSessions, asyncio_twin
 from ._models import (
@@ -32,10 +33,14 @@ from ._models import (
     AuthBase,
     Authenticator,
     AuthModels,
+    CodeList,
     Key,
     Session,
+    SessionRecord,
     SessionRevocation,
     User,
+    UserPassword,
+    UserTwoFactor,
     UTCDateTime,
     VerificationToken,
 )
@@ -50,18 +55,22 @@ __all__ = [
     "AuthBase",
     "AuthModels",
     "Authenticator",
+    "CodeList",
     "Key",
     "SQLAlchemyAdapter",
     "Session",
+    "SessionRecord",
     "SessionRevocation",
     "UTCDateTime",
     "User",
+    "UserPassword",
+    "UserTwoFactor",
     "VerificationToken",
     "models",
 ]
 
 
-class SQLAlchemyAdapter(StoreAdapter):
+class SQLAlchemyAdapter(AccountMethods, StoreAdapter):
     """The SQLAlchemy adapter (``AuthConfig(adapter=SQLAlchemyAdapter(engine))``).
 
     ``engine`` is a synchronous :class:`~sqlalchemy.engine.Engine` or a URL to make one

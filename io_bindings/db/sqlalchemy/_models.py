@@ -3,10 +3,12 @@
 The default tables are those of ``@auth/pg-adapter`` (``users``, ``accounts``,
 ``sessions``, ``verification_token``) with their camelCase column names, plus
 ``authenticators`` (passkeys) in the same style; not in Auth.js: ``session_revocations``
-(revocable sessions), ``session_records`` (the user's list of JWT sessions) and the
-device columns of ``sessions`` (``"createdAt"``, ``"lastSeenAt"``, ``"userAgent"``,
-``"ipAddress"``, nullable: Auth.js's rows have none). Attributes are snake_case, as the
-adapter's records are: ``User.email_verified`` is the column ``"emailVerified"``.
+(revocable sessions), ``user_passwords`` and ``user_two_factors`` (password accounts and
+two-factor), ``session_records`` (the user's list of JWT sessions) and the device columns
+of ``sessions`` (``"createdAt"``, ``"lastSeenAt"``, ``"userAgent"``, ``"ipAddress"``,
+nullable: Auth.js's rows have none): the tables of our PostgreSQL adapter. Attributes are
+snake_case, as the adapter's records are: ``User.email_verified`` is the column
+``"emailVerified"``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
 from sqlalchemy import (
     BigInteger,
     Boolean,
@@ -31,7 +34,7 @@ from sqlalchemy import (
     TypeDecorator,
     UniqueConstraint,
 )
-from sqlalchemy.dialects import mysql
+from sqlalchemy.dialects import mysql, postgresql
 from sqlalchemy.orm import DeclarativeBase, mapped_column
 from sqlalchemy.types import TypeEngine
 
@@ -42,6 +45,8 @@ TABLES = {
     "verification_tokens": "verification_token",
     "authenticators": "authenticators",
     "session_revocations": "session_revocations",
+    "passwords": "user_passwords",
+    "two_factors": "user_two_factors",
     "session_records": "session_records",
 }
 """Our name of each table → its default table name (``@auth/pg-adapter``'s where it has one)."""
@@ -80,6 +85,29 @@ class UTCDateTime(TypeDecorator[datetime]):
 def as_utc(value: datetime) -> datetime:
     """``value`` in UTC; a naive one is taken to be UTC already (as :class:`UTCDateTime` stores)."""
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class CodeList(TypeDecorator[list[str]]):
+    """A list of strings (the hashed recovery codes): ``TEXT[]`` on PostgreSQL, as our
+    PostgreSQL adapter has it; elsewhere a JSON array in a text column."""
+
+    impl = Text
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
+        if dialect.name == "postgresql":
+            return dialect.type_descriptor(postgresql.ARRAY(Text))
+        return dialect.type_descriptor(Text())
+
+    def process_bind_param(self, value: list[str] | None, dialect: Dialect) -> Any:
+        if value is None or dialect.name == "postgresql":
+            return value
+        return msgspec.json.encode(list(value)).decode()
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> list[str] | None:
+        if value is None or isinstance(value, list):
+            return value
+        return list(msgspec.json.decode(value))
 
 
 def Key(length: int = 255) -> TypeEngine[str]:  # noqa: N802 - reads as a type
@@ -138,6 +166,32 @@ def _account_columns(user_id: Column[Any], table: str) -> dict[str, Any]:
         "scope": mapped_column(Text),
         "session_state": mapped_column(Text),
         "token_type": mapped_column(Text),
+    }
+
+
+def _one_per_user(user_id: Column[Any]) -> Any:
+    """A ``"userId"`` primary key: one row per user, removed with the user."""
+    return mapped_column(
+        "userId", _user_id_type(user_id), ForeignKey(user_id, ondelete="CASCADE"), primary_key=True
+    )
+
+
+def _password_columns(user_id: Column[Any], table: str) -> dict[str, Any]:
+    return {
+        "__tablename__": table,
+        "user_id": _one_per_user(user_id),
+        "hash": mapped_column(Text, nullable=False),
+    }
+
+
+def _two_factor_columns(user_id: Column[Any], table: str) -> dict[str, Any]:
+    return {
+        "__tablename__": table,
+        "user_id": _one_per_user(user_id),
+        "totp_secret": mapped_column("totpSecret", Text, nullable=False),
+        "totp_last_step": mapped_column("totpLastStep", BigInteger),
+        "recovery_codes": mapped_column("recoveryCodes", CodeList, nullable=False),
+        "enabled_at": mapped_column("enabledAt", UTCDateTime, nullable=False),
     }
 
 
@@ -217,13 +271,22 @@ def _make_models(base: type[DeclarativeBase], users: Column[Any], names: Mapping
         model("VerificationToken", _verification_token_columns(names["verification_tokens"])),
         model("Authenticator", _authenticator_columns(users, names["authenticators"])),
         model("SessionRevocation", _revocation_columns(names["session_revocations"])),
+        model("UserPassword", _password_columns(users, names["passwords"])),
+        model("UserTwoFactor", _two_factor_columns(users, names["two_factors"])),
         model("SessionRecord", _session_record_columns(names["session_records"])),
     )
 
 
-Account, Session, VerificationToken, Authenticator, SessionRevocation, SessionRecord = _make_models(
-    AuthBase, User.__mapper__.columns["id"], TABLES
-)
+(
+    Account,
+    Session,
+    VerificationToken,
+    Authenticator,
+    SessionRevocation,
+    UserPassword,
+    UserTwoFactor,
+    SessionRecord,
+) = _make_models(AuthBase, User.__mapper__.columns["id"], TABLES)
 
 
 class AuthModels:
@@ -240,8 +303,8 @@ class AuthModels:
     attributes when they differ. Its other columns come back in the user records and take
     the values of the keys of that name. The other models are made on ``base`` (table names
     from :data:`TABLES`, overridden by ``tables``) and are the attributes ``Account``,
-    ``Session``, ``VerificationToken``, ``Authenticator``, ``SessionRevocation`` and
-    ``SessionRecord``.
+    ``Session``, ``VerificationToken``, ``Authenticator``, ``SessionRevocation``,
+    ``UserPassword``, ``UserTwoFactor`` and ``SessionRecord``.
     """
 
     def __init__(
@@ -276,6 +339,8 @@ class AuthModels:
                 VerificationToken,
                 Authenticator,
                 SessionRevocation,
+                UserPassword,
+                UserTwoFactor,
                 SessionRecord,
             )
         else:
@@ -286,6 +351,8 @@ class AuthModels:
             self.VerificationToken,
             self.Authenticator,
             self.SessionRevocation,
+            self.UserPassword,
+            self.UserTwoFactor,
             self.SessionRecord,
         ) = made
 
@@ -301,7 +368,8 @@ class AuthModels:
         """The adapter's tables (for ``metadata.create_all(engine, tables=...)`` when your
         metadata holds other tables you create otherwise)."""
         models = (self.User, self.Account, self.Session, self.VerificationToken)
-        models += (self.Authenticator, self.SessionRevocation, self.SessionRecord)  # type: ignore[assignment]
+        models += (self.Authenticator, self.SessionRevocation)  # type: ignore[assignment]
+        models += (self.UserPassword, self.UserTwoFactor, self.SessionRecord)  # type: ignore[assignment]
         return [model.__table__ for model in models]
 
     def new_user_id(self, proposed: str) -> Any:

@@ -33,8 +33,8 @@ from sansio_auth.adapters import AdapterConflict
 
 from .._base import AUTHENTICATOR_FIELDS, TOKEN_FIELDS, USER_FIELDS, Record
 from .._errors import constraint_error, is_transient
+from ._accounts import SESSION_KEYS, SQLAlchemyAccounts, device_record
 from ._models import AuthModels, as_utc
-from ._own import SESSION_KEYS, OwnSessions, device_record
 
 ACCOUNT_KEYS = ("user_id", "type", "provider", "provider_account_id", *TOKEN_FIELDS)
 _ATTEMPTS = 5
@@ -70,7 +70,7 @@ def _sqlite_transactions(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
-class SQLAlchemyStore(OwnSessions):
+class SQLAlchemyStore(SQLAlchemyAccounts):
     """The synchronous store behind :class:`~io_bindings.db.sqlalchemy.SQLAlchemyAdapter`."""
 
     def __init__(self, engine: Engine, models: AuthModels, *, create_tables: bool) -> None:
@@ -255,6 +255,8 @@ class SQLAlchemyStore(OwnSessions):
                     (self.models.Session, self.session),
                     (self.models.Account, self.account),
                     (self.models.Authenticator, self.authenticator),
+                    (self.models.UserPassword, self._passwords),
+                    (self.models.UserTwoFactor, self._two_factors),
                 ):
                     conn.execute(delete(model.__table__).where(columns["user_id"] == key))
                 self.forget_records(conn, user_id)

@@ -4,7 +4,8 @@ Copy this file into your Alembic ``versions/`` directory and set ``down_revision
 latest revision (or leave ``None`` if it is your first). It creates what
 ``io_bindings.db.sqlalchemy.models.metadata.create_all()`` creates: ``users``,
 ``accounts``, ``sessions``, ``verification_token``, ``authenticators``,
-``session_revocations`` and ``session_records`` (a test checks that ``alembic revision
+``session_revocations``, ``user_passwords``, ``user_two_factors`` and ``session_records``
+(a test checks that ``alembic revision
 --autogenerate`` finds nothing to add after it, on SQLite, PostgreSQL and MariaDB). With
 your own models (``AuthModels(Base, user=User)``), let ``--autogenerate`` write the revision
 instead.
@@ -18,7 +19,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from io_bindings.db.sqlalchemy import Key, UTCDateTime
+from io_bindings.db.sqlalchemy import CodeList, Key, UTCDateTime
 
 revision = "sansio_auth_0001"
 down_revision: str | None = None
@@ -34,6 +35,13 @@ def _owner() -> sa.Column[int]:
         sa.ForeignKey("users.id", ondelete="CASCADE"),
         nullable=False,
         index=True,
+    )
+
+
+def _one_per_user() -> sa.Column[int]:
+    """A ``"userId"`` primary key: one row per user, removed with the user."""
+    return sa.Column(
+        "userId", sa.Integer(), sa.ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
     )
 
 
@@ -104,6 +112,19 @@ def upgrade() -> None:
         sa.Column("notBefore", UTCDateTime(), nullable=False),
     )
     op.create_table(
+        "user_passwords",
+        _one_per_user(),
+        sa.Column("hash", sa.Text(), nullable=False),
+    )
+    op.create_table(
+        "user_two_factors",
+        _one_per_user(),
+        sa.Column("totpSecret", sa.Text(), nullable=False),
+        sa.Column("totpLastStep", sa.BigInteger()),
+        sa.Column("recoveryCodes", CodeList(), nullable=False),
+        sa.Column("enabledAt", UTCDateTime(), nullable=False),
+    )
+    op.create_table(
         "session_records",
         sa.Column("sid", Key(), primary_key=True),
         sa.Column("userId", Key(), nullable=False, index=True),
@@ -114,7 +135,9 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     """Drop the tables (and everything in them)."""
-    for table in ("session_records", "session_revocations", "authenticators"):
+    for table in ("session_records", "user_two_factors", "user_passwords"):
+        op.drop_table(table)
+    for table in ("session_revocations", "authenticators"):
         op.drop_table(table)
     for table in ("verification_token",):
         op.drop_table(table)
