@@ -25,6 +25,8 @@ from .accounts import (
     sign_in_first,
 )
 from .password import _address, check_new_password, new_hash
+from .revocation import forget_records
+from .session_records import records_kept
 from .strategies import create_database_session, utc
 
 
@@ -181,23 +183,28 @@ def end_sessions(ctx: Context, user_id: str, *, keep_this_browser: bool = False)
     mark = utc(int(ctx.now) - 1)
     yield from call_adapter(adapter, "set_sessions_not_before", f"user:{user_id}", mark)
     ctx.cache.revocations.clear()
+    kept = None
     if keep_this_browser:
-        yield from _reissue_token(ctx)
+        kept = yield from _reissue_token(ctx)
+    if records_kept(ctx):  # the user's list of sessions: the ended ones leave it
+        yield from forget_records(ctx, user_id=user_id, keep=kept)
 
 
-def _reissue_token(ctx: Context) -> Step[None]:
-    """This browser's JWT session with a fresh ``iat`` (its claims kept)."""
+def _reissue_token(ctx: Context) -> Step[str | None]:
+    """This browser's JWT session with a fresh ``iat`` (its claims kept); its ``sid``."""
     spec = ctx.cookie_specs.session_token
     value, present = read_chunked(ctx.cookies, spec.name)
     if value is None:
-        return
+        return None
     try:
         token = yield from ctx.decode_token(value)
     except Exception as err:
         yield from log_error(err)
-        return
+        return None
     if not token:
-        return
+        return None
     claims = {k: v for k, v in token.items() if k not in ("iat", "exp", "jti")}
     encoded = yield from ctx.encode_token(claims)
     ctx.out_cookies.set_chunked(spec, encoded, ctx.now, present)
+    sid = claims.get("sid")
+    return sid if isinstance(sid, str) else None

@@ -86,12 +86,15 @@ def revoke(
             yield from call_adapter(adapter, "set_sessions_not_before", each, now)
         ctx.cache.revocations.clear()
         if records_kept(ctx):
-            yield from _drop_records(ctx, user_id, sid)
+            yield from forget_records(ctx, user_id=user_id, sid=sid)
     return int(deleted or 0)
 
 
-def _drop_records(ctx: Context, user_id: str | None, sid: str | None) -> Step[None]:
-    """Forget the records of the revoked JWT sessions (the marks already refuse them)."""
+def forget_records(
+    ctx: Context, *, user_id: str | None = None, sid: str | None = None, keep: str | None = None
+) -> Step[None]:
+    """Forget the records of revoked JWT sessions (the marks already refuse them): of the
+    session ``sid`` and/or of every session of ``user_id`` but ``keep`` (a ``sid``)."""
     sids = [sid] if sid is not None else []
     if user_id is not None:
         try:
@@ -101,4 +104,5 @@ def _drop_records(ctx: Context, user_id: str | None, sid: str | None) -> Step[No
             records = []
         sids += [record["sid"] for record in records or ()]
     for each in dict.fromkeys(sids):
-        yield from drop(ctx, each)
+        if each != keep:
+            yield from drop(ctx, each)
