@@ -95,14 +95,15 @@ def revoke(
             yield from call_adapter(adapter, "set_sessions_not_before", each, now)
         ctx.cache.revocations.clear()
         if records_kept(ctx):
-            yield from _drop_records(ctx, user_id, sid, keep_sid)
+            yield from forget_records(ctx, user_id=user_id, sid=sid, keep=keep_sid)
     return int(deleted or 0)
 
 
-def _drop_records(
-    ctx: Context, user_id: str | None, sid: str | None, keep_sid: str | None
+def forget_records(
+    ctx: Context, *, user_id: str | None = None, sid: str | None = None, keep: str | None = None
 ) -> Step[None]:
-    """Forget the records of the revoked JWT sessions (the marks already refuse them)."""
+    """Forget the records of revoked JWT sessions (the marks already refuse them): of the
+    session ``sid`` and/or of every session of ``user_id`` but ``keep`` (a ``sid``)."""
     sids = [sid] if sid is not None else []
     if user_id is not None:
         try:
@@ -112,5 +113,5 @@ def _drop_records(
             records = []
         sids += [record["sid"] for record in records or ()]
     for each in dict.fromkeys(sids):
-        if each != keep_sid:
+        if each != keep:
             yield from drop(ctx, each)
