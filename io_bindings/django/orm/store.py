@@ -33,6 +33,7 @@ from django.db.models import F, Max
 
 from sansio_auth.adapters import AdapterConflict
 
+from ...db._accounts import AccountMethods
 from ...db._base import (
     ACCOUNT_FIELDS,
     AUTHENTICATOR_FIELDS,
@@ -41,14 +42,14 @@ from ...db._base import (
     Record,
     StoreAdapter,
 )
-from ._sessions import SESSION_LOOKUPS, SessionRecords, device_values, session_record
+from ._accounts import SESSION_LOOKUPS, DjangoAccounts, device_values, session_record
 from ._transactions import Transactions, first_row
 from ._user_fields import UserFields, from_db, to_db
 
 T = TypeVar("T")
 
 
-class DjangoStore(Transactions, SessionRecords):
+class DjangoStore(Transactions, DjangoAccounts):
     """The synchronous store behind :class:`DjangoAdapter`."""
 
     def __init__(self, using: str, user_fields: Mapping[str, str | None]) -> None:
@@ -478,7 +479,7 @@ class DjangoStore(Transactions, SessionRecords):
         return count, reset_at.astimezone(UTC)
 
 
-class DjangoAdapter(StoreAdapter):
+class DjangoAdapter(AccountMethods, StoreAdapter):
     """The Django ORM adapter (``AuthConfig(adapter=DjangoAdapter())``).
 
     ``using`` is the database alias (``"default"``); it must hold the user model's table.

@@ -57,6 +57,47 @@ class Migration(migrations.Migration):
             },
         ),
         migrations.CreateModel(
+            name="UserPassword",
+            fields=[
+                (
+                    "user",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="auth_password",
+                        serialize=False,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                ("hash", models.TextField()),
+            ],
+            options={
+                "db_table": "sansio_auth_user_password",
+            },
+        ),
+        migrations.CreateModel(
+            name="UserTwoFactor",
+            fields=[
+                (
+                    "user",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="auth_two_factor",
+                        serialize=False,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                ("totp_secret", models.TextField()),
+                ("totp_last_step", models.BigIntegerField(blank=True, null=True)),
+                ("recovery_codes", models.JSONField(default=list)),
+                ("enabled_at", models.DateTimeField()),
+            ],
+            options={
+                "db_table": "sansio_auth_user_two_factor",
+            },
+        ),
+        migrations.CreateModel(
             name="Authenticator",
             fields=[
                 (
