@@ -201,10 +201,8 @@ def test_fresh_age_zero_turns_the_check_off(strategy: str) -> None:
     assert b.post(f"{accounts.base}/change-password", form=form).status == 200
 
 
-@STRATEGIES
-def test_a_password_change_keeps_this_session_as_fresh_as_it_was_and_ends_the_others(
-    strategy: str,
-) -> None:
+def ann_on_two_browsers(strategy: str) -> tuple[Accounts, Browser]:
+    """Ann, signed up with a password, signed in on another browser; the other browser."""
     session: dict[str, Any] = {"fresh_age": FRESH}
     if strategy == "jwt":
         session["revocation"] = True
@@ -213,6 +211,14 @@ def test_a_password_change_keeps_this_session_as_fresh_as_it_was_and_ends_the_ot
     verify(accounts, ANN)
     other = accounts.pair.new_browser()
     sign_in(accounts, ANN, PW, other)
+    return accounts, other
+
+
+@STRATEGIES
+def test_a_password_change_keeps_this_session_as_fresh_as_it_was_and_ends_the_others(
+    strategy: str,
+) -> None:
+    accounts, other = ann_on_two_browsers(strategy)
     b = accounts.browser
     sign_in(accounts, ANN, PW)
     listed = b.get(f"{accounts.base}/sessions").json()
@@ -235,12 +241,7 @@ def test_a_password_change_keeps_this_session_as_fresh_as_it_was_and_ends_the_ot
 
 @STRATEGIES
 def test_a_reset_ends_every_session_and_forgets_their_records(strategy: str) -> None:
-    session: dict[str, Any] = {"revocation": True} if strategy == "jwt" else {}
-    accounts = build(strategy=strategy, session=session)
-    sign_up(accounts, ANN, PW)
-    verify(accounts, ANN)
-    other = accounts.pair.new_browser()
-    sign_in(accounts, ANN, PW, other)
+    accounts, other = ann_on_two_browsers(strategy)
     b = accounts.browser
     b.post(f"{accounts.base}/forgot-password", form={"csrfToken": b.csrf_token(), "email": ANN})
     link = accounts.outbox.last("reset-password").path

@@ -277,6 +277,7 @@ def _make_models(base: type[DeclarativeBase], users: Column[Any], names: Mapping
     )
 
 
+_DEFAULT_MODELS = _make_models(AuthBase, User.__mapper__.columns["id"], TABLES)
 (
     Account,
     Session,
@@ -286,7 +287,7 @@ def _make_models(base: type[DeclarativeBase], users: Column[Any], names: Mapping
     UserPassword,
     UserTwoFactor,
     SessionRecord,
-) = _make_models(AuthBase, User.__mapper__.columns["id"], TABLES)
+) = _DEFAULT_MODELS
 
 
 class AuthModels:
@@ -333,16 +334,7 @@ class AuthModels:
         """The user model's columns by attribute name."""
         self._check_user()
         if user is User and self.tables == TABLES:
-            made = (
-                Account,
-                Session,
-                VerificationToken,
-                Authenticator,
-                SessionRevocation,
-                UserPassword,
-                UserTwoFactor,
-                SessionRecord,
-            )
+            made = _DEFAULT_MODELS
         else:
             made = _make_models(base, self.user_columns[self.user_fields["id"]], self.tables)
         (

@@ -155,3 +155,32 @@ async def test_an_in_memory_database_is_read_on_its_one_connection() -> None:
         found = await adapter.get_session_and_user(token)
         assert found is not None
         assert found["session"]["session_token"] == token
+
+
+@pytest.mark.parametrize("version", range(1, SCHEMA_VERSION))
+async def test_a_database_of_each_earlier_version_upgrades(tmp_path: Path, version: int) -> None:
+    """A file left at ``version`` (its rows of that time in it) opens at the current version:
+    its user and session kept, and what the later versions added works on them."""
+    path = tmp_path / "auth.db"
+    expires = datetime.now(UTC).replace(microsecond=0) + timedelta(days=1)
+    with sqlite3.connect(path) as conn:
+        for statements in sqlite_adapter.MIGRATIONS[:version]:
+            for statement in statements:
+                conn.execute(statement)
+        conn.execute("CREATE TABLE sansio_auth_schema (version INTEGER NOT NULL)")
+        conn.execute("INSERT INTO sansio_auth_schema VALUES (?)", (version,))
+        conn.execute("INSERT INTO users (id, email, name) VALUES ('u1', 'ada@example.com', 'Ada')")
+        conn.execute(
+            "INSERT INTO sessions (session_token, user_id, expires) VALUES ('s1', 'u1', ?)",
+            (expires.isoformat(),),
+        )
+    async with SQLiteAdapter(path) as adapter:
+        assert (await adapter.get_user("u1"))["email"] == "ada@example.com"  # type: ignore[index]
+        [session] = await adapter.list_sessions_by_user_id("u1")
+        assert session == {"session_token": "s1", "user_id": "u1", "expires": expires}
+        await adapter.set_password_hash("u1", "$argon2id$x")
+        assert await adapter.get_password_hash("u1") == "$argon2id$x"
+        record = {"sid": "j1", "user_id": "u1", "expires": expires, "created_at": expires}
+        await adapter.create_session_record(record)  # type: ignore[arg-type]
+        assert [r["sid"] for r in await adapter.list_session_records("u1")] == ["j1"]
+    assert read(path, "SELECT version FROM sansio_auth_schema") == [(SCHEMA_VERSION,)]
