@@ -10,8 +10,9 @@ tokens live in SQLite (``EXAMPLE_DB``, default ``example-auth.db``), or in Postg
 ``EXAMPLE_POSTGRES`` is a DSN (the ``postgres`` extra); sessions are JWTs, revocable, so
 that ``/api/auth/security`` lists them (and the linked accounts) and ends them.
 ``EXAMPLE_UPDATE_AGE`` (seconds, default a day) is how often the session cookie is
-re-issued; ``EXAMPLE_FRESH_AGE`` (default a day) how recent a sign-in unlinking an account
-or deleting the user needs. With ``EXAMPLE_LAZY_CONFIG=1`` the config is a function of the
+re-issued; ``EXAMPLE_FRESH_AGE`` (default a day) how recent a sign-in the sensitive
+operations need (changing the password or e-mail, turning two-factor off, unlinking an
+account, deleting the user). With ``EXAMPLE_LAZY_CONFIG=1`` the config is a function of the
 request: a request with ``X-Example-Staging: 1`` also gets a ``staging`` password provider.
 """
 

@@ -113,19 +113,28 @@ ROUTES: dict[tuple[str, str], Route] = {
         "set the new password (uses the link up); end every session",
     ),
     ("GET", "change-password"): Route(
-        account.change_password_page, "change-password", "", "change-password page (signed in)"
+        account.change_password_page,
+        "change-password",
+        "",
+        "change-password page (signed in, fresh sign-in)",
     ),
     ("POST", "change-password"): Route(
         account.change_password,
         "change-password",
         "yes",
-        "check the current password, set the new one, end the other sessions",
+        "check the current password, set the new one, end the other sessions (fresh sign-in)",
     ),
     ("GET", "change-email"): Route(
-        account.change_email_page, "change-email", "", "change-address page (signed in)"
+        account.change_email_page,
+        "change-email",
+        "",
+        "change-address page (signed in, fresh sign-in)",
     ),
     ("POST", "change-email"): Route(
-        account.change_email, "change-email", "yes", "mail the new address a confirmation link"
+        account.change_email,
+        "change-email",
+        "yes",
+        "mail the new address a confirmation link (fresh sign-in)",
     ),
     ("GET", "two-factor"): Route(
         two_factor.challenge_page,
@@ -150,7 +159,8 @@ ROUTES: dict[tuple[str, str], Route] = {
         two_factor_setup.setup,
         "two-factor-setup",
         "yes",
-        "`action=enable|regenerate|disable` (the last two with a fresh code)",
+        "`action=enable|regenerate|disable` (the last two with a fresh code; `disable` with a "
+        "fresh sign-in)",
     ),
     # ours, not Auth.js's: the user's own sessions and accounts (see _flows/security.py)
     ("GET", "security"): Route(

@@ -11,8 +11,9 @@ initialization): a request with ``X-Example-Staging: 1`` also gets the staging p
 Users live in memory, or in SQLite (``EXAMPLE_DB``, a file) or PostgreSQL
 (``EXAMPLE_POSTGRES``, a DSN) when set.
 Sessions are revocable JWTs, so that ``/auth/security`` lists them (and the linked accounts)
-and ends them; ``EXAMPLE_FRESH_AGE`` (default a day) is how recent a sign-in unlinking an
-account or deleting the user needs.
+and ends them; ``EXAMPLE_FRESH_AGE`` (default a day) is how recent a sign-in the sensitive
+operations need (changing the password or e-mail, turning two-factor off, unlinking an
+account, deleting the user).
 """
 
 from __future__ import annotations
