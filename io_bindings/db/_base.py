@@ -162,13 +162,31 @@ def normal_token_changes(tokens: Mapping[str, Any]) -> Record:
 
 
 def normal_session(session: Mapping[str, Any]) -> Record:
-    """A session to create."""
+    """A session to create (``sid`` kept only when given)."""
     _require(session, "a session", *SESSION_FIELDS)
-    return {
+    out: Record = {
         "session_token": str(session["session_token"]),
         "user_id": str(session["user_id"]),
         "expires": utc(session["expires"], "expires"),
     }
+    if session.get("sid") is not None:
+        out["sid"] = str(session["sid"])
+    return out
+
+
+def with_sid(session: Record, sid: str | None) -> Record:
+    """A stored session as returned: ``sid`` only when the row has one."""
+    if sid is not None:
+        session["sid"] = sid
+    return session
+
+
+def normal_counter(key: str, window: int, now: datetime) -> tuple[str, int, datetime]:
+    """The arguments of :meth:`~sansio_auth.adapters.Counters.increment_counter`, checked."""
+    _require({"key": key}, "a counter", "key")
+    if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
+        raise ValueError(f"a counter's window must be a positive number of seconds, not {window!r}")
+    return str(key), window, utc(now, "now")
 
 
 def normal_session_update(update: Mapping[str, Any]) -> Record:
@@ -252,8 +270,12 @@ class Store(Protocol):
         self, provider: str, provider_account_id: str, expected: str | None, tokens: Record
     ) -> Record | None: ...
     def delete_sessions_by_user_id(self, user_id: str) -> int: ...
-    def set_sessions_not_before(self, key: str, not_before: datetime) -> None: ...
+    def delete_sessions_by_sid(self, sid: str) -> int: ...
+    def set_sessions_not_before(
+        self, key: str, not_before: datetime, expires: datetime | None
+    ) -> None: ...
     def get_sessions_not_before(self, keys: list[str]) -> datetime | None: ...
+    def increment_counter(self, key: str, window: int, now: datetime) -> tuple[int, datetime]: ...
 
 
 class StoreAdapter:
@@ -454,13 +476,24 @@ class StoreAdapter:
         """See :meth:`sansio_auth.adapters.Adapter.delete_sessions_by_user_id`."""
         return await self._run(self._store.delete_sessions_by_user_id, str(user_id))
 
-    async def set_sessions_not_before(self, key: str, not_before: datetime) -> None:
+    async def delete_sessions_by_sid(self, sid: str) -> int:
+        """See :meth:`sansio_auth.adapters.Adapter.delete_sessions_by_sid`."""
+        return await self._run(self._store.delete_sessions_by_sid, str(sid))
+
+    async def set_sessions_not_before(
+        self, key: str, not_before: datetime, expires: datetime | None = None
+    ) -> None:
         """See :meth:`sansio_auth.adapters.Adapter.set_sessions_not_before`."""
         _require({"key": key}, "a revocation", "key")
-        await self._run(self._store.set_sessions_not_before, key, utc(not_before, "not_before"))
+        mark, until = utc(not_before, "not_before"), optional_utc(expires, "expires")
+        await self._run(self._store.set_sessions_not_before, key, mark, until)
 
     async def get_sessions_not_before(self, keys: list[str]) -> datetime | None:
         """See :meth:`sansio_auth.adapters.Adapter.get_sessions_not_before`."""
         if not keys:
             return None
         return await self._run(self._store.get_sessions_not_before, list(keys))
+
+    async def increment_counter(self, key: str, window: int, now: datetime) -> tuple[int, datetime]:
+        """See :class:`sansio_auth.adapters.Counters`."""
+        return await self._run(self._store.increment_counter, *normal_counter(key, window, now))
