@@ -26,6 +26,7 @@ from sansio_auth.drivers import sync_performer
 from sansio_auth.oauth.cache import ProviderCache
 
 from ._driver_io import log_writer
+from .db.memory import MemoryCounters
 
 T = TypeVar("T")
 R = TypeVar("R", bound=Response)
@@ -56,7 +57,8 @@ class Runtime:
     """The part of a runtime that does not depend on how flows are driven.
 
     ``env`` defaults to ``os.environ``; the configuration's start-up warnings (a short
-    secret, CSRF checks off...) are logged here, once per runtime.
+    secret, CSRF checks off...) are logged here, once per runtime. Rate-limit counters are
+    kept in process memory unless ``rate_limits.store`` or the adapter keeps them.
     """
 
     def __init__(
@@ -69,7 +71,14 @@ class Runtime:
         env: Mapping[str, str] | None,
     ) -> None:
         self.env: Mapping[str, str] = os.environ if env is None else env
-        self.engine = Engine(config, clock=clock, entropy=entropy, env=self.env, cache=cache)
+        self.engine = Engine(
+            config,
+            clock=clock,
+            entropy=entropy,
+            env=self.env,
+            cache=cache,
+            counters=MemoryCounters(),  # the rate limits' unless the config keeps them elsewhere
+        )
         self.settings = self.engine.settings
         for code in self.settings.warnings:
             logger.warning("[auth][warn][%s] Read more: https://warnings.authjs.dev", code)

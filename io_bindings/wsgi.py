@@ -82,6 +82,7 @@ def request_from_environ(environ: Environ, body: bytes = b"") -> Request:
         query=environ.get("QUERY_STRING", ""),
         headers=headers,
         body=body,
+        client=environ.get("REMOTE_ADDR") or None,
     )
 
 

@@ -46,7 +46,9 @@ class Engine:
     bytes: the engine reads neither a clock nor the OS itself. ``env`` is the
     environment mapping used for inference (``AUTH_SECRET``, ``AUTH_URL``, ...).
     ``cache`` keeps discovery documents and JWKS between requests (expiring by
-    ``clock``); give one to share it, or a fresh one to start cold.
+    ``clock``); give one to share it, or a fresh one to start cold. ``counters`` keeps the
+    rate-limit counters when neither ``rate_limits.store`` nor the adapter does (see
+    :class:`sansio_auth.adapters.Counters`; the runtimes give process memory).
     Configuration errors raise here, at start-up.
     """
 
@@ -58,8 +60,9 @@ class Engine:
         entropy: Callable[[int], bytes],
         env: Mapping[str, str] | None = None,
         cache: ProviderCache | None = None,
+        counters: Any = None,
     ) -> None:
-        self.settings: Settings = resolve(config, env or {})
+        self.settings: Settings = resolve(config, env or {}, counters=counters)
         self.cache = ProviderCache() if cache is None else cache
         self._clock = clock
         self._entropy = entropy

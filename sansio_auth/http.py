@@ -22,13 +22,16 @@ class Request(msgspec.Struct, frozen=True, kw_only=True):
     """An incoming HTTP request, as a framework adapter hands it to the engine.
 
     ``url`` is absolute (``scheme://host[:port]/path?query``); ``headers`` has
-    lower-case names (see :func:`headers_from_pairs`); ``body`` is the raw body.
+    lower-case names (see :func:`headers_from_pairs`); ``body`` is the raw body;
+    ``client`` is the address of the peer the server saw (ASGI ``scope["client"]``,
+    WSGI ``REMOTE_ADDR``), ``None`` when unknown: rate limits per client use it.
     """
 
     method: str
     url: str
     headers: Mapping[str, str] = msgspec.field(default_factory=dict)
     body: bytes = b""
+    client: str | None = None
 
     def header(self, name: str) -> str | None:
         """The value of header ``name`` (lower case), or ``None``."""
