@@ -13,6 +13,8 @@ import threading
 from collections.abc import Awaitable
 from typing import TypeVar
 
+import anyio
+
 T = TypeVar("T")
 
 _lock = threading.Lock()
@@ -33,13 +35,18 @@ def background_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
-async def _awaited(awaitable: Awaitable[T]) -> T:
-    return await awaitable
+async def _awaited(awaitable: Awaitable[T], seconds: float | None) -> T:
+    if seconds is None:
+        return await awaitable
+    with anyio.fail_after(seconds):
+        return await awaitable
 
 
-def wait(awaitable: Awaitable[T]) -> T:
-    """Run ``awaitable`` on :func:`background_loop` and block until its result."""
-    return asyncio.run_coroutine_threadsafe(_awaited(awaitable), background_loop()).result()
+def wait(awaitable: Awaitable[T], *, timeout: float | None = None) -> T:
+    """Run ``awaitable`` on :func:`background_loop` and block until its result; with
+    ``timeout``, it is cancelled after that many seconds and :class:`TimeoutError` raised."""
+    running = _awaited(awaitable, timeout)
+    return asyncio.run_coroutine_threadsafe(running, background_loop()).result()
 
 
 async def wait_async(awaitable: Awaitable[T]) -> T:

@@ -9,7 +9,15 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Generator
 from typing import Any, TypeVar
 
-from .errors import AdapterError, AuthError, EventError, FlowProtocolError, likely_fix
+from .errors import (
+    AdapterError,
+    AuthError,
+    DeadlineExceeded,
+    EventError,
+    FlowProtocolError,
+    ProviderUnreachable,
+    likely_fix,
+)
 from .events import (
     Action,
     AdapterReturned,
@@ -45,14 +53,21 @@ class Flow:
     or, with a performer from :mod:`sansio_auth.drivers`, ``flow.run_sync(perform)`` /
     ``await flow.run(perform)``. Answering an action with an event of the wrong
     type raises :class:`~sansio_auth.errors.FlowProtocolError` before the flow resumes.
+
+    ``deadline`` is how many seconds the whole flow may take (``deadlines.sign_in`` for a
+    sign-in), ``None`` for no limit: a binding that keeps it answers the action pending when
+    the time is up with ``Failed(TimeoutError(...))`` and the flow ends on its error.
     """
 
-    __slots__ = ("_gen", "_pending", "_started")
+    __slots__ = ("_gen", "_pending", "_started", "deadline")
 
-    def __init__(self, gen: Generator[Action, Event, None]) -> None:
+    def __init__(
+        self, gen: Generator[Action, Event, None], *, deadline: float | None = None
+    ) -> None:
         self._gen = gen
         self._started = False
         self._pending: Action | None = None
+        self.deadline = deadline
 
     @property
     def pending(self) -> Action | None:
@@ -106,9 +121,12 @@ class Flow:
 
 
 def invoke(name: str, function: Callable[..., Any], **params: Any) -> Step[Any]:
-    """Call a user function; its exception is raised here."""
+    """Call a user function; its exception is raised here (a binding's timeout as
+    :class:`DeadlineExceeded`)."""
     event = yield InvokeCallback(name=name, function=function, params=params)
     if isinstance(event, Failed):
+        if isinstance(event.error, TimeoutError):
+            raise DeadlineExceeded(event.error, cause={"callback": name}, fault="callback")
         raise event.error
     assert isinstance(event, CallbackReturned)
     return event.value
@@ -117,8 +135,9 @@ def invoke(name: str, function: Callable[..., Any], **params: Any) -> Step[Any]:
 def call_adapter(
     adapter: Any, method: str, *args: Any, single_flight: str | None = None
 ) -> Step[Any]:
-    """Call ``adapter.<method>(*args)``; its exception becomes :class:`AdapterError`.
-    ``single_flight`` marks a call concurrent requests share (see :class:`CallAdapter`)."""
+    """Call ``adapter.<method>(*args)``; its exception becomes :class:`AdapterError` (a
+    binding's timeout :class:`DeadlineExceeded`). ``single_flight`` marks a call concurrent
+    requests share (see :class:`CallAdapter`)."""
     function = getattr(adapter, method)
     event = yield CallAdapter(
         method=method, function=function, args=args, single_flight=single_flight
@@ -126,16 +145,23 @@ def call_adapter(
     if isinstance(event, Failed):
         if isinstance(event.error, AuthError):
             raise event.error
+        if isinstance(event.error, TimeoutError):
+            raise DeadlineExceeded(event.error, cause={"method": method}, fault="adapter")
         raise AdapterError(event.error, cause={"method": method})
     assert isinstance(event, AdapterReturned)
     return event.value
 
 
 def send_http(request: OutboundRequest) -> Step[HTTPResponse]:
-    """Make an outbound request; transport failures are raised here."""
+    """Make an outbound request; transport failures are raised here (the binding's own
+    deadline, as opposed to the HTTP client's timeouts, as :class:`DeadlineExceeded`)."""
     event = yield SendHTTP(request=request)
     if isinstance(event, Failed):
-        raise event.error
+        error = event.error
+        if isinstance(error, TimeoutError) and not isinstance(error, ProviderUnreachable):
+            url = request.url.partition("?")[0]
+            raise DeadlineExceeded(error, cause={"url": url}, fault="provider")
+        raise error
     assert isinstance(event, HTTPResponse)
     return event
 

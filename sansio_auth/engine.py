@@ -36,6 +36,7 @@ class NotAnAuthRoute:
 
 
 NOT_AN_AUTH_ROUTE = NotAnAuthRoute()
+_SIGN_IN_ROUTES = ("/signin", "/callback")
 """What :meth:`Engine.handle` returns for a path outside ``base_path``: serve it yourself."""
 
 
@@ -94,7 +95,12 @@ class Engine:
         flow = self._serve(request, origin, path, query)
         if self._trace or self._custom_logger:
             flow = self._logging(flow)
-        return Flow(flow)
+        return Flow(flow, deadline=self._deadline(path))
+
+    def _deadline(self, path: str) -> float | None:
+        """``deadlines.sign_in`` for the sign-in routes (``signin``, ``callback``)."""
+        rest = path[len(self.settings.base_path) :]
+        return self.settings.deadlines.sign_in if rest.startswith(_SIGN_IN_ROUTES) else None
 
     # -- server-side entry points: for the server's own code, never routed from a browser ----
 

@@ -3,8 +3,10 @@
 Each adapter is a synchronous *store* (one transaction per method, blocking
 driver) wrapped in :class:`StoreAdapter`, which gives it the async
 :class:`~sansio_auth.adapters.Adapter` interface. Blocking stores run in anyio
-worker threads, so the same adapter works on asyncio and on trio; a cancelled
-call still finishes its transaction before the caller sees the cancellation.
+worker threads, so the same adapter works on asyncio and on trio. A cancelled
+call (a deadline, a client gone) returns at once; its transaction still runs to its
+end, commit or rollback, in its thread (bounded by the store's own timeouts), so it
+happens completely or not at all, but the caller does not wait for it.
 Records are normalised here, once, so every store gets and returns the same shape.
 """
 
@@ -290,6 +292,8 @@ class StoreAdapter:
         self._store = store
         self._threaded = threaded
         self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._calls = 0
         self._state: str = "new"
 
     @property
@@ -299,36 +303,47 @@ class StoreAdapter:
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
         if self._threaded:
-            return await anyio.to_thread.run_sync(self._opened, function, *args)
+            return await anyio.to_thread.run_sync(
+                self._opened, function, *args, abandon_on_cancel=True
+            )
         return self._opened(function, *args)
 
     def _opened(self, function: Callable[..., T], *args: Any) -> T:
-        if self._state != "open":
+        with self._lock:
+            if self._state == "closed":
+                raise RuntimeError("this adapter has been closed")
+            if self._state == "new":
+                try:
+                    self._store.open()
+                except BaseException:
+                    with contextlib.suppress(Exception):
+                        self._store.close()  # a later call tries again from scratch
+                    raise
+                self._state = "open"
+            self._calls += 1  # an abandoned call may still run: close() waits for it
+        try:
+            return function(*args)
+        finally:
             with self._lock:
-                if self._state == "closed":
-                    raise RuntimeError("this adapter has been closed")
-                if self._state == "new":
-                    try:
-                        self._store.open()
-                    except BaseException:
-                        with contextlib.suppress(Exception):
-                            self._store.close()  # a later call tries again from scratch
-                        raise
-                    self._state = "open"
-        return function(*args)
+                self._calls -= 1
+                if not self._calls:
+                    self._idle.notify_all()
 
     async def open(self) -> None:
         """Connect and create or migrate the schema now (else it happens on first use)."""
         await self._run(lambda: None)
 
     async def aclose(self) -> None:
-        """Release connections; later calls raise :class:`RuntimeError`."""
+        """Release connections once the calls still running (abandoned by a deadline) have
+        ended; later calls raise :class:`RuntimeError`."""
 
         def close() -> None:
             with self._lock:
-                if self._state == "open":
+                was_open, self._state = self._state == "open", "closed"
+                while self._calls:  # calls a deadline abandoned, still in their threads
+                    self._idle.wait()
+                if was_open:
                     self._store.close()
-                self._state = "closed"
 
         if self._threaded:
             await anyio.to_thread.run_sync(close)

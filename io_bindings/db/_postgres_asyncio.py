@@ -13,7 +13,6 @@ import asyncio
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
-import anyio
 from psycopg import AsyncConnection
 from psycopg.rows import dict_row, tuple_row
 from psycopg_pool import AsyncConnectionPool
@@ -66,19 +65,18 @@ class AsyncioSessions:
         )
 
     async def session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
-        """The session of ``session_token`` and its user (a cancelled read still ends first,
-        so the connection goes back to the pool clean)."""
-        with anyio.CancelScope(shield=True):
-            await self.pool.open()  # at once when open already
-            async with self.pool.connection() as conn, conn.cursor(row_factory=tuple_row) as cur:
-                await cur.execute(self.store.session_and_user, (session_token,))
-                row = await cur.fetchone()
+        """The session of ``session_token`` and its user. A cancelled read (a deadline)
+        returns at once: psycopg cancels the query, and the pool drops the connection."""
+        await self.pool.open()  # at once when open already
+        async with self.pool.connection() as conn, conn.cursor(row_factory=tuple_row) as cur:
+            await cur.execute(self.store.session_and_user, (session_token,))
+            row = await cur.fetchone()
         return None if row is None else self.store.session_and_user_records(row)
 
     async def update_session(self, update: Record) -> Record | None:
         """The session ``update`` changed (normalised), ``None`` if there is none."""
         query, params = self.store.session_update(update)
-        with anyio.CancelScope(shield=True), self.store.contract_errors():
+        with self.store.contract_errors():
             await self.pool.open()
             async with self.pool.connection() as conn:
                 row = await (await conn.execute(query, params)).fetchone()

@@ -54,6 +54,8 @@ from ._base import Record, StoreAdapter, format_time, new_id, parse_time
 from ._redis_accounts import RedisAccounts
 
 MINIMUM_VERSION = (6, 2)  # GETDEL, SET PXAT
+DEFAULT_TIMEOUT = 10.0
+"""Seconds a command waits for the server (redis-py's ``socket_timeout``) unless given."""
 
 _TIMES = ("email_verified", "expires")
 # The session check in one round trip: the session (KEYS[1]), then its user (ARGV[1] is the
@@ -110,6 +112,8 @@ class RedisStore(RedisAccounts):
     """The synchronous store behind :class:`RedisAdapter`."""
 
     def __init__(self, url: str, *, key_prefix: str, **options: Any) -> None:
+        for timeout in ("socket_timeout", "socket_connect_timeout"):
+            options.setdefault(timeout, DEFAULT_TIMEOUT)  # a silent server never hangs a call
         self.client: redis.Redis = redis.Redis.from_url(url, **options)
         self.prefix = key_prefix
         self._session_and_user = self.client.register_script(_SESSION_AND_USER)
@@ -529,7 +533,8 @@ class RedisAdapter(AccountMethods, StoreAdapter):
     """The Redis adapter (``AuthConfig(adapter=RedisAdapter("redis://host:6379/0"))``).
 
     ``key_prefix`` goes before every key (Auth.js's ``baseKeyPrefix``); other
-    keyword ``options`` go to :meth:`redis.Redis.from_url` (timeouts, TLS, ...).
+    keyword ``options`` go to :meth:`redis.Redis.from_url` (timeouts, TLS, ...;
+    ``socket_timeout`` and ``socket_connect_timeout`` default to 10 s).
     """
 
     def __init__(self, url: str, *, key_prefix: str = "", **options: Any) -> None:

@@ -414,3 +414,36 @@ async def test_connections_the_server_closed_are_replaced_unnoticed(postgres_dsn
             assert found is not None
             assert found["session"]["session_token"] == token
             assert await adapter.get_user(found["user"]["id"]) == found["user"]
+
+
+async def test_a_deadline_cuts_calls_stuck_on_a_lock_and_the_pool_recovers(
+    postgres_dsn: str,
+) -> None:
+    """A session check (the asyncio path on asyncio, a worker thread on trio) and a write
+    stuck behind a table lock return at the caller's deadline; once the lock is gone, the
+    pools' connections work (none is left mid-query)."""
+    async with PostgresAdapter(postgres_dsn, max_size=2) as adapter:
+        token = await signed_in(adapter)
+        locker = psycopg.connect(postgres_dsn)
+        locker.execute("LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE")
+        later = NOW + timedelta(days=3)
+        calls = (
+            lambda: adapter.get_session_and_user(token),
+            lambda: adapter.update_session({"session_token": token, "expires": later}),
+            lambda: adapter.create_session(
+                {"session_token": "other", "user_id": "1", "expires": later}
+            ),
+        )
+        for call in calls * 2:
+            started = anyio.current_time()
+            with anyio.move_on_after(0.2) as scope:
+                await call()
+            assert scope.cancelled_caught
+            assert anyio.current_time() - started < 1.5
+        locker.rollback()
+        locker.close()
+        with anyio.fail_after(10):
+            for _ in range(5):
+                assert await adapter.get_session_and_user(token) is not None
+                user = await adapter.get_user("1")
+                assert user is not None
