@@ -18,8 +18,13 @@ actions (the undoing of a half-done sign-up, log lines) run with their own deadl
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import inspect
+import types
+from collections.abc import Awaitable, Callable, Coroutine, Generator
+from typing import Any
 
+import anyio
 import msgspec
 
 from sansio_auth.config import Deadlines
@@ -28,16 +33,20 @@ from sansio_auth.events import Action, CallAdapter, Event, Failed, InvokeCallbac
 
 
 class Deadline(msgspec.Struct, frozen=True):
-    """How long one action may take, and what to say when it took longer."""
+    """How long one action may take."""
 
     seconds: float
-    message: str
+    action: Action
     flow: bool = False
     """The flow's deadline (what was left of it), not the action's own."""
 
     def failed(self) -> Failed:
-        """The answer of an action that overran."""
-        return Failed(error=TimeoutError(self.message))
+        """The answer of the action when it overran (the message made only then)."""
+        if self.flow:
+            message = f"{describe(self.action)} ran out of the sign-in's time"
+        else:
+            message = f"{describe(self.action)} did not answer within {self.seconds:g} s"
+        return Failed(error=TimeoutError(message))
 
 
 class Budget:
@@ -74,11 +83,66 @@ def deadline_of(deadlines: Deadlines, action: Action, left: float | None) -> Dea
     elif isinstance(action, CallAdapter):
         own = deadlines.adapter
     if left is not None and not isinstance(action, Log) and (own is None or left < own):
-        message = f"{describe(action)} ran out of the sign-in's time"
-        return Deadline(max(left, 0.0), message, flow=True)
-    if own is None:
-        return None
-    return Deadline(own, f"{describe(action)} did not answer within {own:g} s")
+        return Deadline(max(left, 0.0), action, flow=True)
+    return None if own is None else Deadline(own, action)
+
+
+class _Cut:
+    """The type of :data:`CUT`."""
+
+
+CUT = _Cut()
+"""What :func:`within` returns when the deadline cut the awaitable."""
+
+
+async def within(awaitable: Awaitable[Any], seconds: float) -> Any:
+    """The result of ``awaitable``, or :data:`CUT` when ``seconds`` passed first.
+
+    On asyncio a coroutine is first stepped once, with no timer: one that finishes without
+    suspending (an in-memory adapter, SQLite's read at once, an ``async def`` callback that
+    awaits nothing) needs none, and a timer costs more than such a call. Only one that
+    suspends is driven on under :func:`asyncio.timeout` (not a cancel scope: scopes must
+    nest, and the coroutine may have entered its own during that first step). On trio a
+    cancel scope wraps the whole.
+    """
+    if asyncio._get_running_loop() is None or not inspect.iscoroutine(awaitable):
+        with anyio.move_on_after(seconds):
+            return await awaitable
+        return CUT
+    try:
+        pending = awaitable.send(None)
+    except StopIteration as done:
+        return done.value
+    timer = asyncio.timeout(seconds)
+    try:
+        async with timer:
+            return await _resume(awaitable, pending)
+    except TimeoutError:
+        if timer.expired():
+            return CUT
+        raise
+
+
+@types.coroutine
+def _resume(coroutine: Coroutine[Any, Any, Any], pending: Any) -> Generator[Any, Any, Any]:
+    """Drive the rest of ``coroutine``, which suspended on ``pending``, in the awaiting task
+    (what ``await`` does, from a coroutine already started)."""
+    while True:
+        try:
+            sent = yield pending
+        except GeneratorExit:
+            coroutine.close()
+            raise
+        except BaseException as thrown:  # a cancellation: the coroutine handles it
+            try:
+                pending = coroutine.throw(thrown)
+            except StopIteration as done:
+                return done.value
+        else:
+            try:
+                pending = coroutine.send(sent)
+            except StopIteration as done:
+                return done.value
 
 
 def outcome(

@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import Any, TypeVar
 
-import anyio
+from ._deadlines import CUT, within
 
 T = TypeVar("T")
 
@@ -35,18 +35,21 @@ def background_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
-async def _awaited(awaitable: Awaitable[T], seconds: float | None) -> T:
+async def _awaited(awaitable: Awaitable[T], seconds: float | None) -> Any:
     if seconds is None:
         return await awaitable
-    with anyio.fail_after(seconds):
-        return await awaitable
+    result = await within(awaitable, seconds)
+    if result is CUT:
+        raise TimeoutError(f"no answer within {seconds:g} s")
+    return result
 
 
 def wait(awaitable: Awaitable[T], *, timeout: float | None = None) -> T:
     """Run ``awaitable`` on :func:`background_loop` and block until its result; with
     ``timeout``, it is cancelled after that many seconds and :class:`TimeoutError` raised."""
     running = _awaited(awaitable, timeout)
-    return asyncio.run_coroutine_threadsafe(running, background_loop()).result()
+    result: T = asyncio.run_coroutine_threadsafe(running, background_loop()).result()
+    return result
 
 
 async def wait_async(awaitable: Awaitable[T]) -> T:

@@ -11,15 +11,13 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-import anyio
-
 from sansio_auth import AuthConfig, Flow, NotAnAuthRoute, Request, Response
 from sansio_auth.actions import ActionResult, AuthorizationParams, AuthorizedResult
 from sansio_auth.drivers import async_performer
 from sansio_auth.events import Action, Event
 from sansio_auth.oauth.cache import ProviderCache
 
-from ._deadlines import Budget, deadline_of, outcome
+from ._deadlines import CUT, Budget, deadline_of, outcome, within
 from ._driver_io import CPUPool, HTTPTransport, log_writer
 from ._runtime import AccessToken, Call, Runtime, SessionRead, T
 from ._single_flight import SingleFlight, key_of
@@ -132,11 +130,10 @@ class Auth(Runtime):
             return await self._perform_now(action)
         if deadline.seconds <= 0 and budget is not None:
             return budget.report()
-        begun = anyio.current_time()
-        event: Event | None = None
-        with anyio.move_on_after(deadline.seconds):
-            event = await self._perform_now(action)
-        return outcome(action, event, anyio.current_time() - begun, deadline, budget)
+        begun = time.monotonic()
+        event = await within(self._perform_now(action), deadline.seconds)
+        event = None if event is CUT else event
+        return outcome(action, event, time.monotonic() - begun, deadline, budget)
 
     async def _perform_now(self, action: Action) -> Event:
         key = key_of(action)

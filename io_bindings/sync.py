@@ -53,7 +53,7 @@ def _wait_within_deadline(awaitable: Awaitable[Any]) -> Any:
     try:
         return wait(awaitable, timeout=deadline.seconds)
     except TimeoutError as err:
-        raise _Cut(deadline.message) from err
+        raise _Cut() from err
 
 
 class _Cut(TimeoutError):

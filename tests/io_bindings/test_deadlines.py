@@ -14,6 +14,7 @@ from typing import Any
 import anyio
 import pytest
 
+from io_bindings._deadlines import CUT, within
 from io_bindings.anyio import Auth
 from io_bindings.db.memory import MemoryAdapter
 from io_bindings.db.sqlite import SQLiteAdapter
@@ -259,3 +260,39 @@ def test_sync_runtime_cuts_an_async_adapter_call() -> None:
     assert answer is not None
     assert answer.location == ERROR_PAGE
     assert time.monotonic() - started < 1.5
+
+
+# -- within: the one primitive ------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_within_answers_what_finishes_in_time_and_cuts_the_rest() -> None:
+    async def at_once() -> str:
+        return "now"
+
+    async def later(seconds: float) -> str:
+        with anyio.move_on_after(60):  # a scope of its own, entered before it suspends
+            await anyio.sleep(seconds)
+        return "later"
+
+    async def fails() -> None:
+        raise TimeoutError("its own timeout, not ours")
+
+    assert await within(at_once(), 0.1) == "now"
+    assert await within(later(0.01), 1) == "later"
+    started = anyio.current_time()
+    assert await within(later(30), 0.1) is CUT
+    assert anyio.current_time() - started < 1
+    with pytest.raises(TimeoutError, match="its own"):
+        await within(fails(), 1)
+    assert await within(later(0.01), 1) == "later"  # the task is not left cancelled
+
+
+@pytest.mark.anyio
+async def test_within_leaves_an_outer_cancellation_alone() -> None:
+    async def sleeps() -> None:
+        await anyio.sleep(30)
+
+    with anyio.move_on_after(0.1) as outer:
+        await within(sleeps(), 10)
+    assert outer.cancelled_caught
