@@ -125,6 +125,10 @@ class Runtime:
         """The access token of ``provider`` for the session of ``request``."""
         return Call(self.engine.access_token(request, provider), _expecting(TokenResult))
 
+    def get_token_call(self, request: Request, raw: bool) -> Call[Any]:
+        """Auth.js's ``getToken`` for ``request`` on this configuration."""
+        return Call(self.engine.get_token(request, raw=raw), _token)
+
     def csrf_token(self, request: Request) -> TokenResult:
         """The library's CSRF token for the forms of the page ``request`` asks for (``token``
         ``None`` when CSRF checks are off) and its cookie for the response. Its flow performs
@@ -188,6 +192,11 @@ def _expecting(kind: type[R]) -> Callable[[Response], R]:
         raise AuthError(f"the engine failed to answer: {response.json().get('message')}")
 
     return result
+
+
+def _token(response: Response) -> Any:
+    """The token of the engine's answer to ``get_token`` (``None`` when it failed: logged)."""
+    return response.json()["token"] if response.status == 200 else None
 
 
 def _revoked_count(response: Response) -> int:

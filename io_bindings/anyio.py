@@ -220,6 +220,12 @@ class Auth(Runtime):
         when they cannot be (no adapter, revocation off, the adapter failed)."""
         return await self.run(self.revoke_sessions_call(user_id, sid))
 
+    async def get_token(self, request: Request, *, raw: bool = False) -> Any:
+        """Auth.js's ``getToken`` on this configuration: the decoded session token of
+        ``request`` (its session cookie, else ``Authorization: Bearer``), the token as sent
+        with ``raw``, or ``None``. Honours ``jwt.decode`` and revocation."""
+        return await self.run(self.get_token_call(request, raw))
+
     async def access_token(self, request: Request, *, provider: str) -> AccessToken:
         """The access token of ``provider`` for the session of ``request``, refreshed if
         due (concurrent refreshes of one token share one token-endpoint call)."""

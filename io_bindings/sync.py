@@ -197,6 +197,11 @@ class SyncAuth(Runtime):
         """The ``authorized`` callback's decision, as :meth:`io_bindings.anyio.Auth.authorized`."""
         return self.run(self.authorized_call(request, framework_request))
 
+    def get_token(self, request: Request, *, raw: bool = False) -> Any:
+        """Auth.js's ``getToken`` on this configuration, as
+        :meth:`io_bindings.anyio.Auth.get_token`."""
+        return self.run(self.get_token_call(request, raw))
+
     def access_token(self, request: Request, *, provider: str) -> AccessToken:
         """The access token of ``provider`` for the session of ``request``, refreshed if due
         (concurrent refreshes of one token share one token-endpoint call), and the cookies

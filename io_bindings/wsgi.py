@@ -154,6 +154,11 @@ class AuthWSGI:
         cookies to set."""
         return self.auth.session(request_from_environ(environ))
 
+    def get_token(self, environ: Environ, *, raw: bool = False) -> Any:
+        """Auth.js's ``getToken`` for this WSGI request on this configuration (see
+        :meth:`io_bindings.anyio.Auth.get_token`)."""
+        return self.auth.get_token(request_from_environ(environ), raw=raw)
+
     def access_token(self, environ: Environ, *, provider: str) -> AccessToken:
         """The access token of ``provider`` for this WSGI request's session (refreshed if
         due): ``token`` and the cookies to set."""

@@ -177,6 +177,13 @@ class Engine:
         them. It performs no action but a possible log line."""
         return self._internal(request, runtime.csrf_token)
 
+    def get_token(self, request: Request, *, raw: bool = False) -> Flow:
+        """A flow answering ``200 {"token": <claims, or the raw string, or null>}``: Auth.js's
+        ``getToken`` with this configuration (secrets, cookie names, ``jwt.decode``,
+        revocation): the session token of ``request``'s session cookie or, for API clients,
+        its ``Authorization: Bearer`` header."""
+        return self._internal(request, lambda ctx: runtime.session_token(ctx, raw))
+
     def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> Flow:
         """A flow ending the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"):
         database sessions are deleted; JWT sessions (with ``session.revocation``) are

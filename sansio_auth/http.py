@@ -101,6 +101,22 @@ def encode_uri_component(value: str) -> str:
     return _URI_COMPONENT_ESCAPED.sub(_percent_escape, value)
 
 
+def decode_uri_component(value: str) -> str:
+    """JavaScript's ``decodeURIComponent``: percent-escapes of UTF-8 bytes decoded (``+``
+    stays ``+``); :class:`ValueError` for a malformed escape or bytes that are not UTF-8."""
+    if "%" not in value:
+        return value
+    if _MALFORMED_ESCAPE.search(value):
+        raise ValueError("a malformed percent-escape")
+    try:
+        return unquote(value, errors="strict")
+    except UnicodeDecodeError as err:
+        raise ValueError("percent-escapes that are not UTF-8") from err
+
+
+_MALFORMED_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
 def _percent_escape(match: re.Match[str]) -> str:
     return _percent_escaped(match.group())
 
