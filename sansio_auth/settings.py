@@ -95,8 +95,9 @@ OAUTH_METHODS = (
     "link_account",
 )
 """What OAuth sign-in needs of an adapter (with JWT sessions too: users and accounts are stored)."""
-OPTIONAL_METHODS = ("create_user_and_account", "delete_user")
-"""Adapter methods the engine uses when present (atomic sign-up; undoing a failed sign-up)."""
+OPTIONAL_METHODS = ("create_user_and_account", "delete_user", "delete_sessions_by_sid")
+"""Adapter methods the engine uses when present (atomic sign-up; undoing a failed sign-up;
+back-channel logout of one database session by its provider session)."""
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
