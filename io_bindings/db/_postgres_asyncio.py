@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
 from psycopg import AsyncConnection
-from psycopg.rows import dict_row, tuple_row
+from psycopg.rows import tuple_row
 from psycopg_pool import AsyncConnectionPool
 
 from ._sockets import quiet
@@ -59,7 +59,7 @@ class AsyncioSessions:
             min_size=1,
             max_size=store.max_size,
             timeout=store.timeout,
-            kwargs={"row_factory": dict_row, "autocommit": True, "prepare_threshold": 0},
+            kwargs=store.connection_options,
             check=_is_sound,
             open=False,
         )

@@ -10,7 +10,11 @@ works on asyncio and trio. Each method is one transaction: connections are in
 autocommit mode, so a method that is one statement costs one round trip (no
 ``BEGIN``/``COMMIT``), and methods of several statements open an explicit
 transaction. Statements are prepared on first use (``prepare_threshold=0``), and a
-session check is one prepared ``JOIN`` of ``sessions`` and ``users``.
+session check is one prepared ``JOIN`` of ``sessions`` and ``users``. Behind a pooler that
+hands a client's statements to any server connection (PgBouncer in ``transaction`` or
+``statement`` mode, before 1.21 or without ``max_prepared_statements``) give
+``prepare=False``: a statement prepared on one server connection does not exist on the
+next, and two clients' statements of one name would collide.
 
 The tables are those of ``@auth/pg-adapter`` (``users``, ``accounts``,
 ``sessions``, ``verification_token`` with their quoted camelCase columns and
@@ -251,8 +255,15 @@ def _insert(table: str, values: dict[str, Any]) -> sql.Composed:
 class PostgresStore(PostgresAccounts):
     """The synchronous store behind :class:`PostgresAdapter`."""
 
-    def __init__(self, dsn: str, *, min_size: int, max_size: int, timeout: float) -> None:
+    def __init__(
+        self, dsn: str, *, min_size: int, max_size: int, timeout: float, prepare: bool = True
+    ) -> None:
         self.dsn, self.min_size, self.max_size, self.timeout = dsn, min_size, max_size, timeout
+        self.connection_options: dict[str, Any] = {
+            "row_factory": dict_row,
+            "autocommit": True,
+            "prepare_threshold": 0 if prepare else None,  # None: never prepared server-side
+        }
         self._pool: ConnectionPool[Connection] | None = None
         self.columns: dict[str, set[str]] = {}
         self.serial_ids = True
@@ -275,7 +286,7 @@ class PostgresStore(PostgresAccounts):
             min_size=self.min_size,
             max_size=self.max_size,
             timeout=self.timeout,
-            kwargs={"row_factory": dict_row, "autocommit": True, "prepare_threshold": 0},
+            kwargs=self.connection_options,
             check=_is_sound,  # drop connections a restart cut
             open=False,
         )
@@ -650,13 +661,22 @@ class PostgresAdapter(AccountMethods, StoreAdapter):
     ``max_size`` connections and waits ``timeout`` seconds for one (and for
     the server at start). On asyncio, session checks and extensions run on a
     second pool, of up to ``max_size`` async connections on the first event loop
-    that makes one.
+    that makes one. ``prepare=False`` sends every statement unprepared: for PgBouncer in
+    transaction (or statement) pooling mode (see the module's docstring).
     """
 
     def __init__(
-        self, dsn: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 10.0
+        self,
+        dsn: str,
+        *,
+        min_size: int = 1,
+        max_size: int = 10,
+        timeout: float = 10.0,
+        prepare: bool = True,
     ) -> None:
-        self.store = PostgresStore(dsn, min_size=min_size, max_size=max_size, timeout=timeout)
+        self.store = PostgresStore(
+            dsn, min_size=min_size, max_size=max_size, timeout=timeout, prepare=prepare
+        )
         super().__init__(self.store, threaded=True)
         self._sessions: AsyncioSessions | None = None
 

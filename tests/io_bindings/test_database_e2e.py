@@ -14,7 +14,7 @@ import anyio
 import httpx
 import pytest
 from db_app import adapter_for
-from db_servers import PostgresServer
+from db_servers import PgBouncer, PostgresServer
 from live_server import SERVERS, LiveServer
 from mail_server import MailServer, mail_server
 
@@ -45,7 +45,7 @@ def smtp() -> Iterator[MailServer]:
         yield server
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres", "redis"])
+@pytest.fixture(scope="module", params=["sqlite", "postgres", "pgbouncer", "redis"])
 def database(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
@@ -56,6 +56,9 @@ def database(
     elif request.param == "redis":
         redis_url: str = request.getfixturevalue("redis_url")
         url = f"{redis_url}?key_prefix=e2e:{uuid.uuid4().hex}:"
+    elif request.param == "pgbouncer":  # PostgreSQL behind transaction pooling
+        bouncer: PgBouncer = request.getfixturevalue("pgbouncer_server")
+        url = f"pgbouncer:{bouncer.create_database()}"
     else:
         server: PostgresServer = request.getfixturevalue("postgres_server")
         url = server.create_database()
@@ -68,6 +71,8 @@ def database(
     yield url
     if request.param == "postgres":
         server.drop_database(url)
+    elif request.param == "pgbouncer":
+        bouncer.drop_database(url.removeprefix("pgbouncer:"))
 
 
 @pytest.fixture(scope="module")
