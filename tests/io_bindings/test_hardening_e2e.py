@@ -11,14 +11,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import anyio
 import httpx
 import psycopg
 import pytest
 import wsgi_server
-from db_app import adapter_for
 from db_servers import PostgresServer
 from live_server import SERVERS, LiveServer, csrf_token, free_port, serve
+
+from tests.io_bindings.email_sign_in import DATABASE_KINDS, make_schema, new_database
 
 pytestmark = pytest.mark.e2e
 
@@ -36,26 +36,17 @@ def hardening_server(server: str, database: str = "", **env: str) -> Iterator[Li
     assert "unexpected failure serving" not in log, log
 
 
-@pytest.fixture(scope="module", params=["memory", "sqlite", "postgres", "redis"])
-def database(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+@pytest.fixture(scope="module", params=["memory", *DATABASE_KINDS])
+def database(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
     """``HARDENING_DATABASE``: empty (the runtime's memory) or a new database, its schema
     made before a server opens it."""
     if request.param == "memory":
-        return ""
-    if request.param == "sqlite":
-        url = f"sqlite:{tmp_path_factory.mktemp('hardening') / 'auth.db'}"
-    elif request.param == "redis":
-        url = f"{request.getfixturevalue('redis_url')}?key_prefix=h:{uuid.uuid4().hex}:"
-    else:
-        server: PostgresServer = request.getfixturevalue("postgres_server")
-        url = server.create_database()
-
-    async def make_schema() -> None:
-        async with adapter_for(url):
-            pass
-
-    anyio.run(make_schema)
-    return url
+        yield ""
+        return
+    with new_database(request.param, request, tmp_path_factory) as url:
+        yield url
 
 
 def attempt(
@@ -96,7 +87,7 @@ def test_an_account_gets_429_past_its_limit(database: str, server: str, tmp_path
     assert event["client"] == "127.0.0.1"
 
 
-@pytest.mark.parametrize("database", ["sqlite", "postgres", "redis"], indirect=True)
+@pytest.mark.parametrize("database", DATABASE_KINDS, indirect=True)
 @pytest.mark.parametrize("server", ["uvicorn"])
 def test_processes_on_one_store_share_the_counters(database: str, server: str) -> None:
     """Two server processes on one database: a fleet counts every attempt once (process
@@ -154,14 +145,8 @@ def test_a_counter_store_stuck_on_a_lock_is_cut_and_fails_open(
 ) -> None:
     """PostgreSQL with the counters' table locked: each counter call is abandoned at the
     adapter deadline (0.5 s), logged, and the sign-in goes on."""
-    dsn = postgres_server.create_database()
+    dsn = make_schema(postgres_server.create_database())
     try:
-
-        async def make_schema() -> None:
-            async with adapter_for(dsn):
-                pass
-
-        anyio.run(make_schema)
         with (
             hardening_server(server, dsn) as live,
             httpx.Client(base_url=live.url, timeout=10) as client,
