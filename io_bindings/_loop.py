@@ -35,7 +35,7 @@ def background_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
-async def _awaited(awaitable: Awaitable[T], seconds: float | None) -> Any:
+async def _awaited(awaitable: Awaitable[T], seconds: float | None = None) -> Any:
     if seconds is None:
         return await awaitable
     result = await within(awaitable, seconds)
@@ -55,7 +55,8 @@ def wait(awaitable: Awaitable[T], *, timeout: float | None = None) -> T:
 async def wait_async(awaitable: Awaitable[T]) -> T:
     """Await ``awaitable`` run on :func:`background_loop`, from another loop."""
     future = asyncio.run_coroutine_threadsafe(_awaited(awaitable), background_loop())
-    return await asyncio.wrap_future(future)
+    result: T = await asyncio.wrap_future(future)
+    return result
 
 
 def in_event_loop() -> bool:

@@ -15,7 +15,6 @@ from .errors import (
     DeadlineExceeded,
     EventError,
     FlowProtocolError,
-    ProviderUnreachable,
     likely_fix,
 )
 from .events import (
@@ -153,15 +152,11 @@ def call_adapter(
 
 
 def send_http(request: OutboundRequest) -> Step[HTTPResponse]:
-    """Make an outbound request; transport failures are raised here (the binding's own
-    deadline, as opposed to the HTTP client's timeouts, as :class:`DeadlineExceeded`)."""
+    """Make an outbound request; transport failures (and the binding's sign-in deadline) are
+    raised here."""
     event = yield SendHTTP(request=request)
     if isinstance(event, Failed):
-        error = event.error
-        if isinstance(error, TimeoutError) and not isinstance(error, ProviderUnreachable):
-            url = request.url.partition("?")[0]
-            raise DeadlineExceeded(error, cause={"url": url}, fault="provider")
-        raise error
+        raise event.error
     assert isinstance(event, HTTPResponse)
     return event
 

@@ -232,7 +232,8 @@ class Engine:
         gen = self._run_internal(ctx, flow)
         if self._trace or self._custom_logger:
             gen = self._logging(gen)
-        return Flow(gen)
+        signs_in = action in ("signin", "callback")  # a server-side sign-in: the same deadline
+        return Flow(gen, deadline=self.settings.deadlines.sign_in if signs_in else None)
 
     def _run_internal(
         self, ctx: Context, flow: Callable[[Context], Step[Response]]

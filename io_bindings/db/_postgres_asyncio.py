@@ -31,6 +31,7 @@ class SessionStatements(Protocol):
     dsn: str
     max_size: int
     timeout: float
+    connection_options: dict[str, Any]
     session_and_user: bytes
 
     def session_and_user_records(self, row: tuple[Any, ...]) -> tuple[Record, Record]: ...

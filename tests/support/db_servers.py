@@ -234,6 +234,7 @@ def mariadb_server() -> Iterator[MariaDBServer]:
         control("stop")
 
 
+@dataclass(frozen=True)
 class PgBouncer:
     """A PgBouncer in front of a :class:`PostgresServer`, pooling by ``pool_mode``."""
 

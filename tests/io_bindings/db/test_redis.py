@@ -150,7 +150,7 @@ async def test_marks_counters_and_sid_sets_expire_by_ttl(
     assert await adapter.increment_counter("k", 60, long_ago) == (1, one_minute_later)
     assert 59_000 < client.pttl(f"{prefix}counter:k") <= 60_000
     await adapter.create_user({"id": "u1", "email": None, "email_verified": None})
-    expires = NOW + timedelta(days=1)
+    expires = datetime.now(UTC) + timedelta(days=1)
     session = {"session_token": "s1", "user_id": "u1", "expires": expires, "sid": "op:p:x"}
     await adapter.create_session(session)  # type: ignore[typeddict-unknown-key]
     assert client.smembers(f"{prefix}sid:op:p:x") == {"s1"}
