@@ -7,7 +7,7 @@ A step is a generator that yields actions, receives events and returns a value:
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Generator
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from .errors import (
     AdapterError,
@@ -165,7 +165,7 @@ def hash_password(password: str, salt: bytes, params: Argon2Params) -> Step[str]
     """The argon2id hash of ``password`` (computed by the binding, off its event loop)."""
     event = yield HashPassword(password=password, salt=salt, params=params)
     if isinstance(event, Failed):
-        raise event.error
+        _raise_password_failure(event.error, "hash_password")
     assert isinstance(event, PasswordHashed)
     return event.hash
 
@@ -176,9 +176,17 @@ def verify_password(
     """Check ``password`` against ``stored`` (``None``: the same work, answered "not valid")."""
     event = yield VerifyPassword(password=password, stored=stored, params=params)
     if isinstance(event, Failed):
-        raise event.error
+        _raise_password_failure(event.error, "verify_password")
     assert isinstance(event, PasswordChecked)
     return event
+
+
+def _raise_password_failure(error: BaseException, action: str) -> NoReturn:
+    """A hashing action's failure; the binding's timeout (the sign-in's deadline ran out
+    while it waited for a worker) as :class:`DeadlineExceeded`."""
+    if isinstance(error, TimeoutError):
+        raise DeadlineExceeded(error, cause={"action": action}, fault="engine")
+    raise error
 
 
 def emit(handler: Callable[..., Any] | None, name: str, **message: Any) -> Step[None]:

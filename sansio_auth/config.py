@@ -147,15 +147,19 @@ class RateLimits:
 
     enabled: bool = True
     credentials_per_account: Limit | None = (10, 15 * 60)
-    """Credentials sign-ins naming one account (``account_field``)."""
+    """Password checks of one account: credentials and password sign-ins naming it
+    (``account_field``), the current password asked by ``change-password``/``change-email``."""
     credentials_per_client: Limit | None = (100, 15 * 60)
-    """Credentials sign-ins from one client address."""
+    """Credentials and password sign-ins from one client address."""
     email_per_address: Limit | None = (5, 15 * 60)
-    """E-mail link requests for one address."""
+    """E-mails requested for one address: sign-in links, and the password provider's
+    sign-up, reset, change-of-address and second-factor e-mails."""
     email_per_client: Limit | None = (30, 15 * 60)
-    """E-mail link requests from one client address."""
+    """E-mails requested from one client address (the same requests)."""
     passkey_per_client: Limit | None = (30, 15 * 60)
     """Passkey (WebAuthn) sign-in attempts from one client address."""
+    two_factor_per_user: Limit | None = (10, 15 * 60)
+    """Second-factor codes (authenticator app, recovery, e-mailed) checked for one user."""
     account_field: str | None = None
     """The credentials form field that names the account; default: the provider's first
     ``credentials`` field that is not a password, else ``email`` or ``username``."""
@@ -180,7 +184,8 @@ class Deadlines:
     adapter: float | None = 15.0
     """Each database adapter call (above the stores' own 10 s timeouts, whose errors say more)."""
     sign_in: float | None = 45.0
-    """A whole sign-in request (``POST signin/<id>``, ``callback/<id>``)."""
+    """A whole sign-in request (``signin/<id>``, ``callback/<id>``, ``signup``,
+    ``two-factor``)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

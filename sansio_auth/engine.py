@@ -36,8 +36,9 @@ class NotAnAuthRoute:
 
 
 NOT_AN_AUTH_ROUTE = NotAnAuthRoute()
-_SIGN_IN_ROUTES = ("/signin", "/callback")
 """What :meth:`Engine.handle` returns for a path outside ``base_path``: serve it yourself."""
+_SIGN_IN_ROUTES = ("/signin", "/callback", "/signup", "/two-factor")
+"""The routes of a sign-in, which get ``deadlines.sign_in`` as a whole."""
 
 
 class Engine:
@@ -98,7 +99,8 @@ class Engine:
         return Flow(flow, deadline=self._deadline(path))
 
     def _deadline(self, path: str) -> float | None:
-        """``deadlines.sign_in`` for the sign-in routes (``signin``, ``callback``)."""
+        """``deadlines.sign_in`` for the sign-in routes (``signin``, ``callback``, the
+        password provider's ``signup`` and the second factor's ``two-factor``)."""
         rest = path[len(self.settings.base_path) :]
         return self.settings.deadlines.sign_in if rest.startswith(_SIGN_IN_ROUTES) else None
 

@@ -33,6 +33,7 @@ RULES = (
     "email_per_address",
     "email_per_client",
     "passkey_per_client",
+    "two_factor_per_user",
 )
 """Every limit, by the name its option, its counters and its event use."""
 

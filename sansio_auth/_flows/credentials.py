@@ -7,7 +7,7 @@ from .._flow import Step, invoke
 from ..errors import AuthError, CallbackRouteError, CredentialsSignin
 from ..providers import CredentialsProvider
 from ..ratelimit import account_field, account_of
-from .limits import attempt
+from .limits import password_attempt
 from .login import as_user, finish_login, run_sign_in_callback
 from .strategies import LoginResult
 
@@ -18,13 +18,7 @@ def credentials_callback(ctx: Context, provider: CredentialsProvider) -> Step[Re
     ctx.check_csrf()
     credentials = dict(ctx.form)
     field = account_field(ctx.settings.rate_limits.account_field, provider.credentials)
-    refused = yield from attempt(
-        ctx,
-        provider.id,
-        client_rule="credentials_per_client",
-        account_rule="credentials_per_account",
-        account=account_of(credentials, field),
-    )
+    refused = yield from password_attempt(ctx, provider.id, account_of(credentials, field))
     if refused is not None:
         return refused
     assert provider.authorize is not None  # checked at start-up

@@ -1,16 +1,17 @@
 """Rate limits on sign-in attempts (not in Auth.js): each attempt is counted, and refused with
 ``429`` once its key is over the limit (decisions in :mod:`sansio_auth.ratelimit`).
 
-Credentials sign-ins are limited per client and per account, e-mail link requests per
-client and per address, passkey sign-ins per client. The client's limit is asked first: an
-attempt it refuses does not count against the account. A store that fails is logged and the
-attempt goes on (the limits fail open: an outage of the counters' store does not lock
-everyone out).
+Credentials and password sign-ins are limited per client and per account (as is the current
+password a signed-in user gives to change their password or address), e-mails requested
+(sign-in links, the password provider's sign-up, reset, change-of-address and second-factor
+e-mails) per client and per address, passkey sign-ins per client, second-factor codes per
+user. The client's limit is asked first: an attempt it refuses does not count against the
+account. A store that fails is logged and the attempt goes on (the limits fail open: an
+outage of the counters' store does not lock everyone out).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -27,23 +28,24 @@ RATE_LIMITED = "RateLimited"
 
 def attempt(
     ctx: Context,
-    provider: str,
+    provider: str | None,
     *,
-    client_rule: str,
+    client_rule: str | None,
     account_rule: str | None = None,
     account: str | None = None,
 ) -> Step[Reply | None]:
     """Count a sign-in attempt with ``provider`` against the client's limit, then the
-    account's (``account``: an account name or an address); ``None`` to go on, else the
-    ``429`` answer."""
+    account's (``account``: an account name, an address or a user id); ``None`` to go on,
+    else the ``429`` answer."""
     limits = ctx.settings.rate_limits
     if not limits.rules or limits.store is None:
         return None
     address = client_address(ctx.request, limits.trusted_proxies)
-    checks: Sequence[tuple[str, str | None]] = (
-        (client_rule, None if address is None else client_network(address)),
-        *(((account_rule, account),) if account_rule is not None else ()),
-    )
+    checks: list[tuple[str, str | None]] = []
+    if client_rule is not None:
+        checks.append((client_rule, None if address is None else client_network(address)))
+    if account_rule is not None:
+        checks.append((account_rule, account))
     for rule, value in checks:
         refused = yield from _count(ctx, rule, value, provider, account, address)
         if refused is not None:
@@ -51,11 +53,48 @@ def attempt(
     return None
 
 
+def email_attempt(ctx: Context, provider: str, address: str | None) -> Step[Reply | None]:
+    """An e-mail requested for ``address``, counted per client and per address."""
+    return (
+        yield from attempt(
+            ctx,
+            provider,
+            client_rule="email_per_client",
+            account_rule="email_per_address",
+            account=address,
+        )
+    )
+
+
+def password_attempt(ctx: Context, provider: str, account: str | None) -> Step[Reply | None]:
+    """A password checked for ``account`` (an address, an account name), counted per client
+    and per account."""
+    return (
+        yield from attempt(
+            ctx,
+            provider,
+            client_rule="credentials_per_client",
+            account_rule="credentials_per_account",
+            account=account,
+        )
+    )
+
+
+def code_attempt(ctx: Context, provider: str | None, user_id: str) -> Step[Reply | None]:
+    """A second-factor code checked for ``user_id``, counted per user (``provider``: the
+    first factor's, for the event)."""
+    return (
+        yield from attempt(
+            ctx, provider, client_rule=None, account_rule="two_factor_per_user", account=user_id
+        )
+    )
+
+
 def _count(
     ctx: Context,
     rule: str,
     value: str | None,
-    provider: str,
+    provider: str | None,
     identifier: str | None,
     client: str | None,
 ) -> Step[Reply | None]:

@@ -37,6 +37,8 @@ def test_sign_in_flows_carry_the_sign_in_deadline() -> None:
         ("POST", "/auth/callback/credentials"),
         ("GET", "/auth/callback/github"),
         ("GET", "/auth/signin"),
+        ("POST", "/auth/signup"),
+        ("POST", "/auth/two-factor"),
     ):
         assert flow(e, method, path).deadline == 12.5
     for method, path in (
