@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+import msgspec
+
 from sansio_auth import Cookie, Request
 from sansio_auth.actions import ActionResult, AuthorizationParams, AuthorizedResult
 from sansio_auth.http import encode_uri_component, parse_cookie_header
@@ -52,7 +54,7 @@ class AuthState:
                 jar.pop(cookie.name, None)
         header = "; ".join(f"{k}={encode_uri_component(v)}" for k, v in jar.items())
         headers = {**request.headers, "cookie": header}
-        return Request(method=request.method, url=request.url, headers=headers, body=request.body)
+        return msgspec.structs.replace(request, headers=headers)  # its client address kept
 
     @property
     def read(self) -> bool:

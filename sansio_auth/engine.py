@@ -37,6 +37,8 @@ class NotAnAuthRoute:
 
 NOT_AN_AUTH_ROUTE = NotAnAuthRoute()
 """What :meth:`Engine.handle` returns for a path outside ``base_path``: serve it yourself."""
+_SIGN_IN_ROUTES = ("/signin", "/callback", "/signup", "/two-factor")
+"""The routes of a sign-in, which get ``deadlines.sign_in`` as a whole."""
 
 
 class Engine:
@@ -46,7 +48,9 @@ class Engine:
     bytes: the engine reads neither a clock nor the OS itself. ``env`` is the
     environment mapping used for inference (``AUTH_SECRET``, ``AUTH_URL``, ...).
     ``cache`` keeps discovery documents and JWKS between requests (expiring by
-    ``clock``); give one to share it, or a fresh one to start cold.
+    ``clock``); give one to share it, or a fresh one to start cold. ``counters`` keeps the
+    rate-limit counters when neither ``rate_limits.store`` nor the adapter does (see
+    :class:`sansio_auth.adapters.Counters`; the runtimes give process memory).
     Configuration errors raise here, at start-up.
     """
 
@@ -58,8 +62,9 @@ class Engine:
         entropy: Callable[[int], bytes],
         env: Mapping[str, str] | None = None,
         cache: ProviderCache | None = None,
+        counters: Any = None,
     ) -> None:
-        self.settings: Settings = resolve(config, env or {})
+        self.settings: Settings = resolve(config, env or {}, counters=counters)
         self.cache = ProviderCache() if cache is None else cache
         self._clock = clock
         self._entropy = entropy
@@ -91,7 +96,13 @@ class Engine:
         flow = self._serve(request, origin, path, query)
         if self._trace or self._custom_logger:
             flow = self._logging(flow)
-        return Flow(flow)
+        return Flow(flow, deadline=self._deadline(path))
+
+    def _deadline(self, path: str) -> float | None:
+        """``deadlines.sign_in`` for the sign-in routes (``signin``, ``callback``, the
+        password provider's ``signup`` and the second factor's ``two-factor``)."""
+        rest = path[len(self.settings.base_path) :]
+        return self.settings.deadlines.sign_in if rest.startswith(_SIGN_IN_ROUTES) else None
 
     # -- server-side entry points: for the server's own code, never routed from a browser ----
 
@@ -168,6 +179,13 @@ class Engine:
         them. It performs no action but a possible log line."""
         return self._internal(request, runtime.csrf_token)
 
+    def get_token(self, request: Request, *, raw: bool = False) -> Flow:
+        """A flow answering ``200 {"token": <claims, or the raw string, or null>}``: Auth.js's
+        ``getToken`` with this configuration (secrets, cookie names, ``jwt.decode``,
+        revocation): the session token of ``request``'s session cookie or, for API clients,
+        its ``Authorization: Bearer`` header."""
+        return self._internal(request, lambda ctx: runtime.session_token(ctx, raw))
+
     def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> Flow:
         """A flow ending the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"):
         database sessions are deleted; JWT sessions (with ``session.revocation``) are
@@ -216,7 +234,8 @@ class Engine:
         gen = self._run_internal(ctx, flow)
         if self._trace or self._custom_logger:
             gen = self._logging(gen)
-        return Flow(gen)
+        signs_in = action in ("signin", "callback")  # a server-side sign-in: the same deadline
+        return Flow(gen, deadline=self.settings.deadlines.sign_in if signs_in else None)
 
     def _run_internal(
         self, ctx: Context, flow: Callable[[Context], Step[Response]]

@@ -53,6 +53,7 @@ def engine_request(request: HttpRequest, body: bytes = b"") -> Request:
         query=request.META.get("QUERY_STRING", ""),
         headers={**headers, "host": host},
         body=body,
+        client=request.META.get("REMOTE_ADDR") or None,
     )
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from .._context import Context, Reply
 from .._flow import Step, call_adapter, log_error, log_warning, verify_password
 from ..cookies import read_chunked
+from ..jwt import CLOCK_TOLERANCE
 from ..pages import accounts as account_pages
 from ..providers import PasswordProvider
 from .accounts import (
@@ -24,7 +25,9 @@ from .accounts import (
     send_link,
     sign_in_first,
 )
+from .limits import email_attempt, password_attempt
 from .password import _address, check_new_password, new_hash
+from .revocation import mark_expiry
 from .strategies import create_database_session, utc
 
 
@@ -56,6 +59,9 @@ def change_password(ctx: Context) -> Step[Reply]:
     if user is None:
         return sign_in_first(ctx)
     user_id = str(user["id"])
+    refused = yield from password_attempt(ctx, provider.id, _account(user))
+    if refused is not None:
+        return refused
     try:
         yield from _check_current(ctx, provider, user_id, ctx.form.get("current_password"))
         password = yield from check_new_password(ctx, provider, ctx.form.get("new_password"))
@@ -129,6 +135,13 @@ def change_email(ctx: Context) -> Step[Reply]:
         if email == user.get("email"):
             raise FormError("same_email")
         stored = yield from call_adapter(ctx.settings.adapter, "get_password_hash", user_id)
+        refused = None
+        if stored is not None:
+            refused = yield from password_attempt(ctx, provider.id, _account(user))
+        if refused is None:
+            refused = yield from email_attempt(ctx, provider.id, email)
+        if refused is not None:
+            return refused
         if stored is not None:
             yield from _check_current(ctx, provider, user_id, ctx.form.get("password"))
     except FormError as err:
@@ -155,6 +168,12 @@ def change_email(ctx: Context) -> Step[Reply]:
     )
 
 
+def _account(user: dict[str, Any]) -> str:
+    """What a signed-in user's password checks count against: their address (as a password
+    sign-in naming it does), else their id."""
+    return _address(user.get("email")) or f"user:{user['id']}"
+
+
 def end_sessions(ctx: Context, user_id: str, *, keep_this_browser: bool = False) -> Step[None]:
     """End every session of ``user_id`` (``keep_this_browser``: but this browser's, which gets
     a new one). Database sessions are deleted; JWT sessions are refused from now on with
@@ -179,7 +198,8 @@ def end_sessions(ctx: Context, user_id: str, *, keep_this_browser: bool = False)
         return
     # Tokens issued before this second are refused; this browser's is re-issued in it.
     mark = utc(int(ctx.now) - 1)
-    yield from call_adapter(adapter, "set_sessions_not_before", f"user:{user_id}", mark)
+    expires = mark_expiry(ctx, settings.jwt_max_age + CLOCK_TOLERANCE)  # then forgotten
+    yield from call_adapter(adapter, "set_sessions_not_before", f"user:{user_id}", mark, expires)
     ctx.cache.revocations.clear()
     if keep_this_browser:
         yield from _reissue_token(ctx)

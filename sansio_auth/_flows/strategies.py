@@ -27,6 +27,7 @@ from .refresh import (
     database_token_states,
     jwt_token_state,
     oauth_provider,
+    provider_sid,
     session_error,
     sign_in_state,
 )
@@ -309,7 +310,8 @@ class DatabaseSessions(SessionStrategy):
         if login.keep_session:
             return
         previous, _ = read_chunked(ctx.cookies, ctx.cookie_specs.session_token.name)
-        yield from create_database_session(ctx, str(login.user["id"]))
+        sid = provider_sid(ctx, login.account, profile)
+        yield from create_database_session(ctx, str(login.user["id"]), sid=sid)
         if previous:
             try:
                 yield from call_adapter(ctx.settings.adapter, "delete_session", previous)
@@ -356,11 +358,16 @@ def new_session_token(ctx: Context) -> Step[str]:
     return token
 
 
-def create_database_session(ctx: Context, user_id: str) -> Step[dict[str, Any]]:
-    """A new session row for ``user_id`` (expiring ``max_age`` from now) and its cookie."""
+def create_database_session(
+    ctx: Context, user_id: str, *, sid: str | None = None
+) -> Step[dict[str, Any]]:
+    """A new session row for ``user_id`` (expiring ``max_age`` from now; ``sid``: the
+    provider session it belongs to) and its cookie."""
     token = yield from new_session_token(ctx)
     expires = ctx.now + ctx.settings.session.max_age
     session = {"session_token": token, "user_id": user_id, "expires": utc(expires)}
+    if sid is not None:
+        session["sid"] = sid
     created = yield from call_adapter(ctx.settings.adapter, "create_session", session)
     set_session_cookie(ctx, token, expires)
     return dict(created) if isinstance(created, Mapping) else session
