@@ -9,6 +9,8 @@ from . import actions
 from ._context import BadRequest, Context, json_reply, origin_of
 from ._flow import Flow, Step, log_error
 from ._flows import accounts_runtime, runtime
+from ._flows.session import session_without_actions
+from ._flows.strategies import plain_jwt_reads
 from ._routes import ROUTES, parse_action
 from .config import AuthConfig
 from .errors import AuthError, UnknownAction, client_error_type
@@ -73,6 +75,7 @@ class Engine:
         self._custom_logger = any(
             getattr(logger, level) is not None for level in ("error", "warn", "debug")
         )
+        self._plain_jwt = plain_jwt_reads(self.settings)
 
     def serves(self, path: str) -> bool:
         """Whether the (still percent-encoded) ``path`` is under ``base_path``.
@@ -112,6 +115,14 @@ class Engine:
         are used) and the cookies to set, read exactly as ``GET session`` reads it (the
         ``jwt`` and ``session`` callbacks, the sliding expiry, revocation, token refresh)."""
         return self._internal(request, runtime.read_session)
+
+    def session_now(self, request: Request) -> actions.SessionResult | None:
+        """:meth:`session`'s answer for ``request`` when reading it takes no action (signed
+        out; a JWT session that runs no callback and is not re-issued), made at once without
+        a flow; ``None`` when only the flow can answer. Servers try it first: it is the
+        common case of every request that checks its session."""
+        now = self._clock()
+        return session_without_actions(self.settings, request, now, plain_jwt=self._plain_jwt)
 
     def update_session(self, request: Request, data: Any) -> Flow:
         """A flow answering a :class:`~sansio_auth.actions.SessionResult`: the session
