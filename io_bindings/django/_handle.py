@@ -99,7 +99,7 @@ class RequestAuth:
         return await run_async(self._session(), self.request)
 
     def _session(self) -> HookFlow:
-        if not self.state.read:
+        if not self.state.read_now():
             yield self.state.session
         return self.state.data  # type: ignore[no-any-return]
 

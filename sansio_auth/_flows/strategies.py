@@ -252,10 +252,11 @@ def token_user(token: Mapping[str, Any]) -> dict[str, Any]:
 
 def plain_jwt_reads(settings: Settings) -> bool:
     """Whether reading a JWT session of ``settings`` can need no action at all: no ``jwt``
-    or ``session`` callback, no ``events.session``, no revocation, no ``jwt.decode``
-    override (a token's provider state and its age decide the rest, per read)."""
+    or ``session`` callback, no ``events.session``, no revocation, no provider tokens kept
+    in the session, no ``jwt.decode`` override (the token's age decides the rest, per read)."""
     return (
         settings.strategy == "jwt"
+        and not settings.keeps_provider_tokens
         and settings.callbacks.jwt is None
         and settings.callbacks.session is None
         and settings.events.session is None

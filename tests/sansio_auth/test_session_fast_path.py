@@ -43,6 +43,7 @@ configs = st.fixed_dictionaries(
         "session_event": st.booleans(),
         "secrets": st.sampled_from([(SECRET,), (NEW_SECRET, SECRET)]),
         "secure": st.sampled_from([None, True, False]),
+        "refreshing_provider": st.booleans(),
     }
 )
 cookies = st.fixed_dictionaries(
@@ -81,7 +82,7 @@ def pair_for(config: dict[str, Any]) -> tuple[AuthPair, FaultyAdapter]:
         events=events,
         secret=list(config.get("secrets", (SECRET,))),
         use_secure_cookies=config.get("secure"),
-        providers=[OIDC],
+        providers=[OIDC] if config.get("refreshing_provider") else [],
         seed=7,
     )
     seed_user(db.store, "u1", "ada@example.com", name="Ada")
@@ -129,11 +130,32 @@ def request_headers(cookie: dict[str, Any], name: str, value: str | None) -> dic
     return {**headers, "cookie": f"{name}.0={value[:middle]}; {name}.1={value[middle:]}"}
 
 
+plain_configs = configs.map(
+    lambda config: {**config, "strategy": "jwt", "session_callback": False, "jwt_callback": False,
+                    "revocation": False, "session_event": False, "refreshing_provider": False}
+)  # fmt: skip
+"""Configurations whose JWT reads can be made without a flow (the fast path's own ground)."""
+
+
 @settings(max_examples=300, deadline=None)
 @given(config=configs, cookie=cookies)
 def test_the_server_side_read_answers_as_the_route(
     config: dict[str, Any], cookie: dict[str, Any]
 ) -> None:
+    check_read(config, cookie)
+
+
+@settings(max_examples=200, deadline=None)
+@given(config=plain_configs, cookie=cookies)
+def test_the_read_without_a_flow_answers_as_the_route(
+    config: dict[str, Any], cookie: dict[str, Any]
+) -> None:
+    check_read(config, cookie)
+
+
+def check_read(config: dict[str, Any], cookie: dict[str, Any]) -> None:
+    """The route, the server-side flow and (when it answers) the read without a flow give
+    the same session, cookies, adapter calls and callbacks."""
     answers, quick, owners = [], None, []
     for way in ("route", "server", "now"):
         pair, db = pair_for(config)
@@ -173,7 +195,7 @@ def test_the_server_side_read_answers_as_the_route(
 def test_a_plain_jwt_session_and_a_signed_out_request_are_read_without_a_flow() -> None:
     config = {"strategy": "jwt", "update_age": DAY, "max_age": 30 * DAY, "session_callback": False,
               "jwt_callback": False, "revocation": False, "session_event": False,
-              "secrets": (SECRET,), "secure": None}  # fmt: skip
+              "secrets": (SECRET,), "secure": None, "refreshing_provider": False}  # fmt: skip
     pair, db = pair_for(config)
     cookie = {"kind": "valid", "age": 60, "chunked": False, "origin": "http"}
     value = cookie_for(config, cookie, db, SESSION)
