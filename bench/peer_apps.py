@@ -45,7 +45,8 @@ def _email(session: dict[str, Any]) -> dict[str, str]:
     return {"email": session["user"]["email"]}
 
 
-def _authorize(credentials: dict[str, Any]) -> dict[str, Any] | None:
+def authorize_bench_user(credentials: dict[str, Any]) -> dict[str, Any] | None:
+    """The credentials provider's ``authorize``: the bench user with :data:`PASSWORD`."""
     if credentials.get("username") == USER["email"] and credentials.get("password") == PASSWORD:
         return {"id": "1", "name": USER["name"], "email": USER["email"], "image": USER["picture"]}
     return None
@@ -64,7 +65,7 @@ def create_ours() -> FastAPI:
         config = AuthConfig(
             secret=SECRET,
             trust_host=True,
-            providers=[Credentials(authorize=_authorize, credentials=credentials)],
+            providers=[Credentials(authorize=authorize_bench_user, credentials=credentials)],
         )
     auth_result = HostAuth(config, env={})
     app = FastAPI()
@@ -157,7 +158,7 @@ def create_pyjwt() -> FastAPI:
 
     @app.post("/login")
     async def login(username: str = Form(), password: str = Form()) -> Any:
-        if _authorize({"username": username, "password": password}) is None:
+        if authorize_bench_user({"username": username, "password": password}) is None:
             raise HTTPException(401, detail="Wrong user name or password")
         claims = {"sub": "1", "email": username, "exp": int(time.time()) + 30 * 86400}
         answer = JSONResponse({"ok": True})

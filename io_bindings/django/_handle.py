@@ -50,7 +50,7 @@ def _no_next(request: HttpRequest) -> Any:
 
 
 def run_sync(flow: HookFlow, request: HttpRequest, next_: GetResponse = _no_next) -> Any:
-    """Drive ``flow`` in sync code (the runtime's work on its loop, through the bridge)."""
+    """Drive ``flow`` in sync code (the runtime's work on its loop)."""
     value = None
     while True:
         try:
@@ -280,31 +280,29 @@ def sign_in_response(
     return None if redirect_to is None else HttpResponseRedirect(redirect_to, status=303)
 
 
-class Sequence:
-    """Several middleware factories in series (the first sees the request first); it
-    runs in either mode, adapting members that cannot (``sync_capable = async_capable``)."""
-
-    sync_capable = True
-    async_capable = True
+class Sequence(Hook):
+    """Several middleware factories in series (the first sees the request first), made
+    by :func:`sequence`; it runs in either mode, adapting members that cannot (as Django
+    does: ``sync_to_async``/``async_to_sync`` around a member without the capability)."""
 
     def __init__(self, factories: tuple[Callable[[GetResponse], Any], ...]) -> None:
         self.factories = factories
 
     def __call__(self, get_response: GetResponse) -> Callable[[HttpRequest], Any]:
         for factory in reversed(self.factories):
-            get_response = _chain(factory, get_response)
+            if iscoroutinefunction(get_response) and not getattr(factory, "async_capable", False):
+                get_response = sync_to_async(
+                    factory(async_to_sync(get_response)), thread_sensitive=True
+                )
+            elif not iscoroutinefunction(get_response) and not getattr(
+                factory, "sync_capable", True
+            ):
+                get_response = async_to_sync(
+                    factory(sync_to_async(get_response, thread_sensitive=True))
+                )
+            else:
+                get_response = factory(get_response)
         return get_response
-
-
-def _chain(factory: Callable[[GetResponse], Any], get_response: GetResponse) -> GetResponse:
-    """``factory(get_response)``, adapted (as Django does) when it cannot run in the mode
-    of ``get_response``; the result runs in that same mode."""
-    is_async = iscoroutinefunction(get_response)
-    if is_async and not getattr(factory, "async_capable", False):
-        return sync_to_async(factory(async_to_sync(get_response)), thread_sensitive=True)
-    if not is_async and not getattr(factory, "sync_capable", True):
-        return async_to_sync(factory(sync_to_async(get_response, thread_sensitive=True)))
-    return factory(get_response)  # type: ignore[no-any-return]
 
 
 def sequence(*middlewares: Callable[[GetResponse], Any]) -> Sequence:
