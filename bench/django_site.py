@@ -97,4 +97,4 @@ def allauth(request: HttpRequest) -> JsonResponse:
     """Django's ``request.user`` (django-allauth signed it in), or 401."""
     if not request.user.is_authenticated:
         return _unauthorized()
-    return JsonResponse({"email": request.user.email})
+    return JsonResponse({"email": getattr(request.user, "email", None)})

@@ -4,7 +4,8 @@ the JWT or the database strategy, ``current_user(active=True)`` on the protected
 The bench user is created at start-up (once per file) with the library's own user manager.
 """
 
-from __future__ import annotations
+# no `from __future__ import annotations`: FastAPI reads the dependencies' annotations,
+# which name local functions
 
 import uuid
 from collections.abc import AsyncIterator

@@ -169,6 +169,10 @@ class _Connection:
         return self.peername if name in ("peername", "sockname") else default
 
 
+def _ignored_start(status: str, headers: Any, exc_info: Any = None) -> Callable[[bytes], object]:
+    return len
+
+
 def _set_cookies(response: Any) -> list[tuple[str, str]]:
     """The ``name=value`` pairs of a Django response's ``Set-Cookie`` lines."""
     pairs = (m.OutputString().split(";", 1)[0].split("=", 1) for m in response.cookies.values())
@@ -187,19 +191,20 @@ def _django_calls(database: str) -> tuple[dict[str, SyncCall], dict[str, str]]:
 
     django_site.configure(database)
     call_command("migrate", verbosity=0)
-    get_user_model().objects.create_user(USER["name"], USER["email"], PASSWORD)
+    users: Any = get_user_model().objects
+    users.create_user(USER["name"], USER["email"], PASSWORD)
     handlers = {}
     for name, middleware in django_site.STACKS.items():
         with override_settings(MIDDLEWARE=middleware):
             handlers[name] = WSGIHandler()
-    factory = RequestFactory()
+    factory: Any = RequestFactory()
 
     def call(name: str) -> SyncCall:
         handler, path = handlers[name], f"/{name}"
 
         def request(cookie: str) -> tuple[int, bytes]:
             environ = factory._base_environ(PATH_INFO=path, HTTP_COOKIE=cookie)
-            response = handler(environ, lambda status, headers: None)
+            response = handler(environ, _ignored_start)
             return int(response.status_code), b"".join(response)
 
         return request

@@ -22,8 +22,10 @@ dependency that gives the session or raises). Each signs in as it is meant to:
 The peers' packages are the ``bench`` extra; they are imported only by their factory.
 """
 
-from __future__ import annotations
+# no `from __future__ import annotations`: FastAPI reads the dependencies' annotations,
+# which name local functions
 
+import importlib.util
 import os
 import time
 from typing import Annotated, Any
@@ -36,9 +38,20 @@ from sansio_auth.providers import Credentials
 
 from .app import SECRET, SESSION_COOKIE, USER, database_config
 
+PEER_MODULES = ("fastapi_users", "fastapi_users_db_sqlalchemy", "aiosqlite", "authlib",
+                "itsdangerous", "jwt", "allauth")  # fmt: skip
+"""What the ``bench`` extra installs for the peers."""
 PASSWORD = "bench-password"
 """The bench user's password (:data:`bench.app.USER`'s e-mail is the user name)."""
 PROTECTED = "/me"
+
+
+def missing_peers() -> str | None:
+    """Why the peers cannot be measured (``pip install -e '.[bench]'``), or ``None``."""
+    missing = [name for name in PEER_MODULES if importlib.util.find_spec(name) is None]
+    if not missing:
+        return None
+    return f"not installed: {', '.join(missing)} (the bench extra: pip install -e '.[bench]')"
 
 
 def _email(session: dict[str, Any]) -> dict[str, str]:

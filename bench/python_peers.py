@@ -153,8 +153,10 @@ def section(plan: Plan) -> str:
     )
 
 
-def peer_figures(plan: Plan) -> tuple[list[Figure], list[Goal]]:
-    """Every contender signed in, checked, then measured in alternating rounds."""
+@contextmanager
+def signed_in_targets() -> Iterator[dict[str, Target]]:
+    """Every contender's server running, signed in and checked (401 signed out and
+    tampered, 200 signed in): the target to load, by row."""
     with _contenders() as (contenders, ports):
         servers = {
             name: uvicorn(c.factory, STACK, env=dict(c.env), port=ports.get(name))
@@ -170,12 +172,16 @@ def peer_figures(plan: Plan) -> tuple[list[Figure], list[Goal]]:
                     contender.sign_in(http, signed_in_at)
                     cookie = _checked(url, http, contender.cookie_name, contender.email)
                 targets[name] = Target(url + PROTECTED, cookie)
-            rates = alternating(targets, plan.seconds, plan.rounds, warm_up=plan.warm_up)
+            yield targets
+
+
+def peer_figures(plan: Plan) -> tuple[list[Figure], list[Goal]]:
+    """Every contender signed in, checked, then measured in alternating rounds."""
+    with signed_in_targets() as targets:
+        rates = alternating(targets, plan.seconds, plan.rounds, warm_up=plan.warm_up)
     best = {name: max(rounds) for name, rounds in rates.items()}
     title = section(plan)
-    figures = [
-        Figure.best(title, name, "per second", rates[name], best[OURS]) for name in contenders
-    ]
+    figures = [Figure.best(title, name, "per second", rates[name], best[OURS]) for name in targets]
     goals = [
         Goal("FastAPI + HostAuth ÷ SessionMiddleware + Authlib", ratio(best, OURS, RECIPE), 1.3),
         Goal("FastAPI + HostAuth ÷ fastapi-users (JWT)", ratio(best, OURS, FU_JWT), 5),
