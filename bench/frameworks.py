@@ -187,7 +187,7 @@ def _django_calls(database: str) -> tuple[dict[str, SyncCall], dict[str, str]]:
     from django.test import Client, RequestFactory
     from django.test.utils import override_settings
 
-    from . import django_site
+    from . import django_peers as django_site
 
     django_site.configure(database)
     call_command("migrate", verbosity=0)

@@ -239,13 +239,6 @@ class Handle(Hook):
         return await self.runtimes.fixed.revoke_sessions(user_id=user_id, sid=sid)
 
 
-def _signed_out_answer(request: HttpRequest, redirect_to: str | None) -> HookFlow:
-    """``None`` when ``request`` is signed in; else the redirect :func:`sign_in_response`
-    gives (``None`` on the sign-in page itself)."""
-    session = yield from request_auth(request)._session()
-    return None if signed_in(session) else sign_in_response(request, redirect_to)
-
-
 def protect_prefix(prefix: str, redirect_to: str | None = None) -> Hook:
     """A handle (after the auth ``handle``) that redirects with 303 when a request whose
     path starts with ``prefix`` is not signed in: pages, form posts and API routes alike.
@@ -255,8 +248,8 @@ def protect_prefix(prefix: str, redirect_to: str | None = None) -> Hook:
 
     def flow(request: HttpRequest) -> HookFlow:
         if request.path.startswith(prefix):
-            answer = yield from _signed_out_answer(request, redirect_to)
-            if answer is not None:
+            session = yield from request_auth(request)._session()
+            if not signed_in(session) and (answer := sign_in_response(request, redirect_to)):
                 return answer
         return (yield NEXT)  # type: ignore[no-any-return]
 
@@ -290,18 +283,13 @@ class Sequence(Hook):
 
     def __call__(self, get_response: GetResponse) -> Callable[[HttpRequest], Any]:
         for factory in reversed(self.factories):
-            if iscoroutinefunction(get_response) and not getattr(factory, "async_capable", False):
-                get_response = sync_to_async(
-                    factory(async_to_sync(get_response)), thread_sensitive=True
-                )
-            elif not iscoroutinefunction(get_response) and not getattr(
-                factory, "sync_capable", True
-            ):
-                get_response = async_to_sync(
-                    factory(sync_to_async(get_response, thread_sensitive=True))
-                )
-            else:
+            is_async = iscoroutinefunction(get_response)
+            if getattr(factory, "async_capable" if is_async else "sync_capable", not is_async):
                 get_response = factory(get_response)
+            elif is_async:
+                get_response = sync_to_async(factory(async_to_sync(get_response)))
+            else:
+                get_response = async_to_sync(factory(sync_to_async(get_response)))
         return get_response
 
 
@@ -324,16 +312,14 @@ def auth_required(
     :func:`sign_in_response`), or to ``redirect_to`` exactly when given. Use it bare
     (``@auth_required``) or called (``@auth_required(...)``)."""
 
+    hook = protect_prefix("", redirect_to)
+
     def decorate(view: View) -> View:
         run = run_async if iscoroutinefunction(view) else run_sync
 
-        def flow(request: HttpRequest) -> HookFlow:
-            answer = yield from _signed_out_answer(request, redirect_to)
-            return answer if answer is not None else (yield NEXT)
-
         @wraps(view)
         def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
-            return run(flow(request), request, lambda r: view(r, *args, **kwargs))
+            return run(hook.flow(request), request, lambda r: view(r, *args, **kwargs))
 
         return markcoroutinefunction(checked) if run is run_async else checked  # type: ignore[return-value]
 

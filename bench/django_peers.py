@@ -25,7 +25,7 @@ COMMON = [
 ]
 STACKS = {
     "bare": COMMON,
-    "ours": [*COMMON, "bench.django_site.auth_handle"],
+    "ours": [*COMMON, "bench.django_peers.auth_handle"],
     "allauth": [*COMMON, "django.contrib.sessions.middleware.SessionMiddleware",
                 "django.contrib.auth.middleware.AuthenticationMiddleware",
                 "allauth.account.middleware.AccountMiddleware"],
@@ -49,7 +49,7 @@ def configure(database: str) -> None:
         DEBUG=False,
         SECRET_KEY=SECRET,
         ALLOWED_HOSTS=["testserver", "127.0.0.1"],
-        ROOT_URLCONF="bench.django_site",
+        ROOT_URLCONF="bench.django_peers",
         INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth",
                         "django.contrib.sessions", "allauth", "allauth.account"],
         DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": database}},
