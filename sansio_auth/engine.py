@@ -9,7 +9,7 @@ from . import actions
 from ._context import BadRequest, Context, json_reply, origin_of
 from ._flow import Flow, Step, log_error
 from ._flows import accounts_runtime, runtime
-from ._flows.session import session_without_actions
+from ._flows.session import session_response, session_without_actions
 from ._flows.strategies import plain_jwt_reads
 from ._routes import ROUTES, parse_action
 from .config import AuthConfig
@@ -76,6 +76,7 @@ class Engine:
             getattr(logger, level) is not None for level in ("error", "warn", "debug")
         )
         self._plain_jwt = plain_jwt_reads(self.settings)
+        self._session_path = self.settings.base_path + "/session"
 
     def serves(self, path: str) -> bool:
         """Whether the (still percent-encoded) ``path`` is under ``base_path``.
@@ -96,6 +97,10 @@ class Engine:
         else:
             if not self.serves(path):
                 return NOT_AN_AUTH_ROUTE
+            if path == self._session_path and request.method.upper() == "GET":
+                read = self.session_now(request)
+                if read is not None:  # the route's answer, without its flow
+                    return Flow(_responding(session_response(read)))
         flow = self._serve(request, origin, path, query)
         if self._trace or self._custom_logger:
             flow = self._logging(flow)
@@ -118,11 +123,12 @@ class Engine:
 
     def session_now(self, request: Request) -> actions.SessionResult | None:
         """:meth:`session`'s answer for ``request`` when reading it takes no action (signed
-        out; a JWT session that runs no callback and is not re-issued), made at once without
-        a flow; ``None`` when only the flow can answer. Servers try it first: it is the
+        out; a JWT session that runs no callback), made at once without a flow; ``None``
+        when only the flow can answer. Servers try it first (``GET session`` too): it is the
         common case of every request that checks its session."""
-        now = self._clock()
-        return session_without_actions(self.settings, request, now, plain_jwt=self._plain_jwt)
+        return session_without_actions(
+            self.settings, request, self._clock(), self._entropy, plain_jwt=self._plain_jwt
+        )
 
     def update_session(self, request: Request, data: Any) -> Flow:
         """A flow answering a :class:`~sansio_auth.actions.SessionResult`: the session
@@ -351,6 +357,10 @@ class Engine:
                 raise
             response = ctx.respond(ctx.error_reply(err), failed=True)
         yield Respond(response=response)
+
+
+def _responding(response: Response) -> Generator[Action, Event, None]:
+    yield Respond(response=response)
 
 
 def describe(action: Action) -> str:

@@ -253,7 +253,7 @@ def token_user(token: Mapping[str, Any]) -> dict[str, Any]:
 def plain_jwt_reads(settings: Settings) -> bool:
     """Whether reading a JWT session of ``settings`` can need no action at all: no ``jwt``
     or ``session`` callback, no ``events.session``, no revocation, no provider tokens kept
-    in the session, no ``jwt.decode`` override (the token's age decides the rest, per read)."""
+    in the session, no ``jwt.decode`` or ``jwt.encode`` override."""
     return (
         settings.strategy == "jwt"
         and not settings.keeps_provider_tokens
@@ -262,6 +262,7 @@ def plain_jwt_reads(settings: Settings) -> bool:
         and settings.events.session is None
         and not settings.session.revocation
         and settings.jwt.decode is None
+        and settings.jwt.encode is None
     )
 
 
