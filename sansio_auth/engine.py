@@ -97,11 +97,15 @@ class Engine:
         else:
             if not self.serves(path):
                 return NOT_AN_AUTH_ROUTE
-            if path == self._session_path and request.method.upper() == "GET":
-                read = self.session_now(request)
-                if read is not None:  # the route's answer, without its flow
-                    return Flow(_responding(session_response(read)))
-        flow = self._serve(request, origin, path, query)
+        now = None
+        if path == self._session_path and request.method.upper() == "GET":
+            now = self._clock()  # read once, by whichever answers
+            read = session_without_actions(
+                self.settings, request, now, self._entropy, plain_jwt=self._plain_jwt
+            )
+            if read is not None:  # the route's answer, without its flow
+                return Flow(_responding(session_response(read)))
+        flow = self._serve(request, origin, path, query, now)
         if self._trace or self._custom_logger:
             flow = self._logging(flow)
         return Flow(flow, deadline=self._deadline(path))
@@ -313,14 +317,17 @@ class Engine:
         provider_id: str | None,
         query: dict[str, str],
         form: dict[str, Any] | None = None,
+        *,
+        now: float | None = None,
     ) -> Context:
-        """The context one request's flow runs in (the clock read once, here)."""
+        """The context one request's flow runs in (the clock read once, here, unless the
+        request's ``now`` was read already)."""
         settings = self.settings
         return Context(
             settings,
             request,
             cache=self.cache,
-            now=self._clock(),
+            now=self._clock() if now is None else now,
             entropy=self._entropy,
             origin=origin_of(settings, request, origin),
             action=action,
@@ -330,7 +337,7 @@ class Engine:
         )
 
     def _serve(
-        self, request: Request, origin: str, path: str, query: dict[str, str]
+        self, request: Request, origin: str, path: str, query: dict[str, str], now: float | None
     ) -> Generator[Action, Event, None]:
         settings = self.settings
         ctx: Context | None = None
@@ -340,7 +347,7 @@ class Engine:
             action, provider_id = parse_action(path, settings.base_path)
             if request.method.upper() not in ("GET", "POST"):
                 raise BadRequest(f"method {request.method} is not allowed")
-            ctx = self._context(request, origin, action, provider_id, query)
+            ctx = self._context(request, origin, action, provider_id, query, now=now)
             route = ROUTES.get((ctx.method, action))
             if route is None:
                 raise UnknownAction(f"cannot {ctx.method} {action}")

@@ -173,7 +173,7 @@ def check_read(config: dict[str, Any], cookie: dict[str, Any]) -> None:
             request = pair.browser.build("GET", f"{origin}/auth/session", headers=headers)
             if way == "route flow":
                 parts = split_url(request.url)
-                flow = Flow(pair.engine._serve(request, *parts))
+                flow = Flow(pair.engine._serve(request, *parts, now=None))
             else:
                 flow = pair.engine.handle(request)  # type: ignore[assignment]
             response = pair.performer.run(flow)
