@@ -16,7 +16,7 @@ One module per measurement:
 * :mod:`bench.python_peers` (apps in :mod:`bench.peer_apps`, :mod:`bench.fastapi_users_app`):
   a signed-in FastAPI endpoint over HTTP, ours against Starlette's ``SessionMiddleware`` with
   Authlib, PyJWT and fastapi-users (the ``bench`` extra);
-* :mod:`bench.frameworks` (Django project in :mod:`bench.django_site`): aiohttp's
+* :mod:`bench.frameworks` (Django project in :mod:`bench.django_peers`): aiohttp's
   ``get_session`` and Django's ``request.auth()`` against their bare endpoints in process,
   and django-allauth;
 * :mod:`bench.goals`: the targets, each checked against figures of the same run;

@@ -187,14 +187,14 @@ def _django_calls(database: str) -> tuple[dict[str, SyncCall], dict[str, str]]:
     from django.test import Client, RequestFactory
     from django.test.utils import override_settings
 
-    from . import django_peers as django_site
+    from . import django_peers
 
-    django_site.configure(database)
+    django_peers.configure(database)
     call_command("migrate", verbosity=0)
     users: Any = get_user_model().objects
     users.create_user(USER["name"], USER["email"], PASSWORD)
     handlers = {}
-    for name, middleware in django_site.STACKS.items():
+    for name, middleware in django_peers.STACKS.items():
         with override_settings(MIDDLEWARE=middleware):
             handlers[name] = WSGIHandler()
     factory: Any = RequestFactory()
@@ -209,13 +209,13 @@ def _django_calls(database: str) -> tuple[dict[str, SyncCall], dict[str, str]]:
 
         return request
 
-    with override_settings(MIDDLEWARE=django_site.STACKS["allauth"]):
+    with override_settings(MIDDLEWARE=django_peers.STACKS["allauth"]):
         browser = Client()
         answer = browser.post("/accounts/login/", {"login": USER["email"], "password": PASSWORD})
         if answer.status_code != 302:
             raise RuntimeError(f"allauth's login refused: {answer.status_code}")
         allauth_cookie = f"sessionid={browser.cookies['sessionid'].value}"
-    with override_settings(MIDDLEWARE=django_site.STACKS["ours"]):
+    with override_settings(MIDDLEWARE=django_peers.STACKS["ours"]):
         browser = Client()
         csrf = browser.get("/auth/csrf")
         jar = dict(_set_cookies(csrf))
