@@ -18,6 +18,7 @@ from ._webauthn import check_ceremony_options
 from .config import (
     AuthConfig,
     Callbacks,
+    Deadlines,
     Events,
     JWTOptions,
     Logger,
@@ -49,6 +50,7 @@ from .providers import (
     WebAuthnProvider,
 )
 from .providers.oauth import merge_options
+from .ratelimit import RateLimitSettings, resolve_rate_limits
 
 DATABASE_METHODS = (
     "create_user",
@@ -100,8 +102,9 @@ SESSION_RECORD_METHODS = (
     "delete_session_record",
 )
 """What revocable JWT sessions need of an adapter for the user's list of sessions."""
-OPTIONAL_METHODS = ("create_user_and_account", "delete_user")
-"""Adapter methods the engine uses when present (atomic sign-up; undoing a failed sign-up)."""
+OPTIONAL_METHODS = ("create_user_and_account", "delete_user", "delete_sessions_by_sid")
+"""Adapter methods the engine uses when present (atomic sign-up; undoing a failed sign-up;
+back-channel logout of one database session by its provider session)."""
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -137,6 +140,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     redirect_proxy_url: str | None
     adapter: Any
     warnings: tuple[str, ...]
+    rate_limits: RateLimitSettings
+    deadlines: Deadlines
     adapter_extras: frozenset[str] = frozenset()
     """Which of :data:`OPTIONAL_METHODS` the adapter has."""
     two_factor: TwoFactorOptions | None = None
@@ -147,8 +152,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         return self.secure_cookie_set if secure else self.cookies
 
 
-def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
-    """Check ``config``, fill what it leaves out from ``env``, and derive the settings."""
+def resolve(config: AuthConfig, env: Mapping[str, str], *, counters: Any = None) -> Settings:
+    """Check ``config``, fill what it leaves out from ``env``, and derive the settings.
+
+    ``counters`` keeps the rate-limit counters when neither ``rate_limits.store`` nor the
+    adapter does (the runtimes give process memory)."""
     if not isinstance(config, AuthConfig):
         raise Configuration("the configuration must be an AuthConfig")
     session = as_record(SessionOptions, config.session, "session")
@@ -201,6 +209,9 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
         warnings.append("csrf-disabled")
     if webauthn:
         warnings.append("experimental-webauthn")
+    rate_limits = resolve_rate_limits(
+        config.rate_limits, adapter=config.adapter, default_store=counters, secret=secrets[0]
+    )
     return Settings(
         config=config,
         secrets=secrets,
@@ -228,11 +239,24 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
         redirect_proxy_url=config.redirect_proxy_url or env.get("AUTH_REDIRECT_PROXY_URL") or None,
         adapter=config.adapter,
         warnings=tuple(warnings),
+        rate_limits=rate_limits,
+        deadlines=_deadlines(config.deadlines),
         adapter_extras=frozenset(
             m for m in OPTIONAL_METHODS if callable(getattr(config.adapter, m, None))
         ),
         two_factor=two_factor,
     )
+
+
+def _deadlines(value: Deadlines | Mapping[str, Any] | None) -> Deadlines:
+    deadlines = as_record(Deadlines, value, "deadlines")
+    for name in ("callback", "adapter", "sign_in"):
+        seconds = getattr(deadlines, name)
+        if seconds is not None and (
+            isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0
+        ):
+            raise Configuration(f"`deadlines.{name}` must be a positive number of seconds or None")
+    return deadlines
 
 
 def find_secrets(secret: str | Sequence[str] | None, env: Mapping[str, str]) -> tuple[str, ...]:

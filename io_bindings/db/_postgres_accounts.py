@@ -71,7 +71,7 @@ SESSIONS_MIGRATION: tuple[str, ...] = (
     )""",
     'CREATE INDEX IF NOT EXISTS session_records_user_id ON session_records ("userId")',
 )
-"""Schema version 4: sessions with their device; JWT session records."""
+"""Schema version 5: sessions with their device; JWT session records."""
 DEVICE_COLUMNS = {
     "created_at": "createdAt",
     "last_seen_at": "lastSeenAt",

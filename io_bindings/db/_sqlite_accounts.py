@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from ._base import Record, device_of, format_time, parse_time
+from ._base import Record, device_of, format_time, parse_time, with_sid
 
 PASSWORDS_MIGRATION: tuple[str, ...] = (
     """CREATE TABLE user_passwords (
@@ -64,7 +64,7 @@ SESSIONS_MIGRATION: tuple[str, ...] = (
     )""",
     "CREATE INDEX session_records_user_id ON session_records (user_id)",
 )
-"""Schema version 4: sessions with their device; JWT session records."""
+"""Schema version 5: sessions with their device; JWT session records."""
 
 
 def _device(row: sqlite3.Row) -> Record:
@@ -79,13 +79,14 @@ def _device(row: sqlite3.Row) -> Record:
 
 
 def session_row(row: sqlite3.Row) -> Record:
-    """A session row (its device columns read too) as a session (device keys when set)."""
+    """A session row (its ``sid`` and device columns read too) as a session (those keys
+    when set)."""
     session = {
         "session_token": row["session_token"],
         "user_id": row["user_id"],
         "expires": parse_time(row["expires"]),
     }
-    return {**session, **_device(row)}
+    return with_sid({**session, **_device(row)}, row["sid"])
 
 
 def _time(value: datetime | None) -> str | None:
@@ -191,8 +192,8 @@ class SQLiteAccounts:
     def list_sessions_by_user_id(self, user_id: str) -> list[Record]:
         with self._connection() as conn:
             rows = conn.execute(
-                "SELECT session_token, user_id, expires, created_at, last_seen_at, user_agent, "
-                "ip_address FROM sessions WHERE user_id = ?",
+                "SELECT session_token, user_id, expires, sid, created_at, last_seen_at, "
+                "user_agent, ip_address FROM sessions WHERE user_id = ?",
                 (user_id,),
             ).fetchall()
         return [session_row(row) for row in rows]

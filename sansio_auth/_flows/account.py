@@ -17,6 +17,7 @@ from ..cookies import read_chunked
 from ..pages import accounts as account_pages
 from ..providers import PasswordProvider
 from .accounts import FormError, answer, notice, password_provider, send_link, signed_in
+from .limits import email_attempt, password_attempt
 from .password import _address, check_new_password, new_hash
 from .revocation import revoke
 from .session_list import CurrentSession
@@ -53,6 +54,9 @@ def change_password(ctx: Context) -> Step[Reply]:
     if isinstance(current, Reply):
         return current
     user_id = current.user_id
+    refused = yield from password_attempt(ctx, provider.id, _account(current.user))
+    if refused is not None:
+        return refused
     try:
         yield from _check_current(ctx, provider, user_id, ctx.form.get("current_password"))
         password = yield from check_new_password(ctx, provider, ctx.form.get("new_password"))
@@ -126,6 +130,13 @@ def change_email(ctx: Context) -> Step[Reply]:
         if email == user.get("email"):
             raise FormError("same_email")
         stored = yield from call_adapter(ctx.settings.adapter, "get_password_hash", user_id)
+        refused = None
+        if stored is not None:
+            refused = yield from password_attempt(ctx, provider.id, _account(user))
+        if refused is None:
+            refused = yield from email_attempt(ctx, provider.id, email)
+        if refused is not None:
+            return refused
         if stored is not None:
             yield from _check_current(ctx, provider, user_id, ctx.form.get("password"))
     except FormError as err:
@@ -150,6 +161,12 @@ def change_email(ctx: Context) -> Step[Reply]:
         (ctx.origin, "Continue"),
         {"sent": True},
     )
+
+
+def _account(user: dict[str, Any]) -> str:
+    """What a signed-in user's password checks count against: their address (as a password
+    sign-in naming it does), else their id."""
+    return _address(user.get("email")) or f"user:{user['id']}"
 
 
 def end_sessions(ctx: Context, user_id: str, *, keep: CurrentSession | None = None) -> Step[None]:

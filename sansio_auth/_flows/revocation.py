@@ -7,7 +7,9 @@ marks: a session read refuses a token issued (``iat``) at or before the latest m
 its user (``user:<id>``), its ``sid`` (``sid:<sid>``) or its provider session
 (``op:<provider>:<sid>``, from back-channel logout). Answers are memoised for
 ``session.revocation_cache_ttl`` seconds in the engine's cache; a revocation made
-through this engine forgets them at once.
+through this engine forgets them at once. Each mark is made with the time it may be
+forgotten (``jwt.max_age`` and the decoder's 15 s later: every token it covers has expired
+by then), so the stores do not grow with revocations.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import Any
 from .._context import Context
 from .._flow import Step, call_adapter, log_error
 from ..errors import Configuration, MissingAdapter
-from .refresh import STATE_CLAIM
+from ..jwt import CLOCK_TOLERANCE
+from .refresh import STATE_CLAIM, provider_session_key
 from .session_records import drop, records_kept
 
 
@@ -34,11 +37,6 @@ def session_keys(token: Mapping[str, Any]) -> list[str]:
     if isinstance(state, Mapping) and isinstance(state.get("sid"), str):
         keys.append(provider_session_key(str(state.get("provider")), state["sid"]))
     return keys
-
-
-def provider_session_key(provider_id: str, sid: str) -> str:
-    """The key of a provider's session (the ``sid`` of its ID and logout tokens)."""
-    return f"op:{provider_id}:{sid}"
 
 
 def is_revoked(ctx: Context, token: Mapping[str, Any]) -> Step[bool]:
@@ -88,11 +86,12 @@ def revoke(
         raise Configuration("revoking JWT sessions needs session={'revocation': True}")
     else:
         now = datetime.fromtimestamp(ctx.now - (1 if keep_sid else 0), UTC)
+        expires = mark_expiry(ctx, settings.jwt_max_age + CLOCK_TOLERANCE)
         keys = [f"user:{user_id}"] if user_id is not None else []
         keys += [f"sid:{sid}"] if sid is not None else []
         keys += [key] if key is not None else []
         for each in keys:
-            yield from call_adapter(adapter, "set_sessions_not_before", each, now)
+            yield from call_adapter(adapter, "set_sessions_not_before", each, now, expires)
         ctx.cache.revocations.clear()
         if records_kept(ctx):
             yield from forget_records(ctx, user_id=user_id, sid=sid, keep=keep_sid)
@@ -115,3 +114,10 @@ def forget_records(
     for each in dict.fromkeys(sids):
         if each != keep:
             yield from drop(ctx, each)
+
+
+def mark_expiry(ctx: Context, seconds: float) -> datetime:
+    """When a mark made now may be forgotten: once no token it covers can still be valid
+    (a session token issued before now expires ``jwt_max_age`` after it was issued, with
+    the decoder's tolerance; a logout token is refused ``MAX_AGE`` after its ``iat``)."""
+    return datetime.fromtimestamp(ctx.now + seconds, UTC)

@@ -22,11 +22,13 @@ from ..cookies import read_chunked
 from ..errors import AuthError, Configuration, JWTSessionError, SessionTokenError
 from ..http import iso_date
 from ..jwt import InvalidToken, made_with
+from ..settings import Settings
 from .refresh import (
     STATE_CLAIM,
     database_token_states,
     jwt_token_state,
     oauth_provider,
+    provider_sid,
     session_error,
     sign_in_state,
 )
@@ -108,7 +110,7 @@ def expose(
 ) -> Step[Any]:
     """The default session, shaped by the ``session`` callback; emits ``events.session``."""
     settings = ctx.settings
-    session: Any = {"user": shown_user, "expires": iso_date(expires)}
+    session: Any = default_session(shown_user, expires)
     error = session_error(ctx)
     if error is not None:
         session["error"] = error
@@ -124,6 +126,11 @@ def expose(
         )
     yield from emit(settings.events.session, "session", session=session, token=token)
     return session
+
+
+def default_session(shown_user: dict[str, Any], expires: float) -> dict[str, Any]:
+    """The session as ``GET session`` shows it before the ``session`` callback."""
+    return {"user": shown_user, "expires": iso_date(expires)}
 
 
 # -- jwt ---------------------------------------------------------------------------------------
@@ -186,9 +193,8 @@ class JWTSessions(SessionStrategy):
                 yield from touch(ctx, token, expires)
             encoded = yield from ctx.encode_token(token)
             ctx.out_cookies.set_chunked(spec, encoded, ctx.now, present)
-        user = {key: token[field] for key, field in _TOKEN_USER_FIELDS if field in token}
-        sub = token.get("sub")
-        ctx.session_user_id = sub if isinstance(sub, str) and sub else None
+        user = token_user(token)
+        ctx.session_user_id = token_subject(token)
         return (
             yield from expose(ctx, user, expires, token=token, user=None, data=data, update=update)
         )
@@ -289,6 +295,33 @@ def _readable_cookie(ctx: Context) -> Step[dict[str, Any] | None]:
     return token if isinstance(token, dict) else None
 
 
+def token_subject(token: Mapping[str, Any]) -> str | None:
+    """Whose session a session token is: its ``sub`` (``None`` when it has none)."""
+    sub = token.get("sub")
+    return sub if isinstance(sub, str) and sub else None
+
+
+def token_user(token: Mapping[str, Any]) -> dict[str, Any]:
+    """The session's ``user`` of a session token: ``name``, ``email`` and ``image``."""
+    return {key: token[field] for key, field in _TOKEN_USER_FIELDS if field in token}
+
+
+def plain_jwt_reads(settings: Settings) -> bool:
+    """Whether reading a JWT session of ``settings`` can need no action at all: no ``jwt``
+    or ``session`` callback, no ``events.session``, no revocation, no provider tokens kept
+    in the session, no ``jwt.decode`` or ``jwt.encode`` override."""
+    return (
+        settings.strategy == "jwt"
+        and not settings.keeps_provider_tokens
+        and settings.callbacks.jwt is None
+        and settings.callbacks.session is None
+        and settings.events.session is None
+        and not settings.session.revocation
+        and settings.jwt.decode is None
+        and settings.jwt.encode is None
+    )
+
+
 _TOKEN_USER_FIELDS = (("name", "name"), ("email", "email"), ("image", "picture"))
 
 
@@ -365,7 +398,8 @@ class DatabaseSessions(SessionStrategy):
         if login.keep_session:
             return
         previous, _ = read_chunked(ctx.cookies, ctx.cookie_specs.session_token.name)
-        yield from create_database_session(ctx, str(login.user["id"]))
+        sid = provider_sid(ctx, login.account, profile)
+        yield from create_database_session(ctx, str(login.user["id"]), sid=sid)
         if previous:
             try:
                 yield from call_adapter(ctx.settings.adapter, "delete_session", previous)
@@ -413,10 +447,11 @@ def new_session_token(ctx: Context) -> Step[str]:
 
 
 def create_database_session(
-    ctx: Context, user_id: str, *, signed_in_at: float | None = None
+    ctx: Context, user_id: str, *, sid: str | None = None, signed_in_at: float | None = None
 ) -> Step[dict[str, Any]]:
-    """A new session row for ``user_id`` (expiring ``max_age`` from now) and its cookie; a
-    sign-in now, or the one at ``signed_in_at`` goes on (its freshness kept)."""
+    """A new session row for ``user_id`` (expiring ``max_age`` from now; ``sid``: the
+    provider session it belongs to) and its cookie; a sign-in now, or the one at
+    ``signed_in_at`` goes on (its freshness kept)."""
     token = yield from new_session_token(ctx)
     expires = ctx.now + ctx.settings.session.max_age
     session = {
@@ -425,6 +460,8 @@ def create_database_session(
         "expires": utc(expires),
         **database_session_fields(ctx, signed_in_at),
     }
+    if sid is not None:
+        session["sid"] = sid
     created = yield from call_adapter(ctx.settings.adapter, "create_session", session)
     set_session_cookie(ctx, token, expires)
     return dict(created) if isinstance(created, Mapping) else session

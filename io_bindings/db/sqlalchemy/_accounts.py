@@ -17,17 +17,19 @@ from typing import Any
 
 from sqlalchemy import Column, Connection, delete, insert, or_, select, update
 
-from .._base import SESSION_DEVICE_FIELDS, SESSION_RECORD_FIELDS, Record, device_of
+from .._base import SESSION_DEVICE_FIELDS, SESSION_RECORD_FIELDS, Record, device_of, with_sid
 from ._models import AuthModels, as_utc
 
-SESSION_KEYS = ("session_token", "user_id", "expires", *SESSION_DEVICE_FIELDS)
+SESSION_KEYS = ("session_token", "user_id", "expires", "sid", *SESSION_DEVICE_FIELDS)
 """The keys a session row is read with."""
 
 
 def device_record(record: Record) -> Record:
-    """A row read with device keys as a record: the device keys only when set."""
-    plain = {k: v for k, v in record.items() if k not in SESSION_DEVICE_FIELDS}
-    return {**plain, **device_of({k: record.get(k) for k in SESSION_DEVICE_FIELDS})}
+    """A session row read with its ``sid`` and device keys as a record: those only when set
+    (only a session of a provider session has a sid)."""
+    plain = {k: v for k, v in record.items() if k not in SESSION_DEVICE_FIELDS and k != "sid"}
+    device = device_of({k: record.get(k) for k in SESSION_DEVICE_FIELDS})
+    return with_sid({**plain, **device}, record.get("sid"))
 
 
 TWO_FACTOR_KEYS = ("user_id", "totp_secret", "totp_last_step", "recovery_codes", "enabled_at")

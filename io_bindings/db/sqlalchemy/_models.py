@@ -3,7 +3,8 @@
 The default tables are those of ``@auth/pg-adapter`` (``users``, ``accounts``,
 ``sessions``, ``verification_token``) with their camelCase column names, plus
 ``authenticators`` (passkeys) in the same style; not in Auth.js: ``session_revocations``
-(revocable sessions), ``user_passwords`` and ``user_two_factors`` (password accounts and
+(revocable sessions), ``rate_limit_counters``, a ``sid`` on sessions (the provider session,
+for back-channel logout), ``user_passwords`` and ``user_two_factors`` (password accounts and
 two-factor), ``session_records`` (the user's list of JWT sessions) and the device columns
 of ``sessions`` (``"createdAt"``, ``"lastSeenAt"``, ``"userAgent"``, ``"ipAddress"``,
 nullable: Auth.js's rows have none): the tables of our PostgreSQL adapter. Attributes are
@@ -45,6 +46,7 @@ TABLES = {
     "verification_tokens": "verification_token",
     "authenticators": "authenticators",
     "session_revocations": "session_revocations",
+    "rate_limit_counters": "rate_limit_counters",
     "passwords": "user_passwords",
     "two_factors": "user_two_factors",
     "session_records": "session_records",
@@ -202,6 +204,7 @@ def _session_columns(user_id: Column[Any], table: str) -> dict[str, Any]:
         "user_id": _owner(user_id),
         "expires": mapped_column(UTCDateTime, nullable=False),
         "session_token": mapped_column("sessionToken", Key(), unique=True, nullable=False),
+        "sid": mapped_column(Key(), index=True),
         **_device_columns(nullable=True),
     }
 
@@ -256,6 +259,16 @@ def _revocation_columns(table: str) -> dict[str, Any]:
         "__tablename__": table,
         "key": mapped_column(Key(), primary_key=True),
         "not_before": mapped_column("notBefore", UTCDateTime, nullable=False),
+        "expires": mapped_column(UTCDateTime, index=True),
+    }
+
+
+def _counter_columns(table: str) -> dict[str, Any]:
+    return {
+        "__tablename__": table,
+        "key": mapped_column(Key(), primary_key=True),
+        "count": mapped_column(Integer, nullable=False),
+        "reset_at": mapped_column("resetAt", UTCDateTime, nullable=False, index=True),
     }
 
 
@@ -271,6 +284,7 @@ def _make_models(base: type[DeclarativeBase], users: Column[Any], names: Mapping
         model("VerificationToken", _verification_token_columns(names["verification_tokens"])),
         model("Authenticator", _authenticator_columns(users, names["authenticators"])),
         model("SessionRevocation", _revocation_columns(names["session_revocations"])),
+        model("RateLimitCounter", _counter_columns(names["rate_limit_counters"])),
         model("UserPassword", _password_columns(users, names["passwords"])),
         model("UserTwoFactor", _two_factor_columns(users, names["two_factors"])),
         model("SessionRecord", _session_record_columns(names["session_records"])),
@@ -284,6 +298,7 @@ _DEFAULT_MODELS = _make_models(AuthBase, User.__mapper__.columns["id"], TABLES)
     VerificationToken,
     Authenticator,
     SessionRevocation,
+    RateLimitCounter,
     UserPassword,
     UserTwoFactor,
     SessionRecord,
@@ -305,7 +320,7 @@ class AuthModels:
     the values of the keys of that name. The other models are made on ``base`` (table names
     from :data:`TABLES`, overridden by ``tables``) and are the attributes ``Account``,
     ``Session``, ``VerificationToken``, ``Authenticator``, ``SessionRevocation``,
-    ``UserPassword``, ``UserTwoFactor`` and ``SessionRecord``.
+    ``RateLimitCounter``, ``UserPassword``, ``UserTwoFactor`` and ``SessionRecord``.
     """
 
     def __init__(
@@ -343,6 +358,7 @@ class AuthModels:
             self.VerificationToken,
             self.Authenticator,
             self.SessionRevocation,
+            self.RateLimitCounter,
             self.UserPassword,
             self.UserTwoFactor,
             self.SessionRecord,
@@ -360,7 +376,7 @@ class AuthModels:
         """The adapter's tables (for ``metadata.create_all(engine, tables=...)`` when your
         metadata holds other tables you create otherwise)."""
         models = (self.User, self.Account, self.Session, self.VerificationToken)
-        models += (self.Authenticator, self.SessionRevocation)  # type: ignore[assignment]
+        models += (self.Authenticator, self.SessionRevocation, self.RateLimitCounter)  # type: ignore[assignment]
         models += (self.UserPassword, self.UserTwoFactor, self.SessionRecord)  # type: ignore[assignment]
         return [model.__table__ for model in models]
 

@@ -4,11 +4,10 @@ Copy this file into your Alembic ``versions/`` directory and set ``down_revision
 latest revision (or leave ``None`` if it is your first). It creates what
 ``io_bindings.db.sqlalchemy.models.metadata.create_all()`` creates: ``users``,
 ``accounts``, ``sessions``, ``verification_token``, ``authenticators``,
-``session_revocations``, ``user_passwords``, ``user_two_factors`` and ``session_records``
-(a test checks that ``alembic revision
---autogenerate`` finds nothing to add after it, on SQLite, PostgreSQL and MariaDB). With
-your own models (``AuthModels(Base, user=User)``), let ``--autogenerate`` write the revision
-instead.
+``session_revocations``, ``rate_limit_counters``, ``user_passwords``, ``user_two_factors``
+and ``session_records`` (a test checks that ``alembic revision --autogenerate`` finds
+nothing to add after it, on SQLite, PostgreSQL and MariaDB). With your own models
+(``AuthModels(Base, user=User)``), let ``--autogenerate`` write the revision instead.
 
 Revision ID: sansio_auth_0001
 Revises:
@@ -87,6 +86,7 @@ def upgrade() -> None:
         _owner(),
         sa.Column("expires", UTCDateTime(), nullable=False),
         sa.Column("sessionToken", Key(), nullable=False, unique=True),
+        sa.Column("sid", Key(), index=True),
         *_device(nullable=True),
     )
     op.create_table(
@@ -110,6 +110,13 @@ def upgrade() -> None:
         "session_revocations",
         sa.Column("key", Key(), primary_key=True),
         sa.Column("notBefore", UTCDateTime(), nullable=False),
+        sa.Column("expires", UTCDateTime(), index=True),
+    )
+    op.create_table(
+        "rate_limit_counters",
+        sa.Column("key", Key(), primary_key=True),
+        sa.Column("count", sa.Integer(), nullable=False),
+        sa.Column("resetAt", UTCDateTime(), nullable=False, index=True),
     )
     op.create_table(
         "user_passwords",
@@ -135,11 +142,16 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     """Drop the tables (and everything in them)."""
-    for table in ("session_records", "user_two_factors", "user_passwords"):
-        op.drop_table(table)
-    for table in ("session_revocations", "authenticators"):
-        op.drop_table(table)
-    for table in ("verification_token",):
-        op.drop_table(table)
-    for table in ("sessions", "accounts", "users"):
+    for table in (
+        "session_records",
+        "user_two_factors",
+        "user_passwords",
+        "rate_limit_counters",
+        "session_revocations",
+        "authenticators",
+        "verification_token",
+        "sessions",
+        "accounts",
+        "users",
+    ):
         op.drop_table(table)

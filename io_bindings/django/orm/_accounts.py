@@ -18,7 +18,13 @@ from django.db.models import Q
 
 from sansio_auth.adapters import AdapterConflict
 
-from ...db._base import SESSION_DEVICE_FIELDS, SESSION_RECORD_FIELDS, Record, device_of
+from ...db._base import (
+    SESSION_DEVICE_FIELDS,
+    SESSION_RECORD_FIELDS,
+    Record,
+    device_of,
+    with_sid,
+)
 from ._transactions import first_row
 from ._user_fields import UserFields, from_db, to_db
 
@@ -38,9 +44,7 @@ def _device(values: Sequence[Any]) -> Record:
 def session_record(row: Sequence[Any]) -> Record:
     """A session row read with :data:`SESSION_LOOKUPS` as a session."""
     record = {"session_token": row[0], "user_id": str(row[1]), "expires": from_db(row[2])}
-    if row[3] is not None:  # only a session of a provider session has a sid
-        record["sid"] = row[3]
-    return {**record, **_device(row[4:8])}
+    return with_sid({**record, **_device(row[4:8])}, row[3])
 
 
 def device_values(record: Record) -> dict[str, Any]:
