@@ -58,7 +58,8 @@ class SessionOptions:
     """Seconds after signing in during which a session may do sensitive things (unlink an
     account, delete the user); an older session must sign in again first. 0: no check."""
     track_ip_address: bool = False
-    """Keep each session's client address, to show in the user's list of sessions."""
+    """Keep each session's client address, to show in the user's list of sessions (as the
+    rate limits read it: ``X-Forwarded-For`` only behind ``rate_limits.trusted_proxies``)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

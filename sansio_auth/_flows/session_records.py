@@ -21,6 +21,7 @@ from typing import Any
 
 from .._context import Context
 from .._flow import Step, call_adapter, log_error
+from ..ratelimit import client_address
 
 SIGN_IN_CLAIMS = ("sid", "auth_time")
 """The claims of a JWT session that name it and date its sign-in: a session re-issued for the
@@ -39,11 +40,18 @@ def _utc(seconds: float) -> datetime:
 
 
 def device(ctx: Context) -> dict[str, str | None]:
-    """The browser's user agent and (when tracked) address, as a session keeps them."""
+    """The browser's user agent and (with ``session.track_ip_address``) address, as a
+    session keeps them: the address the rate limits count (``X-Forwarded-For`` only behind
+    ``rate_limits.trusted_proxies``)."""
     agent = ctx.request.header("user-agent")
+    tracked = ctx.settings.session.track_ip_address
     return {
         "user_agent": agent[:MAX_USER_AGENT] if agent else None,
-        "ip_address": None,
+        "ip_address": (
+            client_address(ctx.request, ctx.settings.rate_limits.trusted_proxies)
+            if tracked
+            else None
+        ),
     }
 
 

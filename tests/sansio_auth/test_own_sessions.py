@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+import msgspec
 import pytest
 
 from sansio_auth.http import iso_date
@@ -238,3 +239,28 @@ def test_a_get_only_route_refuses_post(route):
     response = post_form(browser, route)
     assert response.location is not None
     assert "error=" in response.location
+
+
+@pytest.mark.parametrize(
+    ("tracked", "proxies", "expected"),
+    [(True, 0, "203.0.113.9"), (False, 0, None), (True, 1, "198.51.100.7")],
+)
+def test_the_client_address_is_kept_only_when_tracked(tracked, proxies, expected):
+    """The address kept is the one the rate limits count: the peer's, or behind trusted
+    proxies the ``X-Forwarded-For`` entry they added."""
+    site = Site(
+        "jwt",
+        session={"track_ip_address": tracked},
+        rate_limits={"trusted_proxies": proxies},
+    )
+    browser = site.pair.new_browser()
+    start = browser.post(f"{browser.base}/signin/op", form={"csrfToken": browser.csrf_token()})
+    result = site.op.authorize(start.location, "alice")
+    plain = browser.build(
+        "GET",
+        f"{result.url}?{urlencode(result.params)}",
+        headers={"x-forwarded-for": "192.0.2.1, 198.51.100.7"},
+    )
+    browser.send(msgspec.structs.replace(plain, client="203.0.113.9"))
+    [listed] = sessions_of(browser)
+    assert listed["ipAddress"] == expected
