@@ -428,7 +428,8 @@ async def test_connections_the_server_closed_are_replaced_unnoticed(postgres_dsn
 @pytest.mark.parametrize("version", range(1, SCHEMA_VERSION))
 async def test_a_database_of_each_earlier_version_upgrades(postgres_dsn: str, version: int) -> None:
     """A database left at ``version`` (its rows of that time in it) opens at the current
-    version: its user and session kept, and what the later versions added works on them."""
+    version: its user and session kept (with its provider sid from version 4), and what the
+    later versions added works on them."""
     expires = NOW + timedelta(days=1)
     with psycopg.connect(postgres_dsn) as conn:
         for statements in postgres_adapter.MIGRATIONS[:version]:
@@ -445,15 +446,20 @@ async def test_a_database_of_each_earlier_version_upgrades(postgres_dsn: str, ve
             'INSERT INTO sessions ("userId", expires, "sessionToken") VALUES (%s, %s, %s)',
             (row[0], expires, "s1"),
         )
+        if version >= 4:
+            conn.execute("UPDATE sessions SET sid = 'op-1'")
+    kept = {"sid": "op-1"} if version >= 4 else {}
     async with PostgresAdapter(postgres_dsn) as adapter:
         assert (await adapter.get_user(user_id))["email"] == "ada@example.com"  # type: ignore[index]
         [session] = await adapter.list_sessions_by_user_id(user_id)
-        assert session == {"session_token": "s1", "user_id": user_id, "expires": expires}
+        assert session == {"session_token": "s1", "user_id": user_id, "expires": expires, **kept}
         await adapter.set_password_hash(user_id, "$argon2id$x")
         assert await adapter.get_password_hash(user_id) == "$argon2id$x"
         record = {"sid": "j1", "user_id": user_id, "expires": expires, "created_at": expires}
         await adapter.create_session_record(record)  # type: ignore[arg-type]
         assert [r["sid"] for r in await adapter.list_session_records(user_id)] == ["j1"]
+        assert (await adapter.increment_counter("k", 60, NOW))[0] == 1
+        assert await adapter.delete_sessions_by_sid("op-1") == (1 if version >= 4 else 0)
     with psycopg.connect(postgres_dsn) as conn:
         assert conn.execute("SELECT version FROM sansio_auth_schema").fetchall() == [
             (SCHEMA_VERSION,)
