@@ -124,8 +124,11 @@ PASSWORDS: dict[int, str] = {}
 
 
 def stored(accounts: Accounts) -> dict[str, Any]:
-    """Everything the memory store holds."""
-    return {k: copy.deepcopy(v) for k, v in vars(accounts.adapter.store).items() if k != "_lock"}
+    """Everything the memory store holds (its rate-limit counters too: a refused operation
+    counts no attempt)."""
+    store = accounts.adapter.store
+    kept = {k: v for k, v in vars(store).items() if k not in ("_lock", "counters")}
+    return copy.deepcopy({**kept, "counters": store.counters._counters})
 
 
 def test_every_sensitive_operation_is_covered() -> None:
