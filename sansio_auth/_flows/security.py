@@ -50,6 +50,7 @@ from .session_list import (
     session_list,
 )
 from .session_records import records_kept
+from .webauthn import webauthn_provider
 
 Params = Mapping[str, str | None]
 
@@ -321,6 +322,7 @@ def security_page(ctx: Context) -> Step[Reply]:
     if not listable and not current.stored:
         raise Configuration("the security page needs an adapter (and JWT session revocation)")
     linkable = {p.id: p.name for p in settings.oauth_providers.values()}
+    passkey = webauthn_provider(ctx) if current.stored else None
     page = pages.security_page(
         user=current.user,
         sessions=None if sessions is None else [session_json(s) for s in sessions],
@@ -332,10 +334,20 @@ def security_page(ctx: Context) -> Step[Reply]:
             "link": ctx.url("link"),
             "unlink": ctx.url("unlink"),
             "delete-user": ctx.url("delete-user"),
+            "security": ctx.url("security"),
+            **(
+                {
+                    "add-passkey": ctx.url("callback", passkey.id),
+                    "passkey-options": ctx.url("webauthn-options", passkey.id),
+                }
+                if passkey is not None
+                else {}
+            ),
         },
         csrf_token=ctx.csrf_token(),
         error=ctx.query.get("error") or None,
         theme=settings.theme,
+        passkeys=passkey is not None,
     )
     reply = html_reply(page)
     reply.headers = (*reply.headers, *NO_CACHE)
