@@ -322,28 +322,18 @@ def security_page(ctx: Context) -> Step[Reply]:
     if not listable and not current.stored:
         raise Configuration("the security page needs an adapter (and JWT session revocation)")
     linkable = {p.id: p.name for p in settings.oauth_providers.values()}
+    actions = ("revoke-session", "revoke-other-sessions", "link", "unlink", "delete-user")
+    urls = {action: ctx.url(action) for action in (*actions, "security")}
     passkey = webauthn_provider(ctx) if current.stored else None
+    if passkey is not None:  # "Add a passkey": the provider's options, then its callback
+        urls["passkey-options"] = ctx.url("webauthn-options", passkey.id)
+        urls["add-passkey"] = ctx.url("callback", passkey.id)
     page = pages.security_page(
         user=current.user,
         sessions=None if sessions is None else [session_json(s) for s in sessions],
         accounts=accounts,
         linkable=linkable if current.stored else {},
-        urls={
-            "revoke-session": ctx.url("revoke-session"),
-            "revoke-other-sessions": ctx.url("revoke-other-sessions"),
-            "link": ctx.url("link"),
-            "unlink": ctx.url("unlink"),
-            "delete-user": ctx.url("delete-user"),
-            "security": ctx.url("security"),
-            **(
-                {
-                    "add-passkey": ctx.url("callback", passkey.id),
-                    "passkey-options": ctx.url("webauthn-options", passkey.id),
-                }
-                if passkey is not None
-                else {}
-            ),
-        },
+        urls=urls,
         csrf_token=ctx.csrf_token(),
         error=ctx.query.get("error") or None,
         theme=settings.theme,
