@@ -11,15 +11,15 @@ The runtime (its HTTP, provider cache and database pools) must live on **one** e
 
 A request is ASGI when Django built an :class:`~django.core.handlers.asgi.ASGIRequest`.
 While a call runs, :func:`current_request` is the Django request it serves (for the event
-handlers that send Django's signals, :mod:`io_bindings.django._signals`).
+handlers that send Django's signals, :mod:`io_bindings.django.orm.signals`).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextvars import ContextVar
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from asgiref.sync import async_to_sync
 from django.core.handlers.asgi import ASGIRequest
@@ -49,7 +49,7 @@ def run(request: HttpRequest, call: Callable[[], Awaitable[T]]) -> T:
     """Run ``call()`` on the runtime's loop from sync code; its result."""
     with _serving_request(request):
         if isinstance(request, ASGIRequest):
-            return async_to_sync(_awaiting(call))()
+            return async_to_sync(_await)(call)
         return wait(call())
 
 
@@ -59,13 +59,8 @@ async def arun(request: HttpRequest, call: Callable[[], Awaitable[T]]) -> T:
         return await (call() if isinstance(request, ASGIRequest) else wait_async(call()))
 
 
-def _awaiting(call: Callable[[], Awaitable[T]]) -> Callable[[], Coroutine[Any, Any, T]]:
-    """``call`` as a coroutine function (what ``async_to_sync`` takes)."""
-
-    async def wrapper() -> T:
-        return await call()
-
-    return wrapper
+async def _await(call: Callable[[], Awaitable[T]]) -> T:
+    return await call()
 
 
 __all__ = ["arun", "current_request", "in_event_loop", "run"]

@@ -16,7 +16,7 @@ from sansio_auth.settings import MIN_SECRET_LENGTH
 
 from .. import anyio as _anyio
 from ..runtimes import ConfigSource
-from ._signals import with_signals
+from .orm.signals import with_signals
 
 LazyConfig: TypeAlias = Callable[[HttpRequest], AuthConfig | Awaitable[AuthConfig]]
 

@@ -34,10 +34,6 @@ async def _act(request: HttpRequest, *, sign_in: bool) -> HttpResponseBase:
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
     state = request_auth(request).state
-    form = {k: v for k, v in request.POST.items() if k not in ("provider", "csrfmiddlewaretoken")}
-    if sign_in:
-        provider = request.POST.get("provider") or None
-        result = await _bridge.arun(request, lambda: state.sign_in(provider, form, form_post=True))
-    else:
-        result = await _bridge.arun(request, lambda: state.sign_out(form, form_post=True))
+    form = {k: v for k, v in request.POST.items() if k != "csrfmiddlewaretoken"}  # Django's
+    result = await _bridge.arun(request, lambda: state.form_post(form, sign_in=sign_in))
     return django_response(replace(result, cookies=()))  # the request's: `handle` sets them
