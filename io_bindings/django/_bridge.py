@@ -1,18 +1,7 @@
-"""Where the async runtime runs for a Django request: the one place sync code meets it.
-
-The runtime (its HTTP, provider cache and database pools) must live on **one** event loop:
-
-* **ASGI** (uvicorn, daphne): the server's. Async code awaits directly; sync code (sync
-  views, a middleware in sync mode) runs in a worker thread that
-  :func:`asgiref.sync.async_to_sync` hands back to that loop.
-* **WSGI** (``runserver``, gunicorn): there is none, and ``async_to_sync`` would start a
-  loop per call (stranding pooled connections). Every WSGI request submits its coroutine
-  to one process-wide loop (:mod:`io_bindings._loop`) and waits, async views included.
-
-A request is ASGI when Django built an :class:`~django.core.handlers.asgi.ASGIRequest`.
-While a call runs, :func:`current_request` is the Django request it serves (for the event
-handlers that send Django's signals, :mod:`io_bindings.django.orm.signals`).
-"""
+"""Where the async runtime runs for a Django request, the one place sync code meets it: the
+ASGI server's loop (sync code goes back to it with ``async_to_sync``), or under WSGI one
+loop for the process (:mod:`io_bindings._loop`; see ``docs/adapters/django.md``). While a
+call runs, :func:`current_request` is the request it serves (for Django's signals)."""
 
 from __future__ import annotations
 
