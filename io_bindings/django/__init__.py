@@ -1,16 +1,8 @@
-"""sansio-auth for Django (ASGI and WSGI): ``handle``, ``sign_in``, ``sign_out``.
-
->>> # myproject/auth.py
->>> from io_bindings.django import DjangoAuth, protect_prefix, sequence
->>> handle, sign_in, sign_out = DjangoAuth(config)   # or DjangoAuth(lambda request: config)
->>> hooks = sequence(handle, protect_prefix("/account/"))
->>> # settings.py: MIDDLEWARE = [..., "myproject.auth.hooks"];
->>> #              INSTALLED_APPS = [..., "io_bindings.django"]  (the template tags)
->>> # urls.py:     path("signin", sign_in), path("signout", sign_out)
-
-Views read the session with ``await request.auth()`` (async) or ``request.auth()`` (sync).
-See ``docs/adapters/django.md``.
-"""
+"""sansio-auth for Django (ASGI and WSGI): ``handle, sign_in, sign_out = DjangoAuth(config)``;
+``handle`` in ``MIDDLEWARE`` (alone or in a :func:`sequence` with :func:`protect_prefix`), the
+views routed at ``signin`` and ``signout``, ``"io_bindings.django"`` in ``INSTALLED_APPS`` for
+the template tags; views read ``await request.auth()`` or ``request.auth()``. See
+``docs/adapters/django.md``."""
 
 from __future__ import annotations
 
@@ -93,7 +85,7 @@ def DjangoAuth(  # noqa: N802 - a constructor-like entry point, as HostAuth
     checked now: an engine refusal or a secret shorter than 32 characters raises
     ``ImproperlyConfigured`` (a lazy one when first returned). On auth routes, bodies over
     ``max_body_size`` bytes get 413, headers over ``header_limits`` 431."""
-    source = ConfigSource(config, make_runtime, _improperly_configured, eager=True)
+    source = ConfigSource(config, make_runtime, _improper, eager=True)
     return DjangoAuthResult(Handle(source, max_body_size, header_limits), sign_in, sign_out)
 
 
@@ -107,25 +99,22 @@ def make_runtime(config: AuthConfig) -> _anyio.Auth:
     try:
         auth = _anyio.Auth(with_signals(config), env=env, backend="asyncio")
     except AuthError as err:
-        raise _improperly_configured(str(err)) from err
-    if any(len(secret) < MIN_SECRET_LENGTH for secret in auth.settings.secrets):
-        raise _improperly_configured(
+        raise _improper(str(err)) from err
+    if "short-secret" in auth.settings.warnings:  # the engine's rule; Django refuses it
+        raise _improper(
             f"AUTH_SECRET (or the configured `secret`) must be at least {MIN_SECRET_LENGTH} "
             "characters long; generate one with `openssl rand -base64 33`"
         )
     return auth
 
 
-def _improperly_configured(message: str) -> ImproperlyConfigured:
+def _improper(message: str) -> ImproperlyConfigured:
     return ImproperlyConfigured(f"sansio-auth: {message}")
 
 
-AdapterCAuth = DjangoAuth
-"""The former name of :func:`DjangoAuth`."""
+AdapterCAuth = DjangoAuth  # the former names, kept as aliases
 AdapterCAuthConfig = DjangoAuthConfig
-"""The former name of :data:`DjangoAuthConfig`."""
 AdapterCAuthResult = DjangoAuthResult
-"""The former name of :class:`DjangoAuthResult`."""
 
 __all__ = [
     "MIN_SECRET_LENGTH",

@@ -5,8 +5,7 @@ call runs, :func:`current_request` is the request it serves (for Django's signal
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from typing import TypeVar
 
@@ -14,7 +13,7 @@ from asgiref.sync import async_to_sync
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest
 
-from .._loop import in_event_loop, wait, wait_async
+from .._loop import wait, wait_async
 
 T = TypeVar("T")
 _serving: ContextVar[HttpRequest | None] = ContextVar("sansio_auth_django_request", default=None)
@@ -25,31 +24,23 @@ def current_request() -> HttpRequest | None:
     return _serving.get()
 
 
-@contextlib.contextmanager
-def _serving_request(request: HttpRequest) -> Iterator[None]:
+def run(request: HttpRequest, call: Callable[[], Awaitable[T]]) -> T:
+    """Run ``call()`` on the runtime's loop from sync code; its result."""
     token = _serving.set(request)
     try:
-        yield
+        return async_to_sync(_await)(call) if isinstance(request, ASGIRequest) else wait(call())
     finally:
         _serving.reset(token)
 
 
-def run(request: HttpRequest, call: Callable[[], Awaitable[T]]) -> T:
-    """Run ``call()`` on the runtime's loop from sync code; its result."""
-    with _serving_request(request):
-        if isinstance(request, ASGIRequest):
-            return async_to_sync(_await)(call)
-        return wait(call())
-
-
 async def arun(request: HttpRequest, call: Callable[[], Awaitable[T]]) -> T:
     """Await ``call()`` on the runtime's loop from async code."""
-    with _serving_request(request):
+    token = _serving.set(request)
+    try:
         return await (call() if isinstance(request, ASGIRequest) else wait_async(call()))
+    finally:
+        _serving.reset(token)
 
 
 async def _await(call: Callable[[], Awaitable[T]]) -> T:
     return await call()
-
-
-__all__ = ["arun", "current_request", "in_event_loop", "run"]

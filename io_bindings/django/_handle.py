@@ -1,25 +1,24 @@
-"""``handle`` (serves the auth routes, sets ``request.auth``), ``protect_prefix``,
-``sequence`` and ``auth_required``. Each hook is one generator (:data:`HookFlow`) yielding
-:data:`NEXT` (the rest of the chain) or a function returning an awaitable for the runtime's
-loop; :func:`run_sync` and :func:`run_async` drive it in a sync or an async chain."""
+"""``handle``, ``protect_prefix``, ``sequence``, ``auth_required``: each hook is one generator
+(:data:`HookFlow`), driven by :func:`run_sync` or :func:`run_async` in a sync or async chain."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 from collections.abc import Callable, Generator
-from functools import wraps
 from typing import Any, TypeAlias, TypeVar, overload
 
 from asgiref.sync import async_to_sync, iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings as django_settings
 from django.core.exceptions import ImproperlyConfigured, PermissionDenied, RequestDataTooBig
-from django.http import HttpRequest, HttpResponseBase, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponseRedirect
 from django.shortcuts import resolve_url
 
 from sansio_auth.authorized import sign_in_redirect, signed_in
 
 from .. import anyio as _anyio
+from .._loop import in_event_loop
 from .._state import AuthState
 from ..runtimes import ConfigSource
 from ..translate import (
@@ -92,7 +91,7 @@ class RequestAuth:
         return self.state.data
 
     def _run(self, flow: HookFlow) -> Any:
-        return (run_async if _bridge.in_event_loop() else run_sync)(flow, self.request)
+        return (run_async if in_event_loop() else run_sync)(flow, self.request)
 
     def access_token(self, provider: str) -> Any:
         """A valid access token of ``provider`` for this request's session (refreshed if
@@ -116,8 +115,7 @@ class RequestAuth:
         return self._run(_calling(lambda: self.runtime.revoke_sessions(user_id=user_id, sid=sid)))
 
     def csrf_token(self) -> str:
-        """The library's CSRF token for forms on this page (its cookie goes on the response),
-        in any thread: :meth:`io_bindings._state.AuthState.csrf_token`."""
+        """The library's CSRF token for forms on this page (its cookie set on the response)."""
         return self.state.csrf_token()
 
 
@@ -153,13 +151,19 @@ class Hook:
         self.flow = flow
 
     def __call__(self, get_response: GetResponse) -> Callable[[HttpRequest], Any]:
-        is_async = iscoroutinefunction(get_response)
-        run = run_async if is_async else run_sync
+        return _driving(get_response, lambda request: (self.flow(request), get_response))
 
-        def middleware(request: HttpRequest) -> Any:
-            return run(self.flow(request), request, get_response)
 
-        return markcoroutinefunction(middleware) if is_async else middleware
+def _driving(like: Callable[..., Any], start: Callable[..., Any]) -> Callable[..., Any]:
+    """A function of the request (and a view's arguments) driving the flow ``start`` makes,
+    with the next handler it gives: async when ``like`` is."""
+    run = run_async if iscoroutinefunction(like) else run_sync
+
+    def driven(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        flow, next_ = start(request, *args, **kwargs)
+        return run(flow, request, next_)
+
+    return markcoroutinefunction(driven) if run is run_async else driven
 
 
 class Handle(Hook):
@@ -195,60 +199,47 @@ class Handle(Hook):
 
     def _body(self, request: HttpRequest) -> bytes | None:
         """The request body, or ``None`` when it is over ``max_body_size`` bytes."""
-        if too_large(request.META.get("CONTENT_LENGTH"), self.max_body_size):
-            return None
-        try:
-            body = request.body
-        except RequestDataTooBig:
-            return None
-        return None if len(body) > self.max_body_size else body
+        if not too_large(request.META.get("CONTENT_LENGTH"), self.max_body_size):
+            with contextlib.suppress(RequestDataTooBig):
+                if len(body := request.body) <= self.max_body_size:
+                    return body
+        return None
 
     async def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> int:
         """End the sessions of ``user_id`` and/or ``sid`` outside a request (a management
         command, a task): the fixed config's runtime, on the caller's event loop."""
-        if self.runtimes.fixed is None:
-            raise ImproperlyConfigured(
-                "sansio-auth: with a config function, revoke sessions in a request: "
-                "request.auth.revoke_sessions(...)"
-            )
-        return await self.runtimes.fixed.revoke_sessions(user_id=user_id, sid=sid)
+        hint = "with a config function, revoke sessions in a request: request.auth.revoke_sessions"
+        runtime = self.runtimes.fixed_runtime(ImproperlyConfigured(f"sansio-auth: {hint}(...)"))
+        return await runtime.revoke_sessions(user_id=user_id, sid=sid)
 
 
 def protect_prefix(prefix: str, redirect_to: str | None = None) -> Hook:
     """A handle (after the auth ``handle``) redirecting with 303 a request whose path starts
     with ``prefix`` (a plain prefix: ``"/account/"`` spares ``/accounts``) when it is not
-    signed in: see :func:`sign_in_response`."""
+    signed in: to ``redirect_to`` when given, else to ``settings.LOGIN_URL`` when the project
+    sets one, else to the engine's sign-in page, with ``callbackUrl``
+    (:func:`sansio_auth.authorized.sign_in_redirect`: not when on that page already)."""
 
     def flow(request: HttpRequest) -> HookFlow:
         if request.path.startswith(prefix):
-            session = yield from request_auth(request)._session()
-            if not signed_in(session) and (answer := sign_in_response(request, redirect_to)):
-                return answer
+            session = yield from (auth := request_auth(request))._session()
+            if not signed_in(session):
+                login = django_settings.is_overridden("LOGIN_URL")
+                page = resolve_url(django_settings.LOGIN_URL) if login else None
+                url = sign_in_redirect(auth.runtime.settings, request.get_full_path(), page)
+                if (url := url if redirect_to is None else redirect_to) is not None:
+                    return HttpResponseRedirect(url, status=303)
         return (yield NEXT)
 
     return Hook(flow)
 
 
-def sign_in_response(
-    request: HttpRequest, redirect_to: str | None = None
-) -> HttpResponseBase | None:
-    """The 303 for a signed-out ``request``: to ``redirect_to`` when given, else to
-    ``settings.LOGIN_URL`` when the project sets one, else to the engine's sign-in page, with
-    ``callbackUrl`` (:func:`sansio_auth.authorized.sign_in_redirect`; ``None`` on that page)."""
-    if redirect_to is None:
-        overridden = django_settings.is_overridden("LOGIN_URL")
-        page = resolve_url(django_settings.LOGIN_URL) if overridden else None
-        settings = request_auth(request).runtime.settings
-        redirect_to = sign_in_redirect(settings, request.get_full_path(), page)
-    return None if redirect_to is None else HttpResponseRedirect(redirect_to, status=303)
-
-
 class Sequence(Hook):
-    """Middleware factories in series (the first sees the request first), in either mode:
-    a member without the capability is adapted as Django does (``sync_to_async`` /
-    ``async_to_sync``)."""
+    """``sequence(handle, protect_prefix("/account/"))``: middleware factories in series (the
+    first sees the request first; ``MIDDLEWARE`` names the result), in either mode: a member
+    without the capability is adapted as Django does (``sync_to_async``/``async_to_sync``)."""
 
-    def __init__(self, factories: tuple[Callable[[GetResponse], Any], ...]) -> None:
+    def __init__(self, *factories: Callable[[GetResponse], Any]) -> None:
         self.factories = factories
 
     def __call__(self, get_response: GetResponse) -> Callable[[HttpRequest], Any]:
@@ -263,10 +254,7 @@ class Sequence(Hook):
         return get_response
 
 
-def sequence(*middlewares: Callable[[GetResponse], Any]) -> Sequence:
-    """Combine middleware factories in series: ``hooks = sequence(handle,
-    protect_prefix("/account/"))``, then ``MIDDLEWARE`` names ``"myproject.auth.hooks"``."""
-    return Sequence(middlewares)
+sequence = Sequence
 
 
 @overload
@@ -277,16 +265,13 @@ def auth_required(
     view: View | None = None, /, *, redirect_to: str | None = None
 ) -> View | Callable[[View], View]:
     """Decorate a sync or async view (bare or called): when not signed in, redirect with 303
-    as :func:`protect_prefix` does (:func:`sign_in_response`)."""
+    as :func:`protect_prefix` does (the same targets)."""
     hook = protect_prefix("", redirect_to)
 
     def decorate(view: View) -> View:
-        run = run_async if iscoroutinefunction(view) else run_sync
+        def start(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+            return hook.flow(request), lambda r: view(r, *args, **kwargs)
 
-        @wraps(view)
-        def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
-            return run(hook.flow(request), request, lambda r: view(r, *args, **kwargs))
-
-        return markcoroutinefunction(checked) if run is run_async else checked  # type: ignore[return-value]
+        return functools.wraps(view)(_driving(view, start))  # type: ignore[return-value]
 
     return decorate(view) if view is not None else decorate

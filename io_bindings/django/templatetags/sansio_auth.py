@@ -54,10 +54,10 @@ def signin_button(
     label: str | None = None,
 ) -> SafeString:
     """A form posting to ``sign_in`` with one submit button ("Sign in with <provider>")."""
-    if label is None and provider:
-        found = request_auth(_request(context)).runtime.settings.providers_by_id.get(provider)
-        label = f"Sign in with {found.name if found else provider}"
-    content = _button(label or "Sign in")
+    if label is None:
+        found = request_auth(_request(context)).runtime.settings.providers_by_id.get(provider or "")
+        label = f"Sign in with {found.name if found else provider}" if provider else "Sign in"
+    content = _button(label)
     return signin_form(context, content, provider, signin_page=signin_page, redirect_to=redirect_to)
 
 
