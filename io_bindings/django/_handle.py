@@ -1,5 +1,4 @@
-"""``handle``, ``protect_prefix``, ``sequence``, ``auth_required``: each hook is one generator
-(:data:`HookFlow`), driven by :func:`run_sync` or :func:`run_async` in a sync or async chain."""
+"""Hooks (``handle``, ``protect_prefix``...): generators (:data:`HookFlow`) run sync or async."""
 
 from __future__ import annotations
 
@@ -75,6 +74,8 @@ class RequestAuth:
         """The request's auth state (session, cookies for the response)."""
 
     def __call__(self) -> Any:
+        if not in_event_loop() and self.state.read_now():  # no IO: no driver either
+            return self.state.data
         return self._run(self._session())
 
     def session(self) -> Any:
