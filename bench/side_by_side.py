@@ -142,7 +142,7 @@ def route_goals(figures: list[Figure]) -> list[Goal]:
         Goal("/auth/session update_age=0 ÷ the straight-line re-issue",
              ratio(fast, REISSUE, STRAIGHT_REISSUE), 0.85),
         Goal("/auth/csrf ÷ the bare handler (fast server)", ratio(fast, CSRF, BARE), 0.7,
-             _straight_note(ratio(fast, STRAIGHT_CSRF, BARE))),
+             note=_straight_note(ratio(fast, STRAIGHT_CSRF, BARE))),
     ]  # fmt: skip
 
 
