@@ -34,7 +34,8 @@ def _state() -> AuthState:
 def test_the_csrf_token_is_made_once_with_one_cookie() -> None:
     state = _state()
     token = state.csrf_token()
-    assert token and state.csrf_token() == token
+    assert token
+    assert state.csrf_token() == token
     assert [cookie.name for cookie in state.cookies] == ["__Host-authjs.csrf-token"]
     assert state.cookies[0].value.startswith(f"{token}|")
 
@@ -45,7 +46,8 @@ async def test_a_form_post_is_checked_against_the_pages_csrf_token() -> None:
     signed_out = await state.form_post({"csrfToken": token, "redirectTo": "/bye"}, sign_in=False)
     assert (signed_out.status, signed_out.url) == (303, "https://app.test/bye")
     refused = await _state().form_post({"csrfToken": "forged"}, sign_in=False)
-    assert refused.error is not None and refused.error.type == "MissingCSRF"
+    assert refused.error is not None
+    assert refused.error.type == "MissingCSRF"
 
 
 async def test_a_form_post_names_its_provider_in_the_form() -> None:
@@ -53,6 +55,8 @@ async def test_a_form_post_names_its_provider_in_the_form() -> None:
     token = state.csrf_token()
     form = {"csrfToken": token, "provider": "credentials", "name": "x", "redirectTo": "/in"}
     result = await state.form_post(form, sign_in=True)
-    assert result.error is not None and result.error.type == "CredentialsSignin"  # it ran
+    assert result.error is not None
+    assert result.error.type == "CredentialsSignin"
     unknown = await state.form_post({**form, "provider": "nope"}, sign_in=True)
-    assert unknown.error is not None and unknown.error.type == "Configuration"
+    assert unknown.error is not None
+    assert unknown.error.type == "Configuration"
