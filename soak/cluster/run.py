@@ -1,0 +1,172 @@
+"""The cluster soak from start to report: the fleet up, the browsers and the faults for the
+measured time, then what the stores, the OP's ledger, the logs and the balancer show, and the
+fleet's throughput against one node with as many workers."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from sansio_auth import jwt
+from soak.memory import Sample
+from tests.oidc_op.provider import ledger_digest
+
+from . import checks, logs
+from .app import PREFIXES
+from .faults import (
+    Fault,
+    Stage,
+    check_sentinels,
+    kill_mid_refresh,
+    restart_postgres,
+    roll_secret,
+    run_schedule,
+    stop_redis,
+)
+from .fleet import Fleet, FleetOptions, running_fleet
+from .report import Report
+from .throughput import throughput
+from .workload import UNKNOWN, FleetBrowser, FleetTally, Outages, World, browse
+
+SESSION_COOKIE = "authjs.session-token"
+
+
+@dataclass(frozen=True)
+class Options:
+    """How long, how many browsers, when the faults come, how memory is judged."""
+
+    seconds: float
+    users: int = 6
+    """Users per site; each has two browsers."""
+    sentinels: int = 2
+    """Sentinel users per site (one browser each, signed in once)."""
+    warm_up: float = 10.0
+    """Seconds after a node (re)starts before its memory is measured."""
+    sample_every: float = 2.0
+    max_growth_kib: float = 16 * 1024.0
+    """The most a node's RSS trend may grow over its measured window."""
+    throughput_seconds: float = 3.0
+    fleet: FleetOptions = field(default_factory=FleetOptions)
+
+    def schedule(self) -> list[tuple[float, Fault]]:
+        """The faults at fractions of the run: the secret roll first (it restarts every node),
+        then the kill, PostgreSQL, Redis; the last third is steady (memory is judged there)."""
+        at = self.seconds
+        return [
+            (0.08 * at, roll_secret),
+            (0.40 * at, lambda stage: kill_mid_refresh(stage, stage.fleet.nodes[-1])),
+            (0.50 * at, restart_postgres),
+            (0.58 * at, stop_redis),
+        ]
+
+
+@dataclass
+class Observed:
+    """What the run saw while it ran."""
+
+    tally: FleetTally
+    stage: Stage
+    samples: dict[str, list[Sample]]
+    held: dict[str, str | None]
+    roll_left_old: list[str]
+    seconds: float
+
+
+async def _sentinel(browser: FleetBrowser, until: float) -> None:
+    """Read the session every second; it must always be there (outside outages)."""
+    from .workload import run_scenario, session_read
+
+    while time.monotonic() < until:
+        await run_scenario(browser, "sentinel read", session_read)
+        if browser.expected == UNKNOWN:
+            browser.expected = f"{browser.user}@example.test"
+        await anyio.sleep(1.0)
+
+
+async def _sample(
+    fleet: Fleet, samples: dict[str, list[Sample]], until: float, every: float
+) -> None:
+    """Each node's RSS every ``every`` seconds (at ``time.monotonic()``)."""
+    while time.monotonic() < until:
+        for node in fleet.nodes:
+            if node.process is not None:
+                samples[node.name].append(Sample(time.monotonic(), node.rss_kib()))
+        await anyio.sleep(every)
+
+
+def _held_by(browser: FleetBrowser, secrets: list[str]) -> tuple[str | None, bool]:
+    """The digest of the refresh token in ``browser``'s JWT cookie (``None``: refused), and
+    whether the cookie is still encrypted with a removed secret."""
+    cookie = browser.session_cookie()
+    assert cookie is not None
+    try:
+        token = jwt.decode(cookie, secrets, SESSION_COOKIE, now=time.time())
+    except jwt.InvalidToken:
+        return None, True
+    refresh_token = token.get("oauth", {}).get("refresh_token")
+    return (ledger_digest(refresh_token) if refresh_token else None), False
+
+
+async def drive(fleet: Fleet, options: Options) -> Observed:
+    """The browsers, the sentinels, the faults and the memory samples, for ``seconds``."""
+    tally = FleetTally()
+    nodes = {node.name: node.url for node in fleet.nodes}
+    world = World(fleet.url, nodes, fleet.op, Outages(), tally, fleet.options.update_age)
+    browsers = [
+        FleetBrowser(world, strategy, f"{strategy}-user-{n}")
+        for strategy in PREFIXES
+        for n in range(options.users)
+        for _ in range(2)
+    ]
+    sentinels = [
+        FleetBrowser(world, strategy, f"{strategy}-sentinel-{n}")
+        for strategy in PREFIXES
+        for n in range(options.sentinels)
+    ]
+    for sentinel in sentinels:
+        await sentinel.sign_in()
+    stage = Stage(fleet, world, sentinels)
+    start = time.monotonic()
+    until = start + options.seconds
+    samples: dict[str, list[Sample]] = {node.name: [] for node in fleet.nodes}
+    async with anyio.create_task_group() as group:
+        for seed, browser in enumerate(browsers):
+            group.start_soon(browse, browser, seed, until)
+        for sentinel in sentinels:
+            group.start_soon(_sentinel, sentinel, until)
+        group.start_soon(_sample, fleet, samples, until, options.sample_every)
+        group.start_soon(run_schedule, stage, options.schedule(), start)
+    await check_sentinels(stage, "at the end")
+    held: dict[str, str | None] = {}
+    left_old = []
+    for browser in [*browsers, *sentinels]:
+        if await browser.read() and browser.strategy == "jwt":  # a last read: what it holds
+            held[browser.user + f"#{id(browser) % 1000}"], old = _held_by(browser, fleet.secrets)
+            if old:
+                left_old.append(browser.user)
+        await browser.http.aclose()
+    for email, refresh_token in checks.database_held_tokens(fleet.databases["database"]).items():
+        held[email] = ledger_digest(refresh_token) if refresh_token else None
+    return Observed(tally, stage, samples, held, left_old, time.monotonic() - start)
+
+
+def soak(options: Options) -> Report:
+    """Run the cluster soak; its report."""
+    with running_fleet(options.fleet) as fleet:
+        wall_offset = time.time() - time.monotonic()
+        observed = anyio.run(drive, fleet, options)
+        found = checks.rotations(fleet.op.ledger())
+        duplicates = {s: checks.duplicates(dsn) for s, dsn in fleet.databases.items()}
+        counts = {s: checks.counts(dsn) for s, dsn in fleet.databases.items()}
+        balancer = fleet.balancer.servers()
+        node_logs = {
+            node.name: logs.classify(node.log, observed.stage.world.outages, wall_offset)
+            for node in fleet.nodes
+        }
+        starts = {node.name: node.started for node in fleet.nodes}
+        rates = throughput(fleet, options.throughput_seconds)
+    details: dict[str, Any] = {"duplicates": duplicates, "counts": counts, "balancer": balancer}
+    return Report(options, observed, found, node_logs, starts, rates, details)
