@@ -187,10 +187,11 @@ class Context:
         return jwt.uuid_v4(self.entropy(16))
 
     # -- CSRF (double-submit cookie: "<token>|sha256(token + secret)") -----------------------
-
-    def _csrf_hash(self, token: str) -> str:
-        secret = ",".join(self.settings.secrets)  # Auth.js stringifies a list with commas
-        return hashlib.sha256((token + secret).encode()).hexdigest()
+    #
+    # Made with the first secret; a cookie made with any of the secrets is taken, and so is
+    # one made with all of them joined by commas (what Auth.js makes from a list). So a
+    # secret roll across a fleet (new secret added, then first, then the old one removed,
+    # node by node) never breaks a form whose token came from another node.
 
     def csrf_token(self) -> str:
         """The CSRF token from a valid cookie, or a new one with its cookie."""
@@ -198,7 +199,8 @@ class Context:
         if token is None:
             token = self.random_hex(32)
             spec = self.cookie_specs.csrf_token
-            self.out_cookies.set(spec.make(f"{token}|{self._csrf_hash(token)}", self.now))
+            digest = _csrf_hash(token, self.settings.secrets[0])
+            self.out_cookies.set(spec.make(f"{token}|{digest}", self.now))
         return token
 
     def _cookie_csrf_token(self) -> str | None:
@@ -206,7 +208,11 @@ class Context:
         if not raw:
             return None
         token, _, digest = raw.partition("|")
-        if token and hmac.compare_digest(digest, self._csrf_hash(token)):
+        if not token:
+            return None
+        secrets = self.settings.secrets
+        accepted = (*secrets, ",".join(secrets)) if len(secrets) > 1 else secrets
+        if any(hmac.compare_digest(digest, _csrf_hash(token, s)) for s in accepted):
             return token
         return None
 
@@ -405,3 +411,7 @@ def origin_of(settings: Settings, request: Request, origin: str) -> str:
         netloc = (host or netloc).split(",")[0].strip().lower()
         origin = f"{scheme}://{netloc}"
     return origin
+
+
+def _csrf_hash(token: str, secret: str) -> str:
+    return hashlib.sha256((token + secret).encode()).hexdigest()
