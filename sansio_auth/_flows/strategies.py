@@ -56,7 +56,8 @@ class SessionStrategy(ABC):
     read_error: ClassVar[type[AuthError]]
     """What a failed :meth:`read` is logged as."""
     forgets_unreadable: ClassVar[bool]
-    """Whether a failed :meth:`read` deletes the cookie (else it is kept for a retry)."""
+    """Whether a failed :meth:`read` deletes the cookie (else it is kept for a retry); a
+    failure of the adapter never does."""
 
     @abstractmethod
     def read(

@@ -13,6 +13,7 @@ from io_bindings.db.memory import MemoryAdapter
 from sansio_auth import jwt
 from sansio_auth.errors import MissingAdapter
 from sansio_auth.testing.performer import step as run_sync
+from tests.sansio_auth.adapter_faults import FaultyAdapter
 from tests.sansio_auth.driver import SECRET, AuthPair
 from tests.sansio_auth.oauth.fake_op import FakeOP, build, sign_in
 
@@ -72,6 +73,22 @@ def test_the_check_is_cached_and_another_process_revocation_lands_within_the_ttl
     assert pair.browser.session() is not None  # the cached answer, for up to 5 s
     pair.clock.advance(5)
     assert pair.browser.session() is None
+
+
+def test_a_revocation_store_that_fails_keeps_the_cookie_for_when_it_answers_again():
+    """Redis down under a fleet: the JWT session is refused (fail closed) while the marks
+    cannot be read, and is back afterwards; its cookie is never deleted for that."""
+    adapter = FaultyAdapter()
+    pair, _ = jwt_pair(adapter, revocation_cache_ttl=0)  # type: ignore[arg-type]
+    cookie = pair.browser.cookies()[SESSION]
+    adapter.fail_on("get_sessions_not_before")
+    response = pair.browser.get("/auth/session")
+    assert response.status == 200
+    assert response.json() is None
+    assert SESSION not in {c.name for c in response.cookies}  # neither set nor deleted
+    assert "JWTSessionError" in pair.performer.log_codes("error")
+    assert pair.browser.cookies()[SESSION] == cookie
+    assert pair.browser.session()["user"]["email"] == "alice@example.com"
 
 
 def test_database_sessions_are_deleted():
