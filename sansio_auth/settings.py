@@ -95,6 +95,8 @@ OAUTH_METHODS = (
 """What OAuth sign-in needs of an adapter (with JWT sessions too: users and accounts are stored)."""
 OPTIONAL_METHODS = ("create_user_and_account", "delete_user")
 """Adapter methods the engine uses when present (atomic sign-up; undoing a failed sign-up)."""
+SINGLE_FLIGHT_METHODS = ("claim_refresh", "await_refresh", "finish_refresh")
+"""What a shared single-flight store has (:class:`~sansio_auth.adapters.SingleFlightStore`)."""
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -130,6 +132,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     redirect_proxy_url: str | None
     adapter: Any
     warnings: tuple[str, ...]
+    single_flight: Any = None
+    """The shared single-flight store, or ``None`` (each process on its own)."""
     adapter_extras: frozenset[str] = frozenset()
     """Which of :data:`OPTIONAL_METHODS` the adapter has."""
     two_factor: TwoFactorOptions | None = None
@@ -220,11 +224,24 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
         redirect_proxy_url=config.redirect_proxy_url or env.get("AUTH_REDIRECT_PROXY_URL") or None,
         adapter=config.adapter,
         warnings=tuple(warnings),
+        single_flight=_single_flight(config.single_flight, config.adapter),
         adapter_extras=frozenset(
             m for m in OPTIONAL_METHODS if callable(getattr(config.adapter, m, None))
         ),
         two_factor=two_factor,
     )
+
+
+def _single_flight(configured: Any, adapter: Any) -> Any:
+    """The store refreshes meet in: the configured one (checked), else the adapter if it is
+    one, else ``None``."""
+    if configured is None:
+        has_all = all(callable(getattr(adapter, m, None)) for m in SINGLE_FLIGHT_METHODS)
+        return adapter if adapter is not None and has_all else None
+    missing = [m for m in SINGLE_FLIGHT_METHODS if not callable(getattr(configured, m, None))]
+    if missing:
+        raise Configuration(f"`single_flight` has no {', '.join(missing)} method")
+    return configured
 
 
 def find_secrets(secret: str | Sequence[str] | None, env: Mapping[str, str]) -> tuple[str, ...]:

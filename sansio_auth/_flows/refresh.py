@@ -19,7 +19,7 @@ from typing import Any, Literal
 from .._context import Context
 from .._flow import Step, call_adapter, emit, log_error
 from ..errors import AuthError, InvalidEndpoints, RefreshAccessTokenError
-from ..events import Failed, HTTPResponse, SendHTTP
+from ..events import Failed, HTTPResponse
 from ..fetch import ProviderResponseError
 from ..oauth.discovery import authorization_server
 from ..oauth.refresh import (
@@ -34,6 +34,7 @@ from ..oauth.refresh import (
 )
 from ..oauth.tokens import TokenResponseError, TokenSet, parse_token_response
 from ..providers.oauth import OAuthProvider
+from .single_flight import send_once
 
 STATE_CLAIM = "oauth"
 """The session token claim holding the sign-in provider's token state (JWT strategy)."""
@@ -84,7 +85,7 @@ def refresh_tokens(
             )
         )
         key = single_flight_key(server.token_endpoint, refresh_token)
-        event = yield SendHTTP(request=request, single_flight=key)
+        event = yield from send_once(ctx, request, key, refresh_token)
         if isinstance(event, Failed):
             raise ProviderResponseError(f"the refresh request failed: {event.error!r}")
         assert isinstance(event, HTTPResponse)
