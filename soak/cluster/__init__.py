@@ -11,12 +11,3 @@ under a mixed workload with faults (``make soak-cluster``, ``python -m soak.clus
 * :mod:`soak.cluster.checks`: what the figures must show;
 * :mod:`soak.cluster.run`: the whole run and its report.
 """
-
-import sys
-from pathlib import Path
-
-# the test helpers the soak reuses (servers, the PostgreSQL and Redis starters) are top-level
-# modules in tests/support, as pytest imports them
-_SUPPORT = str(Path(__file__).resolve().parents[2] / "tests" / "support")
-if _SUPPORT not in sys.path:
-    sys.path.insert(0, _SUPPORT)

@@ -23,7 +23,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,8 @@ class NodeConfig(msgspec.Struct, frozen=True, kw_only=True):
     revocation_cache_ttl: float
     refresh_skew: int
     pool_size: int = 4
+    pool_timeout: float = 3.0
+    """Seconds a request waits for a PostgreSQL connection before it fails closed."""
     stall: str = ""
     """The fault hook's file (see :class:`TaggedTransport`)."""
 
@@ -138,6 +140,7 @@ def site_config(options: NodeConfig, strategy: str, adapter: MarksInRedis) -> Au
         session=session,
         providers=[provider],
         callbacks={"session": expose_user_id},
+        single_flight=adapter.redis,
     )
 
 
@@ -146,7 +149,9 @@ class Site:
 
     def __init__(self, options: NodeConfig, strategy: str) -> None:
         self.prefix = PREFIXES[strategy]
-        postgres = PostgresAdapter(options.postgres[strategy], max_size=options.pool_size)
+        postgres = PostgresAdapter(
+            options.postgres[strategy], max_size=options.pool_size, timeout=options.pool_timeout
+        )
         redis = RedisAdapter(
             options.redis, key_prefix=f"{strategy}:", socket_timeout=2, socket_connect_timeout=1
         )
@@ -200,7 +205,7 @@ class FleetApp:
             return
         tag = (NODE_HEADER.encode(), self.node)
 
-        async def tagged(message: dict[str, Any]) -> None:
+        async def tagged(message: MutableMapping[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 message = {**message, "headers": [*message.get("headers", []), tag]}
             await send(message)
@@ -242,14 +247,19 @@ async def respond(send: Send, status: int, body: Any, cookies: list[str]) -> Non
     await send({"type": "http.response.body", "body": data})
 
 
+LOGGERS = ("sansio_auth", "psycopg.pool")
+
+
 def timestamped_log() -> None:
-    """The library's log lines start with the Unix time (``1712345678.123 [auth][error] ...``),
-    so that the soak can tell the errors of an outage from the others."""
+    """The log lines of the library and of the PostgreSQL pool start with the Unix time and
+    the logger (``1712345678.123 sansio_auth: [auth][error] ...``), so that the soak can tell
+    the errors of an outage from the others."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(created).3f %(message)s"))
-    logger = logging.getLogger("sansio_auth")
-    logger.addHandler(handler)
-    logger.propagate = False
+    handler.setFormatter(logging.Formatter("%(created).3f %(name)s: %(message)s"))
+    for name in LOGGERS:
+        logger = logging.getLogger(name)
+        logger.addHandler(handler)
+        logger.propagate = False
 
 
 def make_app() -> FleetApp:

@@ -103,9 +103,7 @@ class Balancer:
 
 
 @contextlib.contextmanager
-def balancer(
-    port: int, servers: Sequence[tuple[str, int]], directory: Path
-) -> Iterator[Balancer]:
+def balancer(port: int, servers: Sequence[tuple[str, int]], directory: Path) -> Iterator[Balancer]:
     """HAProxy on ``port`` in front of ``servers`` until the block ends (its files in
     ``directory``)."""
     admin = directory / "haproxy.sock"
@@ -113,7 +111,7 @@ def balancer(
     config.write_text(configuration(port, servers, admin))
     log = (directory / "haproxy.log").open("wb")
     command = [haproxy_program(), "-db", "-f", str(config)]
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)  # noqa: S603 (ours)
     try:
         wait_for_port(port, process)
         yield Balancer(f"http://127.0.0.1:{port}", admin, process)

@@ -90,7 +90,7 @@ def duplicates(dsn: str) -> dict[str, list[str]]:
             "SELECT email FROM users GROUP BY email HAVING count(*) > 1"
         ).fetchall()
         accounts = conn.execute(
-            'SELECT provider || \':\' || "providerAccountId" FROM accounts '
+            "SELECT provider || ':' || \"providerAccountId\" FROM accounts "
             'GROUP BY provider, "providerAccountId" HAVING count(*) > 1'
         ).fetchall()
     return {"emails": [row[0] for row in emails], "accounts": [row[0] for row in accounts]}
@@ -100,7 +100,7 @@ def database_held_tokens(dsn: str) -> dict[str, str]:
     """User e-mail → the refresh token of their account, for each user with a live session."""
     with psycopg.connect(dsn) as conn:
         rows = conn.execute(
-            "SELECT u.email, a.refresh_token FROM accounts a JOIN users u ON u.id = a.\"userId\" "
+            'SELECT u.email, a.refresh_token FROM accounts a JOIN users u ON u.id = a."userId" '
             'WHERE EXISTS (SELECT 1 FROM sessions s WHERE s."userId" = u.id AND s.expires > now())'
         ).fetchall()
     return {row[0]: row[1] for row in rows}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import anyio
 import anyio.to_thread
@@ -57,7 +58,7 @@ async def signed_in_everywhere(stage: Stage, sentinel: FleetBrowser) -> bool:
         return False
     path = f"{PREFIXES[sentinel.strategy]}/auth/session"
     async with httpx.AsyncClient(timeout=10, trust_env=False) as http:
-        for url in stage.world.nodes.values():
+        for url in stage.world.nodes():
             try:
                 response = await http.get(
                     url + path, headers={"cookie": f"authjs.session-token={cookie}"}
@@ -97,7 +98,7 @@ async def kill_mid_refresh(stage: Stage, victim: Node, down: float = 2.0) -> Non
     since = time.monotonic()
     try:
         with anyio.move_on_after(STALL_TIMEOUT):
-            while not stalled.exists():
+            while not stalled.exists():  # noqa: ASYNC110 (another process writes it)
                 await anyio.sleep(0.02)
         mid_refresh = stalled.exists()
         victim.kill()
@@ -143,12 +144,12 @@ async def roll_secret(stage: Stage) -> None:
     for phase, secrets in (("added", [old, new]), ("first", [new, old])):
         since = time.monotonic()
         for node in fleet.nodes:
-            await _in_thread(lambda node=node, secrets=secrets: fleet.restart(node, secrets=secrets))
+            await _in_thread(partial(fleet.restart, node, secrets=secrets))
         stage.note(f"secret roll: new secret {phase} on every node", since)
     await anyio.sleep(fleet.options.update_age + 2)
     since = time.monotonic()
     for node in fleet.nodes:
-        await _in_thread(lambda node=node: fleet.restart(node, secrets=[new]))
+        await _in_thread(partial(fleet.restart, node, secrets=[new]))
     fleet.secrets[:] = [new]
     stage.note("secret roll: old secret removed from every node", since)
     await check_sentinels(stage, "after the secret roll")
@@ -157,8 +158,8 @@ async def roll_secret(stage: Stage) -> None:
 Fault = Callable[[Stage], Awaitable[None]]
 
 
-async def run_schedule(stage: Stage, schedule: list[tuple[float, Fault]], start: float) -> None:
-    """Each fault at its offset (seconds after ``start``), one after the other."""
-    for offset, fault in schedule:
-        await anyio.sleep(max(0.0, start + offset - time.monotonic()))
+async def run_schedule(stage: Stage, schedule: list[Fault], gap: float) -> None:
+    """Each fault in turn, ``gap`` seconds of normal work after each."""
+    for fault in schedule:
         await fault(stage)
+        await anyio.sleep(gap)

@@ -70,6 +70,8 @@ class Node:
     started: float = 0.0
     """``time.monotonic()`` of the last start."""
     starts: int = 0
+    ready: bool = False
+    """Started and answering (not being stopped)."""
 
     @property
     def url(self) -> str:
@@ -94,7 +96,7 @@ class Node:
         env = {**os.environ, "PYTHONPATH": pythonpath, "PYTHONUNBUFFERED": "1"}
         env["FLEET_CONFIG"] = str(config_path)
         with self.log_path.open("ab") as log:
-            self.process = subprocess.Popen(
+            self.process = subprocess.Popen(  # noqa: S603 (our own command line)
                 command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                 start_new_session=True,
             )  # fmt: skip
@@ -104,6 +106,7 @@ class Node:
             if self.process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"{self.name} did not start:\n{self.log[-3000:]}")
             time.sleep(0.1)
+        self.ready = True
 
     @property
     def stall(self) -> Path:
@@ -117,6 +120,7 @@ class Node:
             return False
 
     def _signal(self, number: int, timeout: float) -> None:
+        self.ready = False
         process, self.process = self.process, None
         if process is None:
             return
@@ -175,8 +179,9 @@ class Fleet:
     directory: Path
     secrets: list[str] = field(default_factory=list)
 
-    def node(self, name: str) -> Node:
-        return next(node for node in self.nodes if node.name == name)
+    def live_urls(self) -> list[str]:
+        """The URLs of the nodes up now."""
+        return [node.url for node in self.nodes if node.ready]
 
     def restart(self, node: Node, *, secrets: list[str] | None = None) -> None:
         """A rolling restart of ``node``: out of rotation, stopped, started (with ``secrets``

@@ -82,7 +82,8 @@ class Report:
         if self.observed.stage.lost:
             problems.append(f"sessions lost: {self.observed.stage.lost}")
         if self.observed.roll_left_old:
-            problems.append(f"cookies still under the removed secret: {self.observed.roll_left_old}")
+            left = self.observed.roll_left_old
+            problems.append(f"cookies still under the removed secret: {left}")
         limit = self.options.max_growth_kib
         for name, judged in self.memory().items():
             if judged is None:

@@ -12,6 +12,7 @@ import anyio
 
 from sansio_auth import jwt
 from soak.memory import Sample
+from soak.workload import UNKNOWN
 from tests.oidc_op.provider import ledger_digest
 
 from . import checks, logs
@@ -29,7 +30,15 @@ from .faults import (
 from .fleet import Fleet, FleetOptions, running_fleet
 from .report import Report
 from .throughput import throughput
-from .workload import UNKNOWN, FleetBrowser, FleetTally, Outages, World, browse
+from .workload import (
+    FleetBrowser,
+    FleetTally,
+    Outages,
+    World,
+    browse,
+    run_scenario,
+    session_read,
+)
 
 SESSION_COOKIE = "authjs.session-token"
 
@@ -49,17 +58,23 @@ class Options:
     max_growth_kib: float = 16 * 1024.0
     """The most a node's RSS trend may grow over its measured window."""
     throughput_seconds: float = 3.0
+    gap: float = 3.0
+    """Seconds of normal work between two faults."""
     fleet: FleetOptions = field(default_factory=FleetOptions)
 
-    def schedule(self) -> list[tuple[float, Fault]]:
-        """The faults at fractions of the run: the secret roll first (it restarts every node),
-        then the kill, PostgreSQL, Redis; the last third is steady (memory is judged there)."""
-        at = self.seconds
+    @property
+    def tail(self) -> float:
+        """Seconds of steady work after the faults (memory is judged there), at least."""
+        return max(20.0, self.seconds / 4)
+
+    def schedule(self) -> list[Fault]:
+        """The faults, one after the other: the secret roll first (it restarts every node),
+        then the kill, PostgreSQL, Redis."""
         return [
-            (0.08 * at, roll_secret),
-            (0.40 * at, lambda stage: kill_mid_refresh(stage, stage.fleet.nodes[-1])),
-            (0.50 * at, restart_postgres),
-            (0.58 * at, stop_redis),
+            roll_secret,
+            lambda stage: kill_mid_refresh(stage, stage.fleet.nodes[-1]),
+            restart_postgres,
+            stop_redis,
         ]
 
 
@@ -75,11 +90,9 @@ class Observed:
     seconds: float
 
 
-async def _sentinel(browser: FleetBrowser, until: float) -> None:
+async def _sentinel(browser: FleetBrowser) -> None:
     """Read the session every second; it must always be there (outside outages)."""
-    from .workload import run_scenario, session_read
-
-    while time.monotonic() < until:
+    while browser.world.running():
         await run_scenario(browser, "sentinel read", session_read)
         if browser.expected == UNKNOWN:
             browser.expected = f"{browser.user}@example.test"
@@ -87,10 +100,10 @@ async def _sentinel(browser: FleetBrowser, until: float) -> None:
 
 
 async def _sample(
-    fleet: Fleet, samples: dict[str, list[Sample]], until: float, every: float
+    fleet: Fleet, world: World, samples: dict[str, list[Sample]], every: float
 ) -> None:
     """Each node's RSS every ``every`` seconds (at ``time.monotonic()``)."""
-    while time.monotonic() < until:
+    while world.running():
         for node in fleet.nodes:
             if node.process is not None:
                 samples[node.name].append(Sample(time.monotonic(), node.rss_kib()))
@@ -113,8 +126,7 @@ def _held_by(browser: FleetBrowser, secrets: list[str]) -> tuple[str | None, boo
 async def drive(fleet: Fleet, options: Options) -> Observed:
     """The browsers, the sentinels, the faults and the memory samples, for ``seconds``."""
     tally = FleetTally()
-    nodes = {node.name: node.url for node in fleet.nodes}
-    world = World(fleet.url, nodes, fleet.op, Outages(), tally, fleet.options.update_age)
+    world = World(fleet.url, fleet.live_urls, fleet.op, Outages(), tally, fleet.options.update_age)
     browsers = [
         FleetBrowser(world, strategy, f"{strategy}-user-{n}")
         for strategy in PREFIXES
@@ -130,21 +142,27 @@ async def drive(fleet: Fleet, options: Options) -> Observed:
         await sentinel.sign_in()
     stage = Stage(fleet, world, sentinels)
     start = time.monotonic()
-    until = start + options.seconds
     samples: dict[str, list[Sample]] = {node.name: [] for node in fleet.nodes}
+
+    async def faults_then_tail() -> None:
+        await anyio.sleep(options.warm_up)
+        await run_schedule(stage, options.schedule(), options.gap)
+        world.until = max(start + options.seconds, time.monotonic() + options.tail)
+
     async with anyio.create_task_group() as group:
         for seed, browser in enumerate(browsers):
-            group.start_soon(browse, browser, seed, until)
+            group.start_soon(browse, browser, seed)
         for sentinel in sentinels:
-            group.start_soon(_sentinel, sentinel, until)
-        group.start_soon(_sample, fleet, samples, until, options.sample_every)
-        group.start_soon(run_schedule, stage, options.schedule(), start)
+            group.start_soon(_sentinel, sentinel)
+        group.start_soon(_sample, fleet, world, samples, options.sample_every)
+        group.start_soon(faults_then_tail)
     await check_sentinels(stage, "at the end")
     held: dict[str, str | None] = {}
     left_old = []
-    for browser in [*browsers, *sentinels]:
-        if await browser.read() and browser.strategy == "jwt":  # a last read: what it holds
-            held[browser.user + f"#{id(browser) % 1000}"], old = _held_by(browser, fleet.secrets)
+    for number, browser in enumerate([*browsers, *sentinels]):
+        await run_scenario(browser, "last read", session_read)  # what it holds, at last
+        if browser.strategy == "jwt" and browser.session_cookie():
+            held[f"{browser.user} #{number}"], old = _held_by(browser, fleet.secrets)
             if old:
                 left_old.append(browser.user)
         await browser.http.aclose()

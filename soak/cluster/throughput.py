@@ -26,7 +26,7 @@ def _cookie(fleet: Fleet, strategy: str) -> str:
     from .workload import FleetBrowser, FleetTally, Outages, World
 
     async def sign_in() -> str:
-        world = World(fleet.url, {}, fleet.op, Outages(), FleetTally(), 0)
+        world = World(fleet.url, list, fleet.op, Outages(), FleetTally(), 0)
         browser = FleetBrowser(world, strategy, f"{strategy}-throughput")
         await browser.sign_in()
         cookie = browser.session_cookie()

@@ -101,13 +101,18 @@ class World:
     """What every browser shares: the fleet's addresses, the OP, the outages, the tally."""
 
     url: str
-    nodes: dict[str, str]
-    """Node name → its own URL (for probes past the balancer)."""
+    nodes: Callable[[], list[str]]
+    """The URLs of the nodes up now (for probes past the balancer)."""
     op: OpenIDProvider
     outages: Outages
     tally: FleetTally
     update_age: int
     users: dict[str, list[FleetBrowser]] = field(default_factory=lambda: defaultdict(list))
+    until: float = float("inf")
+    """When the browsers stop (``time.monotonic()``): set once the faults are over."""
+
+    def running(self) -> bool:
+        return time.monotonic() < self.until
 
 
 class FleetBrowser(Browser):
@@ -190,11 +195,14 @@ async def probe(world: World, strategy: str, cookie: str) -> float | None:
     while (elapsed := time.monotonic() - start) < PROBE_FOR:
         answers = []
         async with httpx.AsyncClient(timeout=10, trust_env=False) as http:
-            for url in world.nodes.values():
+            for url in world.nodes():
                 for _ in range(PROBE_CONNECTIONS):
-                    response = await http.get(url + path, headers=headers)
+                    try:
+                        response = await http.get(url + path, headers=headers)
+                    except httpx.TransportError:
+                        break  # going down for a restart: not one of "every node" now
                     answers.append(response.status_code == 200 and response.json() is None)
-        if all(answers):
+        if answers and all(answers):
             return elapsed
         await anyio.sleep(0.05)
     return None
@@ -208,15 +216,14 @@ async def session_read(browser: FleetBrowser) -> None:
 
 
 async def renewal(browser: FleetBrowser) -> None:
-    """A read once ``update_age`` has passed since the cookie was last set: it is set again
-    (the JWT re-encrypted, the database row's expiry pushed back)."""
+    """Idle until ``update_age`` has passed since the cookie was last set, then a read: it
+    sets the cookie again (the JWT re-encrypted, the database row's expiry pushed back)."""
     await browser.ensure_signed_in()
-    if time.monotonic() - browser.renewed_at < browser.world.update_age + 1:
-        return
+    due = browser.renewed_at + browser.world.update_age + 1
+    await anyio.sleep(max(0.0, due - time.monotonic()))
     before = browser.renewed_at
-    session = await browser.read()
-    if session is None:
-        return
+    if await browser.read() is None:
+        return  # signed out meanwhile (another browser of the user revoked everything)
     expect(browser.renewed_at > before, "no new session cookie after update_age")
     browser.tally.renewals[browser.strategy] += 1
 
@@ -258,7 +265,7 @@ async def sign_out(browser: FleetBrowser) -> None:
 
 
 async def revoke_everywhere(browser: FleetBrowser) -> None:
-    """"Sign out everywhere": every node refuses the session within :data:`REFUSAL_LIMIT`."""
+    """ "Sign out everywhere": every node refuses the session within :data:`REFUSAL_LIMIT`."""
     await browser.ensure_signed_in()
     cookie = browser.session_cookie()
     expect(cookie is not None, "no session cookie to revoke")
@@ -308,7 +315,7 @@ async def csrf(browser: FleetBrowser) -> None:
 Scenario = Callable[[FleetBrowser], Awaitable[None]]
 SCENARIOS: dict[str, tuple[Scenario, int]] = {
     "session read": (session_read, 40),
-    "renewal": (renewal, 8),
+    "renewal": (renewal, 3),
     "access-token burst": (token_burst, 10),
     "oidc sign-in": (sign_in, 6),
     "sign-out": (sign_out, 5),
@@ -343,14 +350,14 @@ async def run_scenario(browser: FleetBrowser, name: str, scenario: Scenario) -> 
 
 
 async def browse(
-    browser: FleetBrowser, seed: int, until: float, *, think: tuple[float, float] = (0.05, 0.3)
+    browser: FleetBrowser, seed: int, *, think: tuple[float, float] = (0.05, 0.3)
 ) -> None:
-    """Weighted random scenarios until ``until`` (``time.monotonic()``), with a pause between
-    them (``think``, seconds): the fleet is measured busy, not saturated."""
+    """Weighted random scenarios while the world runs, with a pause between them (``think``,
+    seconds): the fleet is measured busy, not saturated."""
     choose = random.Random(seed)  # noqa: S311 (a reproducible mix, not a secret)
     names = list(SCENARIOS)
     weights = [SCENARIOS[name][1] for name in names]
-    while time.monotonic() < until:
+    while browser.world.running():
         name = choose.choices(names, weights)[0]
         await run_scenario(browser, name, SCENARIOS[name][0])
         await anyio.sleep(choose.uniform(*think))
