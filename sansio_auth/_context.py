@@ -188,39 +188,45 @@ class Context:
 
     # -- CSRF (double-submit cookie: "<token>|sha256(token + secret)") -----------------------
     #
-    # Made with the first secret; a cookie made with any of the secrets is taken, and so is
-    # one made with all of them joined by commas (what Auth.js makes from a list). So a
-    # secret roll across a fleet (new secret added, then first, then the old one removed,
-    # node by node) never breaks a form whose token came from another node.
+    # Made with the first secret; a cookie made with any of the secrets is taken (and made
+    # again with the first when a token is handed out), and so is one made with all of them
+    # joined by commas (what Auth.js makes from a list). So a secret roll across a fleet (new
+    # secret added, then first, then the old one removed, node by node) never breaks a form
+    # whose token came from another node.
 
     def csrf_token(self) -> str:
         """The CSRF token from a valid cookie, or a new one with its cookie."""
-        token = self._cookie_csrf_token()
+        token, current = self._cookie_csrf_token()
         if token is None:
             token = self.random_hex(32)
+        if not current:
             spec = self.cookie_specs.csrf_token
             digest = _csrf_hash(token, self.settings.secrets[0])
             self.out_cookies.set(spec.make(f"{token}|{digest}", self.now))
         return token
 
-    def _cookie_csrf_token(self) -> str | None:
+    def _cookie_csrf_token(self) -> tuple[str | None, bool]:
+        """The token of a valid CSRF cookie (else ``None``), and whether the cookie is made
+        with the first secret."""
         raw = self.cookies.get(self.cookie_specs.csrf_token.name)
         if not raw:
-            return None
+            return None, False
         token, _, digest = raw.partition("|")
         if not token:
-            return None
+            return None, False
         secrets = self.settings.secrets
-        accepted = (*secrets, ",".join(secrets)) if len(secrets) > 1 else secrets
-        if any(hmac.compare_digest(digest, _csrf_hash(token, s)) for s in accepted):
-            return token
-        return None
+        if hmac.compare_digest(digest, _csrf_hash(token, secrets[0])):
+            return token, True
+        others = (*secrets[1:], ",".join(secrets)) if len(secrets) > 1 else ()
+        if any(hmac.compare_digest(digest, _csrf_hash(token, s)) for s in others):
+            return token, False
+        return None, False
 
     def check_csrf(self) -> None:
         """Raise :class:`MissingCSRF` unless the body's ``csrfToken`` matches the cookie."""
         if self.settings.skip_csrf or self.csrf_checked:
             return
-        expected = self._cookie_csrf_token()
+        expected, _ = self._cookie_csrf_token()
         given = self.form.get("csrfToken")
         if (
             expected is None

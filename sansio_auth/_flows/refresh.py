@@ -31,6 +31,7 @@ from ..oauth.refresh import (
     refused_state,
     single_flight_key,
     state_error,
+    usable_access_token,
 )
 from ..oauth.tokens import TokenResponseError, TokenSet, parse_token_response
 from ..providers.oauth import OAuthProvider
@@ -39,7 +40,8 @@ from .single_flight import send_once
 STATE_CLAIM = "oauth"
 """The session token claim holding the sign-in provider's token state (JWT strategy)."""
 STATE_FIELDS = ("access_token", "refresh_token", "expires_at")
-Outcome = Literal["refreshed", "refused", "failed"]
+Outcome = Literal["refreshed", "refused", "failed", "elsewhere"]
+"""``elsewhere``: another process is refreshing it and the old access token is still valid."""
 
 
 def oauth_provider(ctx: Context, provider_id: Any) -> OAuthProvider | None:
@@ -68,9 +70,10 @@ def sign_in_state(
 
 
 def refresh_tokens(
-    ctx: Context, provider: OAuthProvider, refresh_token: str
+    ctx: Context, provider: OAuthProvider, refresh_token: str, *, wait: bool = True
 ) -> Step[tuple[Outcome, TokenSet | None]]:
-    """Ask the token endpoint for new tokens; logs any failure."""
+    """Ask the token endpoint for new tokens; logs any failure. ``wait=False``: when another
+    process is asking already, do not wait for its answer (``elsewhere``)."""
     try:
         server = yield from authorization_server(provider, ctx.cache, ctx.now, callback=True)
         if server.token_endpoint is None:
@@ -85,7 +88,9 @@ def refresh_tokens(
             )
         )
         key = single_flight_key(server.token_endpoint, refresh_token)
-        event = yield from send_once(ctx, request, key, refresh_token)
+        event = yield from send_once(ctx, request, key, refresh_token, wait=wait)
+        if event is None:
+            return "elsewhere", None
         if isinstance(event, Failed):
             raise ProviderResponseError(f"the refresh request failed: {event.error!r}")
         assert isinstance(event, HTTPResponse)
@@ -111,11 +116,15 @@ def refresh_tokens(
 def fresh_state(
     ctx: Context, provider: OAuthProvider, state: Mapping[str, Any]
 ) -> Step[dict[str, Any] | None]:
-    """``state`` refreshed if it is due (refused: marked so), or ``None`` when unchanged."""
+    """``state`` refreshed if it is due (refused: marked so), or ``None`` when unchanged.
+    While its access token is valid, a refresh another process is making is not waited for."""
     if refresh_decision(state, ctx.now, provider.refresh_skew) != "refresh":
         return None
-    outcome, tokens = yield from refresh_tokens(ctx, provider, state["refresh_token"])
-    if outcome == "failed":
+    valid = usable_access_token(state, ctx.now) is not None
+    outcome, tokens = yield from refresh_tokens(
+        ctx, provider, state["refresh_token"], wait=not valid
+    )
+    if outcome in ("failed", "elsewhere"):
         return None
     if outcome == "refused":
         return refused_state(state)

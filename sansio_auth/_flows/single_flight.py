@@ -5,9 +5,10 @@ Within a process the binding makes one request per ``SendHTTP.single_flight`` ke
 time. Across processes (several workers, several machines) the engine asks the store of
 ``settings.single_flight`` (:class:`~sansio_auth.adapters.SingleFlightStore`) first: the
 process that claims the key sends the request and keeps the answer there, sealed with a key
-derived from the refresh token; the others wait for that answer and use it as their own. A
-lease outlives the HTTP client's timeout (15 s), so its holder never sends after losing it;
-if the holder dies, the lease ends and the next waiter claims the key and tries itself.
+derived from the refresh token; the others wait for that answer and use it as their own (or,
+while their access token is still valid, go on with it without waiting). A lease outlives the
+HTTP client's timeout (15 s), so its holder never sends after losing it; if the holder dies,
+the lease ends and the next waiter claims the key and tries itself.
 """
 
 from __future__ import annotations
@@ -29,9 +30,13 @@ ROUNDS = 6
 """Claims and waits before giving up: enough to outlast a lease whose holder died."""
 
 
-def send_once(ctx: Context, request: OutboundRequest, key: str, refresh_token: str) -> Step[Event]:
+def send_once(
+    ctx: Context, request: OutboundRequest, key: str, refresh_token: str, *, wait: bool = True
+) -> Step[Event | None]:
     """The answer to the refresh ``request``: sent by this process, or by the one that
-    claimed ``key`` (the answer it kept). Raises when no answer came within :data:`ROUNDS`."""
+    claimed ``key`` (the answer it kept); with ``wait=False``, ``None`` when another process
+    holds the claim and has not answered yet. Raises when no answer came within
+    :data:`ROUNDS`."""
     send = SendHTTP(request=request, single_flight=key)
     store = ctx.settings.single_flight
     if store is None:
@@ -49,6 +54,8 @@ def send_once(ctx: Context, request: OutboundRequest, key: str, refresh_token: s
             except AuthError as err:  # the answer is still ours; the others outwait the lease
                 yield from log_error(err)
             return event
+        if sealed is None and not wait:
+            return None
         if sealed is None:
             sealed = yield from call_adapter(store, "await_refresh", key, WAIT)
         if sealed is not None:

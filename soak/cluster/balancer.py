@@ -42,8 +42,12 @@ def configuration(port: int, servers: Sequence[tuple[str, int]], admin: Path) ->
         "global",
         "    maxconn 4096",
         f"    stats socket {admin} mode 600 level admin",
+        "    log stdout format raw local0",
         "defaults",
         "    mode http",
+        "    log global",
+        "    option httplog",
+        "    option dontlog-normal",  # only what went wrong: errors, retries, redispatches
         "    timeout connect 1s",
         "    timeout client 60s",
         "    timeout server 60s",
@@ -72,6 +76,12 @@ class Balancer:
     url: str
     admin: Path
     process: subprocess.Popen[bytes]
+    log_path: Path
+
+    @property
+    def log(self) -> str:
+        """The requests that went wrong (and HAProxy's notices)."""
+        return self.log_path.read_text(errors="replace")
 
     def command(self, line: str) -> str:
         """One runtime API command; its answer."""
@@ -109,12 +119,13 @@ def balancer(port: int, servers: Sequence[tuple[str, int]], directory: Path) -> 
     admin = directory / "haproxy.sock"
     config = directory / "haproxy.cfg"
     config.write_text(configuration(port, servers, admin))
-    log = (directory / "haproxy.log").open("wb")
+    log_path = directory / "haproxy.log"
+    log = log_path.open("wb")
     command = [haproxy_program(), "-db", "-f", str(config)]
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)  # noqa: S603 (ours)
     try:
         wait_for_port(port, process)
-        yield Balancer(f"http://127.0.0.1:{port}", admin, process)
+        yield Balancer(f"http://127.0.0.1:{port}", admin, process, log_path)
     finally:
         process.terminate()
         try:

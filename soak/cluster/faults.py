@@ -42,6 +42,10 @@ class Stage:
     events: list[Event] = field(default_factory=list)
     lost: list[str] = field(default_factory=list)
     """Sentinel sessions not signed in after a fault (each: which and when)."""
+    idle_at_most: float = 30.0
+    """The longest a browser goes without a request: before the old secret is removed, every
+    browser must have had its cookie re-issued with the new one (in a real fleet, keep the
+    old secret for the sessions' ``max_age``)."""
 
     def note(self, what: str, since: float) -> None:
         self.events.append(Event(what, since, time.monotonic() - since))
@@ -51,33 +55,35 @@ async def _in_thread(function: Callable[[], object]) -> None:
     await anyio.to_thread.run_sync(function)
 
 
-async def signed_in_everywhere(stage: Stage, sentinel: FleetBrowser) -> bool:
-    """Whether every node (asked directly) answers ``sentinel``'s session as its user's."""
+async def not_signed_in(stage: Stage, sentinel: FleetBrowser) -> str | None:
+    """Why a node (asked directly) does not answer ``sentinel``'s session as its user's, or
+    ``None`` when every node up does."""
     cookie = sentinel.session_cookie()
     if cookie is None:
-        return False
+        return "no cookie"
     path = f"{PREFIXES[sentinel.strategy]}/auth/session"
-    async with httpx.AsyncClient(timeout=10, trust_env=False) as http:
+    # a read may wait for a refresh whose holder was killed: up to its lease (20 s)
+    async with httpx.AsyncClient(timeout=30, trust_env=False) as http:
         for url in stage.world.nodes():
             try:
                 response = await http.get(
                     url + path, headers={"cookie": f"authjs.session-token={cookie}"}
                 )
-            except httpx.HTTPError:
-                return False
+            except httpx.HTTPError as error:
+                return f"{url}: {type(error).__name__}"
             session = response.json() if response.status_code == 200 else None
             if not session or session["user"]["email"] != sentinel.expected:
-                return False
-    return True
+                return f"{url}: {response.status_code} {response.text[:80]}"
+    return None
 
 
 async def until_recovered(stage: Stage) -> None:
     """Wait until every node answers every sentinel's session again."""
     deadline = time.monotonic() + RECOVERY_TIMEOUT
     for sentinel in stage.sentinels:
-        while not await signed_in_everywhere(stage, sentinel):
+        while (why := await not_signed_in(stage, sentinel)) is not None:
             if time.monotonic() > deadline:
-                stage.lost.append(f"{sentinel.user} after recovery")
+                stage.lost.append(f"{sentinel.user} after recovery ({why})")
                 return
             await anyio.sleep(0.2)
 
@@ -85,8 +91,9 @@ async def until_recovered(stage: Stage) -> None:
 async def check_sentinels(stage: Stage, when: str) -> None:
     """Every sentinel still signed in, on every node."""
     for sentinel in stage.sentinels:
-        if not await signed_in_everywhere(stage, sentinel):
-            stage.lost.append(f"{sentinel.user} {when}")
+        why = await not_signed_in(stage, sentinel)
+        if why is not None:
+            stage.lost.append(f"{sentinel.user} {when} ({why})")
 
 
 async def kill_mid_refresh(stage: Stage, victim: Node, down: float = 2.0) -> None:
@@ -146,7 +153,7 @@ async def roll_secret(stage: Stage) -> None:
         for node in fleet.nodes:
             await _in_thread(partial(fleet.restart, node, secrets=secrets))
         stage.note(f"secret roll: new secret {phase} on every node", since)
-    await anyio.sleep(fleet.options.update_age + 2)
+    await anyio.sleep(stage.idle_at_most + 2)  # every browser reads its session meanwhile
     since = time.monotonic()
     for node in fleet.nodes:
         await _in_thread(partial(fleet.restart, node, secrets=[new]))

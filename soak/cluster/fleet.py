@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,9 +49,9 @@ class FleetOptions:
     nodes: int = 3
     workers: int = 2
     """uvicorn workers per node."""
-    access_token_ttl: int = 65
+    access_token_ttl: int = 20
     """Seconds the OP's access tokens live ..."""
-    refresh_skew: int = 60
+    refresh_skew: int = 15
     """... of which the last ``refresh_skew`` are "due": refreshed on the next read."""
     update_age: int = 10
     revocation_cache_ttl: float = 0.5
@@ -232,12 +233,11 @@ def running_fleet(options: FleetOptions) -> Iterator[Fleet]:
         databases = {strategy: postgres.create_database() for strategy in PREFIXES}
         for dsn in databases.values():
             anyio.run(_make_schema, dsn)
-        logout_node = f"http://127.0.0.1:{node_ports[0]}"
         clients = {}
-        for strategy, prefix in PREFIXES.items():
+        for strategy, prefix in PREFIXES.items():  # the OP's logout tokens: to one node, any
             client = op.register_client(
                 [f"{public}{prefix}/auth/callback/op"],
-                backchannel_logout_uri=f"{logout_node}{prefix}/auth/backchannel-logout/op",
+                backchannel_logout_uri=f"{public}{prefix}/auth/backchannel-logout/op",
                 backchannel_logout_session_required=True,
             )
             clients[strategy] = [client.client_id, client.client_secret or ""]
@@ -260,8 +260,8 @@ def running_fleet(options: FleetOptions) -> Iterator[Fleet]:
             )
             nodes.append(Node(config.node, port, options.workers, directory, config))
         try:
-            for node in nodes:
-                node.start()
+            with ThreadPoolExecutor(len(nodes)) as starting:
+                list(starting.map(Node.start, nodes))
             servers = [(node.name, node.port) for node in nodes]
             lb = stack.enter_context(balancer(lb_port, servers, directory))
             yield Fleet(

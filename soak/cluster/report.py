@@ -49,6 +49,10 @@ class Report:
             for name, samples in self.observed.samples.items()
         }
 
+    @property
+    def _per_minute(self) -> int:
+        return max(1, round(60 / self.options.sample_every))
+
     def held(self) -> dict[str, list[str]]:
         return held_tokens(self.rotations, self.observed.held)
 
@@ -104,7 +108,8 @@ class Report:
             "scenarios: " + ", ".join(f"{k} {n}" for k, n in tally.scenarios.most_common()),
             "faults: "
             + "; ".join(
-                f"{e.what} ({e.seconds:.1f} s)" for e in sorted(observed.stage.events, key=_at)
+                f"t+{e.at - observed.stage.world.started:.0f}s {e.what} ({e.seconds:.1f} s)"
+                for e in sorted(observed.stage.events, key=_at)
             ),
             f"5xx: {sum(tally.server_errors.values())} {dict(tally.server_errors) or ''}",
             f"fail-closed answers while a store was down: {sum(tally.fail_closed.values())}",
@@ -132,16 +137,26 @@ class Report:
                 for k, v in sorted(tally.refusals.items())
             ),
             f"renewals after update_age: {dict(tally.renewals)}",
+            f"sessions ended by a revocation of their user that raced with them: {tally.raced}",
             f"callbacks on another node than their sign-in: {tally.callbacks['elsewhere']} of "
             f"{sum(tally.callbacks.values())}",
             f"duplicated users/accounts: {self.details['duplicates']}",
             f"rows: {self.details['counts']}",
             f"sessions lost across faults: {len(observed.stage.lost)} {observed.stage.lost}",
+            f"balancer log (requests that went wrong): {len(self.details['balancer_log'])}",
+            *(f"  {line[:300]}" for line in self.details["balancer_log"][:8]),
+            f"OP errors logged: {len(self.details['op_errors'])}",
+            *(f"  {line[:300]}" for line in self.details["op_errors"][:5]),
             "balancer: "
             + "; ".join(
                 f"{name} {row['status']} {row['stot']} requests, {row['wretr']} retried, "
                 f"{row['wredis']} redispatched, {row['hrsp_5xx']} 5xx, {row['chkdown']} downs"
                 for name, row in sorted(self.details["balancer"].items())
+            ),
+            "RSS per node, MiB, a sample a minute: "
+            + "; ".join(
+                f"{name} " + " ".join(f"{s.kib / 1024:.0f}" for s in samples[:: self._per_minute])
+                for name, samples in sorted(observed.samples.items())
             ),
             "RSS per node over its last run after warm-up: "
             + "; ".join(

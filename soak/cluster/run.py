@@ -48,24 +48,25 @@ class Options:
     """How long, how many browsers, when the faults come, how memory is judged."""
 
     seconds: float
+    """The workload's length, at least (the faults and the tail may make it longer)."""
     users: int = 6
     """Users per site; each has two browsers."""
     sentinels: int = 2
     """Sentinel users per site (one browser each, signed in once)."""
+    first_fault: float = 10.0
+    """Seconds of work before the first fault."""
+    gap: float = 3.0
+    """Seconds of normal work after each fault."""
+    tail: float = 20.0
+    """Seconds of steady work after the faults, at least (memory is judged there)."""
     warm_up: float = 10.0
     """Seconds after a node (re)starts before its memory is measured."""
     sample_every: float = 2.0
     max_growth_kib: float = 16 * 1024.0
     """The most a node's RSS trend may grow over its measured window."""
     throughput_seconds: float = 3.0
-    gap: float = 3.0
-    """Seconds of normal work between two faults."""
+    throughput_rounds: int = 3
     fleet: FleetOptions = field(default_factory=FleetOptions)
-
-    @property
-    def tail(self) -> float:
-        """Seconds of steady work after the faults (memory is judged there), at least."""
-        return max(20.0, self.seconds / 4)
 
     def schedule(self) -> list[Fault]:
         """The faults, one after the other: the secret roll first (it restarts every node),
@@ -126,7 +127,16 @@ def _held_by(browser: FleetBrowser, secrets: list[str]) -> tuple[str | None, boo
 async def drive(fleet: Fleet, options: Options) -> Observed:
     """The browsers, the sentinels, the faults and the memory samples, for ``seconds``."""
     tally = FleetTally()
-    world = World(fleet.url, fleet.live_urls, fleet.op, Outages(), tally, fleet.options.update_age)
+    fleet_options = fleet.options
+    world = World(
+        fleet.url,
+        fleet.live_urls,
+        fleet.op,
+        Outages(),
+        tally,
+        fleet_options.update_age,
+        fleet_options.access_token_ttl,
+    )
     browsers = [
         FleetBrowser(world, strategy, f"{strategy}-user-{n}")
         for strategy in PREFIXES
@@ -140,12 +150,13 @@ async def drive(fleet: Fleet, options: Options) -> Observed:
     ]
     for sentinel in sentinels:
         await sentinel.sign_in()
-    stage = Stage(fleet, world, sentinels)
+    idle = max(fleet_options.update_age, fleet_options.access_token_ttl) + 1
+    stage = Stage(fleet, world, sentinels, idle_at_most=idle + 3)
     start = time.monotonic()
     samples: dict[str, list[Sample]] = {node.name: [] for node in fleet.nodes}
 
     async def faults_then_tail() -> None:
-        await anyio.sleep(options.warm_up)
+        await anyio.sleep(options.first_fault)
         await run_schedule(stage, options.schedule(), options.gap)
         world.until = max(start + options.seconds, time.monotonic() + options.tail)
 
@@ -180,11 +191,19 @@ def soak(options: Options) -> Report:
         duplicates = {s: checks.duplicates(dsn) for s, dsn in fleet.databases.items()}
         counts = {s: checks.counts(dsn) for s, dsn in fleet.databases.items()}
         balancer = fleet.balancer.servers()
+        balancer_log = [line for line in fleet.balancer.log.splitlines() if '"' in line]
+        op_errors = [line for line in fleet.op.log.splitlines() if "error" in line]
         node_logs = {
             node.name: logs.classify(node.log, observed.stage.world.outages, wall_offset)
             for node in fleet.nodes
         }
         starts = {node.name: node.started for node in fleet.nodes}
-        rates = throughput(fleet, options.throughput_seconds)
-    details: dict[str, Any] = {"duplicates": duplicates, "counts": counts, "balancer": balancer}
+        rates = throughput(fleet, options.throughput_seconds, options.throughput_rounds)
+    details: dict[str, Any] = {
+        "duplicates": duplicates,
+        "counts": counts,
+        "balancer": balancer,
+        "balancer_log": balancer_log,
+        "op_errors": op_errors,
+    }
     return Report(options, observed, found, node_logs, starts, rates, details)

@@ -16,14 +16,15 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter, defaultdict
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 import httpx
 
-from soak.workload import UNKNOWN, Browser, Mismatch, Tally, expect, read_session
+from soak.workload import UNKNOWN, Browser, Mismatch, Tally, expect
 from tests.oidc_op.login import _first_form
 from tests.oidc_op.provider import LoginFailed, OpenIDProvider
 
@@ -31,10 +32,15 @@ from .app import NODE_HEADER, PREFIXES
 
 BURST = 6
 """Concurrent access-token reads in a burst: two per node."""
-PROBE_CONNECTIONS = 4
-"""Requests per node and probe round, each on a new connection (to reach both workers)."""
+REFUSED_IN_A_ROW = 4
+"""Refusals in a row, each on a new connection (so both workers answer), that count as a
+node refusing a session."""
 REFUSAL_LIMIT = 1.0
 """Seconds within which every node must refuse a revoked session."""
+RACE_MARGIN = 1.5
+"""Seconds before a browser last saw its session within which a revocation of its user may
+still end it: token times are whole seconds, and other workers cache a revocation check for
+``revocation_cache_ttl``."""
 PROBE_FOR = 5.0
 """Seconds a probe keeps trying before it reports the session was never refused."""
 FAIL_CLOSED_5XX = frozenset({("revoke", 503), ("error page", 500)})
@@ -85,6 +91,8 @@ class FleetTally(Tally):
     refusals: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     """``"<how> <strategy>"`` → seconds until every node refused the session."""
     renewals: Counter[str] = field(default_factory=Counter)
+    raced: int = 0
+    """Sessions found ended by a revocation of their user that raced with their sign-in."""
 
     def fail(self, outage: str, what: str, problem: str) -> None:
         self.fail_closed[f"{outage}: {what}"] += 1
@@ -107,12 +115,26 @@ class World:
     outages: Outages
     tally: FleetTally
     update_age: int
+    access_token_ttl: int
     users: dict[str, list[FleetBrowser]] = field(default_factory=lambda: defaultdict(list))
+    revoking: Counter[str] = field(default_factory=Counter)
+    """User → revocations of theirs under way."""
+    revoked: dict[str, float] = field(default_factory=dict)
+    """User → when the last revocation of theirs ended."""
     until: float = float("inf")
     """When the browsers stop (``time.monotonic()``): set once the faults are over."""
+    started: float = field(default_factory=time.monotonic)
+
+    def at(self) -> str:
+        """Now, as seconds since the world began (``t+12s``)."""
+        return f"t+{time.monotonic() - self.started:.0f}s"
 
     def running(self) -> bool:
         return time.monotonic() < self.until
+
+    def revoked_since(self, user: str, since: float) -> bool:
+        """Whether a revocation of ``user`` may have ended a session seen at ``since``."""
+        return bool(self.revoking[user]) or self.revoked.get(user, -1.0) >= since - RACE_MARGIN
 
 
 class FleetBrowser(Browser):
@@ -123,6 +145,8 @@ class FleetBrowser(Browser):
         self.world, self.strategy, self.user = world, strategy, user
         self.tally: FleetTally = world.tally
         self.renewed_at = 0.0
+        self.since = 0.0
+        """When the session the browser expects was last known to exist."""
         self.op_session = False
         world.users[user].append(self)
 
@@ -149,12 +173,9 @@ class FleetBrowser(Browser):
             for line in response.headers.get_list("set-cookie")
         )
 
-    def others(self) -> list[FleetBrowser]:
-        """The user's other browsers."""
-        return [b for b in self.world.users[self.user] if b is not self]
-
     async def sign_in(self) -> None:
         """The OIDC round trip through the balancer (the OP's pages directly)."""
+        self.since = time.monotonic()
         response = await self.post_form("oidc sign-in", "/auth/signin/op", {})
         started_on = response.headers.get(NODE_HEADER)
         location = response.headers["location"]
@@ -170,42 +191,74 @@ class FleetBrowser(Browser):
             await self.send("error page", "GET", location)
         expect(location == self.url + "/", f"the OIDC callback redirected to {location}")
         self.expected = f"{self.user}@example.test"
-        await read_session(self)
+        await self.read()
 
     async def read(self) -> Any:
-        """The session, checked (or learnt, when not known)."""
-        learning = self.expected == UNKNOWN
-        session = await read_session(self)
-        if learning:
-            self.expected = session["user"]["email"] if session else None
+        """The session, checked against the one expected (learnt when not known). A session
+        ended by a revocation of its user that raced with it is counted, not a mismatch."""
+        response = await self.send("session", "GET", "/auth/session")
+        expect(response.status_code == 200, f"session answered {response.status_code}")
+        session = response.json()
+        email = session["user"]["email"] if session else None
+        if self.expected == UNKNOWN:
+            self.expected = email
+        elif email != self.expected and (email is not None or not self.raced()):
+            raise Mismatch(f"signed in as {email}, not {self.expected}")
+        if email is not None:
+            self.since = time.monotonic()
         return session
+
+    def raced(self) -> bool:
+        """Whether a revocation of the user may have ended the session the browser expects
+        (then it is counted, and the browser expects none)."""
+        if not self.world.revoked_since(self.user, self.since):
+            return False
+        self.tally.raced += 1
+        self.expected = None
+        return True
 
     async def ensure_signed_in(self) -> None:
         if self.expected in (None, UNKNOWN) and not await self.read():
             await self.sign_in()
 
 
-async def probe(world: World, strategy: str, cookie: str) -> float | None:
-    """Seconds until every node refuses the session ``cookie`` (``None``: not in
-    :data:`PROBE_FOR`). Each round asks every node :data:`PROBE_CONNECTIONS` times, each on
-    a connection of its own."""
+async def probe(world: World, strategy: str, cookie: str) -> tuple[float | None, list[str]]:
+    """Seconds until every node up refuses the session ``cookie`` (``None``: not within
+    :data:`PROBE_FOR`), and what each node that did not last answered. Each node is asked
+    back to back, each time on a new connection, until it refuses :data:`REFUSED_IN_A_ROW`
+    times in a row (the first of those is when it refused). A node going down meanwhile is not
+    one of "every node"."""
     start = time.monotonic()
     path = f"{PREFIXES[strategy]}/auth/session"
     headers = {"cookie": f"authjs.session-token={cookie}", "connection": "close"}
-    while (elapsed := time.monotonic() - start) < PROBE_FOR:
-        answers = []
-        async with httpx.AsyncClient(timeout=10, trust_env=False) as http:
-            for url in world.nodes():
-                for _ in range(PROBE_CONNECTIONS):
-                    try:
-                        response = await http.get(url + path, headers=headers)
-                    except httpx.TransportError:
-                        break  # going down for a restart: not one of "every node" now
-                    answers.append(response.status_code == 200 and response.json() is None)
-        if answers and all(answers):
-            return elapsed
-        await anyio.sleep(0.05)
-    return None
+    refused: list[float] = []
+    holdouts: list[str] = []
+
+    async def ask(url: str, http: httpx.AsyncClient) -> None:
+        streak, first, last = 0, 0.0, ""
+        while (sent := time.monotonic()) - start < PROBE_FOR:
+            try:
+                response = await http.get(url + path, headers=headers)
+            except httpx.TransportError:
+                return  # going down for a restart
+            if response.status_code == 200 and response.json() is None:
+                streak, first = streak + 1, first if streak else sent
+                if streak == REFUSED_IN_A_ROW:
+                    refused.append(first - start)
+                    return
+            else:
+                streak = 0
+                node = response.headers.get(NODE_HEADER)
+                last = f"{node}: {response.status_code} {response.text[:120]}"
+        holdouts.append(last)
+
+    client = httpx.AsyncClient(timeout=10, trust_env=False)
+    async with client as http, anyio.create_task_group() as group:
+        for url in world.nodes():
+            group.start_soon(ask, url, http)
+    if holdouts or not refused:
+        return None, holdouts
+    return max(refused), []
 
 
 # -- scenarios ---------------------------------------------------------------------------------
@@ -220,6 +273,8 @@ async def renewal(browser: FleetBrowser) -> None:
     sets the cookie again (the JWT re-encrypted, the database row's expiry pushed back)."""
     await browser.ensure_signed_in()
     due = browser.renewed_at + browser.world.update_age + 1
+    if due > browser.world.until:
+        return
     await anyio.sleep(max(0.0, due - time.monotonic()))
     before = browser.renewed_at
     if await browser.read() is None:
@@ -231,6 +286,23 @@ async def renewal(browser: FleetBrowser) -> None:
 async def token_burst(browser: FleetBrowser) -> None:
     """:data:`BURST` concurrent access-token reads (over the nodes, round robin): each gets a
     token, and every token they get is one the OP takes."""
+    await _burst(browser, "due")
+
+
+async def expired_burst(browser: FleetBrowser) -> None:
+    """Idle until the access token has expired, then a burst: every read waits for the one
+    refresh (on whichever node claimed it), and all get the same new token (a JWT session's
+    token, which only this browser refreshes; a user's other browser may keep the account
+    row of database sessions fresh meanwhile)."""
+    await browser.ensure_signed_in()
+    wake = time.monotonic() + browser.world.access_token_ttl + 1
+    if wake > browser.world.until:
+        return
+    await anyio.sleep(wake - time.monotonic())
+    await _burst(browser, "expired")
+
+
+async def _burst(browser: FleetBrowser, kind: str) -> None:
     await browser.ensure_signed_in()
     answers: list[httpx.Response] = []
 
@@ -243,7 +315,12 @@ async def token_burst(browser: FleetBrowser) -> None:
     tokens = {answer.json()["token"] for answer in answers}
     nodes = {answer.headers.get(NODE_HEADER) for answer in answers}
     browser.tally.bursts[f"{len(nodes)} nodes"] += 1
+    if None in tokens and browser.raced():
+        return
     expect(None not in tokens, f"no access token in a burst: {[a.text for a in answers]}")
+    if kind == "expired" and browser.strategy == "jwt":  # (an account row is shared)
+        expect(len(tokens) == 1, f"{len(tokens)} access tokens after expiry: not one refresh")
+        browser.tally.bursts["after expiry"] += 1
     async with httpx.AsyncClient(timeout=10, trust_env=False) as http:
         for token in tokens:
             bearer = {"authorization": f"Bearer {token}"}
@@ -270,9 +347,10 @@ async def revoke_everywhere(browser: FleetBrowser) -> None:
     cookie = browser.session_cookie()
     expect(cookie is not None, "no session cookie to revoke")
     assert cookie is not None
-    for other in browser.others():
-        other.expected = UNKNOWN  # signed out too, unless signing in meanwhile
-    response = await browser.send("revoke", "POST", "/api/revoke", json={})
+    async with revoking(browser):
+        response = await browser.send("revoke", "POST", "/api/revoke", json={})
+    if response.status_code == 401 and browser.raced():
+        return
     expect(response.status_code == 200, f"revoke answered {response.status_code}")
     await _refused_everywhere(browser, cookie, "revoke")
 
@@ -286,24 +364,36 @@ async def backchannel_logout(browser: FleetBrowser) -> None:
     cookie = browser.session_cookie()
     expect(cookie is not None, "no session cookie to log out")
     assert cookie is not None
-    for other in browser.others():
-        other.expected = UNKNOWN
     page = await browser.http.get(f"{browser.op.issuer}/session/end")
     expect(page.status_code == 200, f"the OP's logout page answered {page.status_code}")
     form = _first_form(page.text)
     action = httpx.URL(str(page.url)).join(form.action)
-    done = await browser.http.post(action, data={**form.fields, "logout": "yes"})
+    async with revoking(browser):  # the OP's logout token may end every session of the user
+        done = await browser.http.post(action, data={**form.fields, "logout": "yes"})
     browser.op_session = False
     expect(done.status_code in (200, 302, 303), f"the OP's logout answered {done.status_code}")
     await _refused_everywhere(browser, cookie, "back-channel")
 
 
+@asynccontextmanager
+async def revoking(browser: FleetBrowser) -> AsyncIterator[None]:
+    """A revocation of ``browser``'s user is under way (see :meth:`World.revoked_since`)."""
+    world, user = browser.world, browser.user
+    world.revoking[user] += 1
+    try:
+        yield
+    finally:
+        world.revoking[user] -= 1
+        world.revoked[user] = time.monotonic()
+
+
 async def _refused_everywhere(browser: FleetBrowser, cookie: str, how: str) -> None:
-    seconds = await probe(browser.world, browser.strategy, cookie)
-    expect(seconds is not None, f"a {how} was not refused by every node in {PROBE_FOR} s")
+    seconds, holdouts = await probe(browser.world, browser.strategy, cookie)
+    what = f"a {how} of {browser.strategy} session"
+    expect(seconds is not None, f"{what} not refused by every node in {PROBE_FOR} s: {holdouts}")
     assert seconds is not None
     browser.tally.refusals[f"{how} {browser.strategy}"].append(seconds)
-    expect(seconds <= REFUSAL_LIMIT, f"a {how} took {seconds:.2f} s to reach every node")
+    expect(seconds <= REFUSAL_LIMIT, f"{what} took {seconds:.2f} s to reach every node")
     browser.expected = None
     await browser.read()
 
@@ -317,6 +407,7 @@ SCENARIOS: dict[str, tuple[Scenario, int]] = {
     "session read": (session_read, 40),
     "renewal": (renewal, 3),
     "access-token burst": (token_burst, 10),
+    "burst after expiry": (expired_burst, 1),
     "oidc sign-in": (sign_in, 6),
     "sign-out": (sign_out, 5),
     "csrf": (csrf, 5),
@@ -337,7 +428,7 @@ async def run_scenario(browser: FleetBrowser, name: str, scenario: Scenario) -> 
         browser.expected = UNKNOWN
     except (Mismatch, LoginFailed, httpx.HTTPError) as problem:
         browser.expected = UNKNOWN
-        described = f"{type(problem).__name__}: {problem}"
+        described = f"{browser.world.at()} {type(problem).__name__}: {problem}"
         outage = browser.world.outages.during(start, time.monotonic())
         if outage is not None:
             tally.fail(outage, name, described)

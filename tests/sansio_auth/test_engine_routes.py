@@ -121,8 +121,25 @@ def test_a_csrf_token_survives_each_step_of_a_secret_roll(made_with, checked_wit
     token = cookie.partition("|")[0]
     checked = pair(secret=checked_with).browser
     answer = checked.get("/auth/csrf", headers={"cookie": f"authjs.csrf-token={cookie}"})
-    assert answer.json()["csrfToken"] == token  # the cookie is taken as it is
-    assert "authjs.csrf-token" not in written(answer)
+    assert answer.json()["csrfToken"] == token  # the cookie is taken
+    if made_with[0] == checked_with[0]:
+        assert "authjs.csrf-token" not in written(answer)
+    else:  # and made again with the first secret, the token kept
+        digest = hashlib.sha256((token + checked_with[0]).encode()).hexdigest()
+        assert written(answer)["authjs.csrf-token"].replace("%7C", "|") == f"{token}|{digest}"
+
+
+def test_a_csrf_cookie_is_made_again_before_its_secret_is_removed():
+    """The last step of a roll: a node with ``[new, old]`` hands out the token of an old
+    cookie with a new cookie, which a node that has only ``new`` takes."""
+    old_node, rolled, retired = (pair(secret=s) for s in (["old"], ["new", "old"], ["new"]))
+    old_node.browser.get("/auth/csrf")
+    cookie = old_node.browser.cookies()["authjs.csrf-token"].replace("%7C", "|")
+    answer = rolled.browser.get("/auth/csrf", headers={"cookie": f"authjs.csrf-token={cookie}"})
+    token = answer.json()["csrfToken"]
+    renewed = written(answer)["authjs.csrf-token"].replace("%7C", "|")
+    later = retired.browser.get("/auth/csrf", headers={"cookie": f"authjs.csrf-token={renewed}"})
+    assert later.json()["csrfToken"] == token
 
 
 def test_csrf_cookie_of_auth_js_with_several_secrets_is_taken():

@@ -25,7 +25,8 @@ from tests.sansio_auth.oauth.fake_op import FakeOP, sign_in
 from tests.sansio_auth.oauth.test_refresh_flow import refresh_requests
 
 SESSION = "authjs.session-token"
-DUE = 3600 - 30  # inside the default 60 s refresh skew
+DUE = 3600 - 30  # inside the default 60 s refresh skew: the access token is still valid
+EXPIRED = 3600 + 1
 
 
 class Flights:
@@ -125,7 +126,7 @@ def state_of(response: Response, clock: Clock) -> dict[str, Any]:
 @pytest.mark.parametrize("strategy", ["jwt", "database"])
 def test_two_processes_at_expiry_make_one_refresh_and_share_its_tokens(strategy):
     first, second, op, _ = fleet(strategy)
-    first.clock.advance(DUE)
+    first.clock.advance(EXPIRED)
     one, other = read(first, first.browser), read(second, first.browser)
     send = until(first, one, SendHTTP)  # the first claimed the refresh: its request is out
     until(second, other, CallAdapter, "await_refresh")  # the second waits for its answer
@@ -146,6 +147,21 @@ def test_two_processes_at_expiry_make_one_refresh_and_share_its_tokens(strategy)
     assert "RefreshAccessTokenError" not in second.performer.log_codes("error")
 
 
+def test_while_the_access_token_is_valid_the_other_process_does_not_wait():
+    first, second, op, _ = fleet("jwt")
+    first.clock.advance(DUE)
+    one = read(first, first.browser)
+    send = until(first, one, SendHTTP)  # the first is refreshing
+    second.performer.clear()
+    other = second.performer.run(read(second, first.browser))  # at once, its token still good
+    assert not [a for a in second.performer.actions if getattr(a, "method", "") == "await_refresh"]
+    assert other.json()["user"]["email"] == "alice@example.com"
+    assert SESSION not in {c.name for c in other.cookies}  # nothing new to set
+    answered = finish(first, one, op.handle(send.request))  # type: ignore[attr-defined]
+    assert state_of(answered, first.clock)["refresh_token"] == "rt-2"
+    assert len(refresh_requests(op)) == 1
+
+
 def test_a_stale_cookie_within_the_keep_gets_the_kept_answer_not_a_second_refresh():
     first, second, op, _ = fleet("jwt")
     stale = first.browser.cookies()[SESSION]
@@ -159,7 +175,7 @@ def test_a_stale_cookie_within_the_keep_gets_the_kept_answer_not_a_second_refres
 
 def test_when_the_holder_dies_the_next_process_refreshes_once_its_lease_is_over():
     first, second, op, flights = fleet("jwt")
-    first.clock.advance(DUE)
+    first.clock.advance(EXPIRED)
     until(first, read(first, first.browser), SendHTTP)  # claimed; the process died: not sent
     response = second.performer.run(read(second, first.browser))
     assert len(refresh_requests(op)) == 1  # the second's own, once the lease ran out
