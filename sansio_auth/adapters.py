@@ -288,8 +288,9 @@ class SingleFlightStore(Protocol):
       ``(False, None)``: another process is sending it. Atomic.
     * ``await_refresh(key, wait)`` → the answer once it is kept, or ``None`` when the lease
       ends without one (its holder failed or died) or ``wait`` seconds pass.
-    * ``finish_refresh(key, owner, answer, keep)``: keep ``answer`` (``None``: there is none,
-      the attempt failed) for ``keep`` seconds and end ``owner``'s lease (only its own).
+    * ``finish_refresh(key, owner, answer, keep)``: keep ``answer`` for ``keep`` seconds, or
+      with ``None`` (the attempt failed, or the kept answer is spent) keep none; and end
+      ``owner``'s lease (only its own).
 
     Answers are opaque bytes (sealed with a key derived from the refresh token: the store
     never sees the tokens). Methods may be sync or async.

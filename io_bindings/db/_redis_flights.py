@@ -22,9 +22,10 @@ if answer then return {answer} end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {1} end
 return {}
 """
-# KEYS: lease, answer. ARGV: owner, answer ('' for none), keep ms.
+# KEYS: lease, answer. ARGV: owner, answer ('' for none: any kept one is dropped), keep ms.
 _FINISH = """
-if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3]) end
+if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+else redis.call('DEL', KEYS[2]) end
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 0
 """

@@ -104,39 +104,40 @@ def refresh_request(
     return authenticated_post(endpoint, body, client_id, client_secret, auth_method)
 
 
-def single_flight_key(endpoint: str, refresh_token: str) -> str:
-    """The key every concurrent refresh of this refresh token shares (a hash, not the token)."""
+def single_flight_key(endpoint: str, refresh_token: str, kind: str = "refresh") -> str:
+    """The key every concurrent refresh of this refresh token shares (a hash, not the token);
+    ``kind="code"`` with a code and its verifier: every exchange of that code."""
     digest = hashlib.sha256(f"{endpoint}\0{refresh_token}".encode()).hexdigest()
-    return f"refresh:{digest}"
+    return f"{kind}:{digest}"
 
 
 NONCE_BYTES = 12
 
 
-def _answer_key(refresh_token: str) -> AESGCM:
+def _answer_key(secret: str) -> AESGCM:
     material = HKDF(
         algorithm=hashes.SHA256(), length=32, salt=None, info=b"sansio-auth refresh answer"
-    ).derive(refresh_token.encode())
+    ).derive(secret.encode())
     return AESGCM(material)
 
 
-def seal_answer(refresh_token: str, key: str, answer: HTTPResponse, nonce: bytes) -> bytes:
-    """The token endpoint's ``answer`` to a refresh with ``refresh_token``, encrypted for a
-    shared single-flight store (AES-256-GCM, the key derived from the refresh token: only
-    those holding it can read the new tokens; ``key`` is bound to it). ``nonce``: 12 random
-    bytes."""
+def seal_answer(secret: str, key: str, answer: HTTPResponse, nonce: bytes) -> bytes:
+    """The token endpoint's ``answer``, encrypted for a shared single-flight store
+    (AES-256-GCM, the key derived from ``secret``, what the request sent: the refresh token,
+    or the code and its verifier; only those holding it can read the tokens; ``key`` is bound
+    to it). ``nonce``: 12 random bytes."""
     if len(nonce) != NONCE_BYTES:
         raise ValueError(f"the nonce must be {NONCE_BYTES} bytes")
     plain = msgspec.json.encode(answer)
-    return nonce + _answer_key(refresh_token).encrypt(nonce, plain, key.encode())
+    return nonce + _answer_key(secret).encrypt(nonce, plain, key.encode())
 
 
-def open_answer(refresh_token: str, key: str, sealed: bytes) -> HTTPResponse | None:
+def open_answer(secret: str, key: str, sealed: bytes) -> HTTPResponse | None:
     """The answer :func:`seal_answer` sealed, or ``None`` when it cannot be opened with this
-    refresh token and key (tampered, or not one of ours)."""
+    secret and key (tampered, or not one of ours)."""
     nonce, ciphertext = sealed[:NONCE_BYTES], sealed[NONCE_BYTES:]
     try:
-        plain = _answer_key(refresh_token).decrypt(nonce, ciphertext, key.encode())
+        plain = _answer_key(secret).decrypt(nonce, ciphertext, key.encode())
         return msgspec.json.decode(plain, type=HTTPResponse)
     except (InvalidTag, ValueError, msgspec.ValidationError):
         return None

@@ -63,7 +63,9 @@ class Flights:
         return self.answers.get(key)
 
     def finish_refresh(self, key: str, owner: str, answer: bytes | None, keep: float) -> None:
-        if answer is not None:
+        if answer is None:
+            self.answers.pop(key, None)
+        else:
             self.answers[key] = answer
 
 

@@ -32,7 +32,7 @@ from .app import NODE_HEADER, PREFIXES
 
 BURST = 6
 """Concurrent access-token reads in a burst: two per node."""
-REFUSED_IN_A_ROW = 4
+REFUSED_IN_A_ROW = 3
 """Refusals in a row, each on a new connection (so both workers answer), that count as a
 node refusing a session."""
 REFUSAL_LIMIT = 1.0
@@ -41,7 +41,7 @@ RACE_MARGIN = 1.5
 """Seconds before a browser last saw its session within which a revocation of its user may
 still end it: token times are whole seconds, and other workers cache a revocation check for
 ``revocation_cache_ttl``."""
-PROBE_FOR = 5.0
+PROBE_FOR = 10.0
 """Seconds a probe keeps trying before it reports the session was never refused."""
 FAIL_CLOSED_5XX = frozenset({("revoke", 503), ("error page", 500)})
 """The 5xx answers documented for a store that is down: "sign out everywhere" cannot be

@@ -146,6 +146,8 @@ async def test_a_refresh_in_single_flight(adapter: RedisAdapter, client: redis.R
     assert await adapter.claim_refresh("refresh:k", "c", 5) == (False, b"\x00sealed")
     assert await adapter.await_refresh("refresh:k", 1) == b"\x00sealed"
     assert 0 < client.pttl(f"{prefix}flight:answer:refresh:k") <= 30_000
+    await adapter.finish_refresh("refresh:k", "", None, 0)  # spent: dropped
+    assert not client.exists(f"{prefix}flight:answer:refresh:k")
 
     assert await adapter.claim_refresh("refresh:failed", "a", 5) == (True, None)
     await adapter.finish_refresh("refresh:failed", "a", None, 30)  # no answer: free again

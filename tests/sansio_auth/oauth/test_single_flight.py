@@ -10,6 +10,7 @@ session each sent the refresh token, and the OP revoked the grant.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 
@@ -21,7 +22,7 @@ from sansio_auth.oauth.refresh import open_answer, seal_answer
 from sansio_auth.settings import resolve
 from sansio_auth.testing import Clock, Performer, seeded_entropy
 from tests.sansio_auth.driver import ORIGIN, SECRET, AuthPair, Browser
-from tests.sansio_auth.oauth.fake_op import FakeOP, sign_in
+from tests.sansio_auth.oauth.fake_op import FakeOP, sign_in, start
 from tests.sansio_auth.oauth.test_refresh_flow import refresh_requests
 
 SESSION = "authjs.session-token"
@@ -61,7 +62,9 @@ class Flights:
         return self._answer(key)
 
     def finish_refresh(self, key: str, owner: str, answer: bytes | None, keep: float) -> None:
-        if answer is not None:
+        if answer is None:
+            self.answers.pop(key, None)
+        else:
             self.answers[key] = (answer, self.clock.now + keep)
         if self.leases.get(key, ("", 0))[0] == owner:
             del self.leases[key]
@@ -239,3 +242,49 @@ def test_the_store_is_the_configured_one_or_the_adapter_when_it_is_one():
     assert single_flight(adapter=adapter) is adapter
     with pytest.raises(Configuration, match="`single_flight` has no await_refresh"):
         single_flight(single_flight=type("Half", (), {"claim_refresh": print})())
+
+
+@pytest.mark.parametrize("strategy", ["jwt", "database"])
+def test_a_callback_sent_again_to_another_process_signs_in_with_the_kept_answer(strategy):
+    """A node dies after the provider answered its code exchange; the load balancer sends the
+    browser's callback again, to another node, which signs the browser in with the kept answer
+    (sending the used code again, it would get ``invalid_grant``: the error page)."""
+    clock = Clock()
+    op = FakeOP(clock)
+    options: dict[str, Any] = {"session": {"strategy": strategy}, "single_flight": Flights(clock)}
+    if strategy == "database":
+        options["adapter"] = MemoryAdapter()
+    config = AuthConfig(secret=SECRET, trust_host=True, providers=[op.provider()], **options)
+    first, second = process(config, clock, op, 1), process(config, clock, op, 2)
+    started = start(first.browser)
+    assert started.location is not None
+    result = op.authorize(started.location, "alice")
+    callback = first.browser.build("GET", f"{result.url}?{urlencode(result.params)}")
+    dying = first.engine.handle(callback)
+    action = dying.next_action()
+    while not (isinstance(action, SendHTTP) and action.request.url == op.endpoint("token")):
+        action = dying.send(first.performer.perform(action))
+    kept = dying.send(op.handle(action.request))  # the provider answers (the code is used)
+    assert isinstance(kept, CallAdapter)
+    assert kept.method == "finish_refresh"
+    dying.send(first.performer.perform(kept))  # the answer is kept; then the node dies
+    again = second.performer.run(second.engine.handle(callback))  # the balancer's retry
+    assert again.status == 302
+    assert again.location == ORIGIN
+    assert SESSION in {c.name for c in again.cookies}
+    token_requests = [r for r in op.requests if r.url == op.endpoint("token")]
+    assert len(token_requests) == 1
+    replayed = second.performer.run(second.engine.handle(callback))  # once more, signed in:
+    assert "error=" in (replayed.location or "")  # the answer is spent, the code refused
+    assert len([r for r in op.requests if r.url == op.endpoint("token")]) == 2
+
+
+def test_a_sign_in_goes_on_while_the_store_is_down():
+    """A code is taken once by the provider anyway: without the store, it is sent as it is."""
+    first, _, op, flights = fleet("jwt")
+    flights.down = True
+    browser = first.browser.another()
+    response = sign_in(browser, op)
+    assert response.status == 302
+    assert browser.session()["user"]["email"] == "alice@example.com"
+    assert "AdapterError" in first.performer.log_codes("error")
