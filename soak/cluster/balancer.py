@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import re
 import shutil
 import socket
 import subprocess
@@ -25,6 +26,9 @@ from pathlib import Path
 from db_servers import wait_for_port
 
 BACKEND = "nodes"
+# a request's line: ... <status> <bytes> <cookies> <cookies> <termination flags>
+# <connection counts>/<retries> <queues> "<method> <path> <version>"
+_REQUEST = re.compile(r' (\d{3}) \d+ \S+ \S+ (\S{4}) \S+/(\S+) \S+ "(.*)"$')
 CHECK_INTERVAL_MS = 250
 
 
@@ -47,7 +51,6 @@ def configuration(port: int, servers: Sequence[tuple[str, int]], admin: Path) ->
         "    mode http",
         "    log global",
         "    option httplog",
-        "    option dontlog-normal",  # only what went wrong: errors, retries, redispatches
         "    timeout connect 1s",
         "    timeout client 60s",
         "    timeout server 60s",
@@ -80,8 +83,28 @@ class Balancer:
 
     @property
     def log(self) -> str:
-        """The requests that went wrong (and HAProxy's notices)."""
+        """Every request (HAProxy's ``httplog`` format) and HAProxy's notices."""
         return self.log_path.read_text(errors="replace")
+
+    def unusual(self) -> list[str]:
+        """The requests that were retried, failed or answered 5xx, and ``POST`` s answered
+        anything but 2xx (a back-channel logout is one): each as its log line."""
+        found = []
+        for line in self.log.splitlines():
+            request = _REQUEST.search(line)
+            if request is None:
+                continue
+            status, flags, retries, what = request.groups()
+            if what == "<BADREQ>" and flags.startswith("CR"):
+                continue  # a connection closed before any request (a check that it listens)
+            if (
+                retries.startswith("+")
+                or flags != "----"
+                or status.startswith("5")
+                or (what.startswith("POST") and not status.startswith("2"))
+            ):
+                found.append(line)
+        return found
 
     def command(self, line: str) -> str:
         """One runtime API command; its answer."""

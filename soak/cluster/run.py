@@ -191,7 +191,7 @@ def soak(options: Options) -> Report:
         duplicates = {s: checks.duplicates(dsn) for s, dsn in fleet.databases.items()}
         counts = {s: checks.counts(dsn) for s, dsn in fleet.databases.items()}
         balancer = fleet.balancer.servers()
-        balancer_log = [line for line in fleet.balancer.log.splitlines() if '"' in line]
+        balancer_log = fleet.balancer.unusual()
         op_errors = [line for line in fleet.op.log.splitlines() if "error" in line]
         node_logs = {
             node.name: logs.classify(node.log, observed.stage.world.outages, wall_offset)
