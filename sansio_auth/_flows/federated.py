@@ -11,7 +11,8 @@ session alive so "sign in" signs the same user straight back in).
   provider with ``backchannel_logout`` on (and ``backchannel_logout_supported`` in its
   metadata) ends the sessions it names: database sessions of the user are deleted, JWT
   sessions of the provider session (``sid``) or of the user (``sub``) are revoked
-  (:mod:`.revocation`). Answers ``200``, or ``400`` with an OAuth error; never cached.
+  (:mod:`.revocation`). Answers ``200``, or ``400`` with an OAuth error (``invalid_request``,
+  or ``temporarily_unavailable`` when a store failed); never cached.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import msgspec
 
 from .._context import Context, Reply, add_query, json_reply
 from .._flow import Step, call_adapter, log_error
-from ..errors import AuthError, InvalidCheck, InvalidProvider
+from ..errors import AdapterError, AuthError, InvalidCheck, InvalidProvider
 from ..oauth.checks import random_value, seal, unseal_claims
 from ..oauth.discovery import discover
 from ..oauth.id_token import allowed_algorithms
@@ -130,12 +131,19 @@ def signout_callback(ctx: Context) -> Step[Reply]:
 
 def backchannel_logout(ctx: Context) -> Step[Reply]:
     """``POST backchannel-logout/<id>``: ``200`` once the named sessions are ended, ``400``
-    (``invalid_request``) for a token or provider we refuse."""
+    (``invalid_request``) for a token or provider we refuse, ``400``
+    (``temporarily_unavailable``) when they could not be ended now (a store is down): the
+    provider is a server, never sent to the error page."""
     try:
         yield from _logout(ctx)
     except (LogoutTokenError, InvalidProvider, InvalidCheck) as err:
         yield from log_error(err if isinstance(err, AuthError) else InvalidCheck(err))
         body = {"error": "invalid_request", "error_description": str(err)[:200]}
+        return json_reply(body, status=400, headers=NO_STORE)
+    except Exception as err:
+        yield from log_error(err)
+        description = "the sessions could not be ended now"
+        body = {"error": "temporarily_unavailable", "error_description": description}
         return json_reply(body, status=400, headers=NO_STORE)
     return Reply(status=200, headers=NO_STORE)
 
@@ -182,13 +190,19 @@ def _logout(ctx: Context) -> Step[None]:
 
 
 def _first_use(ctx: Context, key: str) -> Step[None]:
-    """Refuse a ``jti`` seen before (this process's cache, then the adapter's marks)."""
+    """Refuse a ``jti`` seen before (this process's cache, then the adapter's marks). When
+    the marks cannot be read or written, the failure is logged and the logout goes on: a
+    replayed logout token can only end the sessions it ended already."""
     cache = ctx.cache.revocations
     seen: Any = cache.get(key, ctx.now)
     adapter = ctx.settings.adapter
-    if seen is None:
-        seen = yield from call_adapter(adapter, "get_sessions_not_before", [key])
+    try:
+        if seen is None:
+            seen = yield from call_adapter(adapter, "get_sessions_not_before", [key])
+        if seen is None:
+            yield from call_adapter(adapter, "set_sessions_not_before", key, utc(ctx.now))
+    except AdapterError as err:
+        yield from log_error(err)
     if seen is not None:
         raise LogoutTokenError("the logout token was used before (`jti`)")
     cache.put(key, True, now=ctx.now, ttl=600)
-    yield from call_adapter(adapter, "set_sessions_not_before", key, utc(ctx.now))

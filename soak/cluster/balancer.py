@@ -87,8 +87,8 @@ class Balancer:
         return self.log_path.read_text(errors="replace")
 
     def unusual(self) -> list[str]:
-        """The requests that were retried, failed or answered 5xx, and ``POST`` s answered
-        anything but 2xx (a back-channel logout is one): each as its log line."""
+        """The requests that were retried, failed or answered 5xx, and back-channel logouts
+        answered anything but 2xx: each as its log line."""
         found = []
         for line in self.log.splitlines():
             request = _REQUEST.search(line)
@@ -101,7 +101,7 @@ class Balancer:
                 retries.startswith("+")
                 or flags != "----"
                 or status.startswith("5")
-                or (what.startswith("POST") and not status.startswith("2"))
+                or ("backchannel-logout" in what and not status.startswith("2"))
             ):
                 found.append(line)
         return found

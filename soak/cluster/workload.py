@@ -217,9 +217,12 @@ class FleetBrowser(Browser):
         self.expected = None
         return True
 
-    async def ensure_signed_in(self) -> None:
+    async def ensure_signed_in(self) -> bool:
+        """Signed in (a sign-in if need be); ``False`` when a revocation of the user raced
+        with it."""
         if self.expected in (None, UNKNOWN) and not await self.read():
             await self.sign_in()
+        return self.expected is not None
 
 
 async def probe(world: World, strategy: str, cookie: str) -> tuple[float | None, list[str]]:
@@ -343,9 +346,11 @@ async def sign_out(browser: FleetBrowser) -> None:
 
 async def revoke_everywhere(browser: FleetBrowser) -> None:
     """ "Sign out everywhere": every node refuses the session within :data:`REFUSAL_LIMIT`."""
-    await browser.ensure_signed_in()
+    if not await browser.ensure_signed_in():
+        return
     cookie = browser.session_cookie()
-    expect(cookie is not None, "no session cookie to revoke")
+    jar = sorted(c.name for c in browser.http.cookies.jar)
+    expect(cookie is not None, f"no session cookie to revoke ({browser.expected}; {jar})")
     assert cookie is not None
     async with revoking(browser):
         response = await browser.send("revoke", "POST", "/api/revoke", json={})
@@ -360,9 +365,11 @@ async def backchannel_logout(browser: FleetBrowser) -> None:
     refuses the session within :data:`REFUSAL_LIMIT`."""
     if not browser.op_session:
         await browser.sign_in()
-    await browser.ensure_signed_in()
+    if not await browser.ensure_signed_in():
+        return
     cookie = browser.session_cookie()
-    expect(cookie is not None, "no session cookie to log out")
+    jar = sorted(c.name for c in browser.http.cookies.jar)
+    expect(cookie is not None, f"no session cookie to log out ({browser.expected}; {jar})")
     assert cookie is not None
     page = await browser.http.get(f"{browser.op.issuer}/session/end")
     expect(page.status_code == 200, f"the OP's logout page answered {page.status_code}")
@@ -395,7 +402,11 @@ async def _refused_everywhere(browser: FleetBrowser, cookie: str, how: str) -> N
     browser.tally.refusals[f"{how} {browser.strategy}"].append(seconds)
     expect(seconds <= REFUSAL_LIMIT, f"{what} took {seconds:.2f} s to reach every node")
     browser.expected = None
-    await browser.read()
+    try:
+        await browser.read()
+    except Mismatch as error:
+        now = browser.session_cookie()
+        raise Mismatch(f"{error} (cookie {'kept' if now == cookie else 'changed'})") from error
 
 
 async def csrf(browser: FleetBrowser) -> None:
