@@ -63,6 +63,7 @@ from ..oauth.refresh import single_flight_key
 from ..oauth.tokens import TokenResponseError, TokenSet, parse_token_response, token_request
 from ..providers.oauth import OAuthProvider, OIDCProvider, SignedUserinfo
 from .login import as_user, finish_login, handle_login, run_sign_in_callback, user_by_account
+from .refresh import renew_account_tokens
 from .single_flight import forget, send_once
 
 # -- sign-in -----------------------------------------------------------------------------------
@@ -582,4 +583,6 @@ def _sign_in(
     login = yield from handle_login(
         ctx, provider, user=user, account=account, profile=profile, stored_account=stored
     )
+    if known is not None and stored is not None:
+        yield from renew_account_tokens(ctx, provider, stored)
     return (yield from finish_login(ctx, login, profile=profile))

@@ -183,6 +183,27 @@ def database_token_states(ctx: Context, user_id: str) -> Step[None]:
             ctx.token_states[provider.id] = dict(stored)
 
 
+def renew_account_tokens(
+    ctx: Context, provider: OAuthProvider, account: Mapping[str, Any]
+) -> Step[None]:
+    """A returning user signed in with ``provider``: with database sessions its fresh tokens
+    replace the account's (a compare-and-swap on the stored refresh token), which may have
+    been refused or revoked at the provider since; without this, such an account would never
+    refresh again. A concurrent refresh that wins the swap leaves its own, live tokens."""
+    if ctx.settings.strategy != "database" or not (provider.refreshes or provider.end_session):
+        return
+    changes = {k: account.get(k) for k in (*STATE_FIELDS, "id_token", "scope", "token_type")}
+    if not changes.get("access_token"):
+        return
+    adapter, account_id = ctx.settings.adapter, str(account["provider_account_id"])
+    stored = yield from call_adapter(adapter, "get_account", provider.id, account_id)
+    if stored is not None:
+        expected = stored.get("refresh_token")
+        yield from call_adapter(
+            adapter, "update_account_tokens", provider.id, account_id, expected, changes
+        )
+
+
 def session_error(ctx: Context) -> str | None:
     """``"RefreshAccessTokenError"`` when a state of this read cannot be refreshed any more."""
     for state in ctx.token_states.values():

@@ -148,6 +148,7 @@ class FleetBrowser(Browser):
         self.since = 0.0
         """When the session the browser expects was last known to exist."""
         self.op_session = False
+        self.last: httpx.Response | None = None
         world.users[user].append(self)
 
     async def send(self, kind: str, method: str, path: str, **options: Any) -> httpx.Response:
@@ -165,6 +166,7 @@ class FleetBrowser(Browser):
             raise Mismatch(f"{kind}: {response.status_code} {response.text[:200]}")
         if self.session_set(response):
             self.renewed_at = time.monotonic()
+        self.last = response
         return response
 
     def session_set(self, response: httpx.Response) -> bool:
@@ -406,7 +408,16 @@ async def _refused_everywhere(browser: FleetBrowser, cookie: str, how: str) -> N
         await browser.read()
     except Mismatch as error:
         now = browser.session_cookie()
-        raise Mismatch(f"{error} (cookie {'kept' if now == cookie else 'changed'})") from error
+        jar = [
+            (c.name, c.domain, c.path, c.value == cookie)
+            for c in browser.http.cookies.jar
+            if c.name.startswith("authjs.session-token")
+        ]
+        answer = browser.last
+        node = answer.headers.get(NODE_HEADER) if answer is not None else None
+        raise Mismatch(
+            f"{error} (cookie {'kept' if now == cookie else 'changed'}; {jar}; from {node})"
+        ) from error
 
 
 async def csrf(browser: FleetBrowser) -> None:
