@@ -2,10 +2,12 @@
 session before it expires.
 
 Database sessions are revoked by deleting their rows. A JWT session cannot be deleted,
-so with ``session.revocation`` on it carries a ``sid`` and the adapter keeps "not before"
-marks: a session read refuses a token issued (``iat``) at or before the latest mark of
-its user (``user:<id>``), its ``sid`` (``sid:<sid>``) or its provider session
-(``op:<provider>:<sid>``, from back-channel logout). Answers are memoised for
+so with ``session.revocation`` on it carries a ``sid`` and the time it was signed in
+(``auth_time``), and the adapter keeps "not before" marks: a session read refuses a token
+signed in at or before the latest mark of its user (``user:<id>``), its ``sid``
+(``sid:<sid>``) or its provider session (``op:<provider>:<sid>``, from back-channel logout).
+The sign-in time, not the token's ``iat``: a token re-issued (``update_age``, a refresh, a new
+secret) by a process that has not seen a revocation yet stays revoked. Answers are memoised for
 ``session.revocation_cache_ttl`` seconds in the engine's cache; a revocation made
 through this engine forgets them at once.
 """
@@ -35,6 +37,12 @@ def session_keys(token: Mapping[str, Any]) -> list[str]:
     return keys
 
 
+SIGNED_IN_AT = "auth_time"
+"""The claim of a revocable JWT session that holds when it was signed in (OIDC's name for it);
+a token without it (made by Auth.js, or by a ``jwt`` callback that dropped it) is judged by
+its ``iat``."""
+
+
 def provider_session_key(provider_id: str, sid: str) -> str:
     """The key of a provider's session (the ``sid`` of its ID and logout tokens)."""
     return f"op:{provider_id}:{sid}"
@@ -43,8 +51,8 @@ def provider_session_key(provider_id: str, sid: str) -> str:
 def is_revoked(ctx: Context, token: Mapping[str, Any]) -> Step[bool]:
     """Whether the JWT session ``token`` was issued at or before a revocation of its keys."""
     keys = session_keys(token)
-    issued_at = token.get("iat")
-    if not keys or not isinstance(issued_at, int | float):
+    issued_at = token.get(SIGNED_IN_AT, token.get("iat"))
+    if not keys or isinstance(issued_at, bool) or not isinstance(issued_at, int | float):
         return False
     cache, memo = ctx.cache.revocations, "|".join(keys)
     mark = cache.get(memo, ctx.now)

@@ -30,7 +30,7 @@ from .refresh import (
     session_error,
     sign_in_state,
 )
-from .revocation import is_revoked
+from .revocation import SIGNED_IN_AT, is_revoked
 
 Emitted = tuple[tuple[str, dict[str, Any]], ...]
 
@@ -205,6 +205,7 @@ class JWTSessions(SessionStrategy):
             first[STATE_CLAIM] = state
         if ctx.settings.session.revocation:
             first["sid"] = ctx.random_uuid()
+            first[SIGNED_IN_AT] = int(ctx.now)
         token: dict[str, Any] | None = first
         callback = ctx.settings.callbacks.jwt
         if callback is not None:

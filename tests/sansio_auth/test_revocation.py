@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from io_bindings.db.memory import MemoryAdapter
-from sansio_auth import jwt
+from sansio_auth import Engine, jwt
 from sansio_auth.errors import MissingAdapter
+from sansio_auth.testing import Performer, seeded_entropy
 from sansio_auth.testing.performer import step as run_sync
 from tests.sansio_auth.adapter_faults import FaultyAdapter
 from tests.sansio_auth.driver import SECRET, AuthPair
@@ -89,6 +90,34 @@ def test_a_revocation_store_that_fails_keeps_the_cookie_for_when_it_answers_agai
     assert "JWTSessionError" in pair.performer.log_codes("error")
     assert pair.browser.cookies()[SESSION] == cookie
     assert pair.browser.session()["user"]["email"] == "alice@example.com"
+
+
+def test_a_token_re_issued_by_a_process_that_has_not_seen_the_revocation_stays_revoked():
+    """Another process cached "not revoked" just before the revocation, and re-issues the
+    cookie (``update_age=0``: every read) in its cache window: the new token is refused once
+    the cache runs out, as the old one (found by the cluster soak: a session signed out
+    everywhere came back)."""
+    adapter = MemoryAdapter()
+    pair, _ = jwt_pair(adapter, revocation_cache_ttl=5, update_age=0)
+    other = Engine(pair.engine.settings.config, clock=pair.clock, entropy=seeded_entropy(9), env={})
+    elsewhere = Performer(pair.performer.http)
+
+    def read_elsewhere() -> Any:
+        response = elsewhere.run(other.handle(pair.browser.build("GET", "/auth/session")))
+        pair.browser.store(response)
+        return response.json()
+
+    assert read_elsewhere() is not None  # the other process caches "not revoked"
+    pair.clock.advance(1)
+    assert revoke(pair, user_id=token_of(pair)["sub"]) == (200, {"deleted": 0})
+    pair.clock.advance(1)
+    before = pair.browser.cookies()[SESSION]
+    assert read_elsewhere() is not None  # its cache is still good: it re-issues the cookie
+    assert pair.browser.cookies()[SESSION] != before
+    assert token_of(pair)["iat"] == int(pair.clock.now)  # issued after the revocation
+    pair.clock.advance(5)  # the other process's cache runs out
+    assert read_elsewhere() is None
+    assert pair.browser.session() is None
 
 
 def test_database_sessions_are_deleted():
