@@ -138,6 +138,8 @@ class Report:
             ),
             f"renewals after update_age: {dict(tally.renewals)}",
             f"sessions ended by a revocation of their user that raced with them: {tally.raced}",
+            "other browsers' sessions refused on every node after their user's revocation: "
+            f"{tally.others_refused}",
             f"callbacks on another node than their sign-in: {tally.callbacks['elsewhere']} of "
             f"{sum(tally.callbacks.values())}",
             f"duplicated users/accounts: {self.details['duplicates']}",

@@ -42,6 +42,8 @@ RACE_MARGIN = 1.5
 still end it: token times are whole seconds, and other workers cache a revocation check for
 ``revocation_cache_ttl``."""
 PROBE_FOR = 10.0
+PROBE_MIN = REFUSAL_LIMIT + 0.5
+"""Seconds every node is probed at least (past any revocation cache of 0.5 s)."""
 """Seconds a probe keeps trying before it reports the session was never refused."""
 FAIL_CLOSED_5XX = frozenset({("revoke", 503), ("error page", 500)})
 """The 5xx answers documented for a store that is down: "sign out everywhere" cannot be
@@ -93,6 +95,8 @@ class FleetTally(Tally):
     renewals: Counter[str] = field(default_factory=Counter)
     raced: int = 0
     """Sessions found ended by a revocation of their user that raced with their sign-in."""
+    others_refused: int = 0
+    """Sessions of a user's other browsers checked refused after "sign out everywhere"."""
 
     def fail(self, outage: str, what: str, problem: str) -> None:
         self.fail_closed[f"{outage}: {what}"] += 1
@@ -148,6 +152,9 @@ class FleetBrowser(Browser):
         self.since = 0.0
         """When the session the browser expects was last known to exist."""
         self.op_session = False
+        self.signing_in = False
+        self.signed_in_at = 0.0
+        """When the browser's last sign-in ended (whatever its outcome)."""
         self.last: httpx.Response | None = None
         world.users[user].append(self)
 
@@ -178,6 +185,14 @@ class FleetBrowser(Browser):
     async def sign_in(self) -> None:
         """The OIDC round trip through the balancer (the OP's pages directly)."""
         self.since = time.monotonic()
+        self.signing_in = True
+        try:
+            await self._sign_in()
+        finally:
+            self.signing_in = False
+            self.signed_in_at = time.monotonic()
+
+    async def _sign_in(self) -> None:
         response = await self.post_form("oidc sign-in", "/auth/signin/op", {})
         started_on = response.headers.get(NODE_HEADER)
         location = response.headers["location"]
@@ -228,11 +243,13 @@ class FleetBrowser(Browser):
 
 
 async def probe(world: World, strategy: str, cookie: str) -> tuple[float | None, list[str]]:
-    """Seconds until every node up refuses the session ``cookie`` (``None``: not within
-    :data:`PROBE_FOR`), and what each node that did not last answered. Each node is asked
-    back to back, each time on a new connection, until it refuses :data:`REFUSED_IN_A_ROW`
-    times in a row (the first of those is when it refused). A node going down meanwhile is not
-    one of "every node"."""
+    """Seconds until every node up refuses the session ``cookie`` for good (``None``: not
+    within :data:`PROBE_FOR`), and what each node that did not last answered.
+
+    Each node is asked back to back, each time on a new connection (so that its workers all
+    answer: each keeps its own revocation cache), for :data:`PROBE_MIN` seconds at least and
+    until it refused :data:`REFUSED_IN_A_ROW` times in a row; it refused from the first of
+    its last refusals. A node going down meanwhile is not one of "every node"."""
     start = time.monotonic()
     path = f"{PREFIXES[strategy]}/auth/session"
     headers = {"cookie": f"authjs.session-token={cookie}", "connection": "close"}
@@ -242,15 +259,15 @@ async def probe(world: World, strategy: str, cookie: str) -> tuple[float | None,
     async def ask(url: str, http: httpx.AsyncClient) -> None:
         streak, first, last = 0, 0.0, ""
         while (sent := time.monotonic()) - start < PROBE_FOR:
+            if streak >= REFUSED_IN_A_ROW and sent - start >= PROBE_MIN:
+                refused.append(first - start)
+                return
             try:
                 response = await http.get(url + path, headers=headers)
             except httpx.TransportError:
                 return  # going down for a restart
             if response.status_code == 200 and response.json() is None:
                 streak, first = streak + 1, first if streak else sent
-                if streak == REFUSED_IN_A_ROW:
-                    refused.append(first - start)
-                    return
             else:
                 streak = 0
                 node = response.headers.get(NODE_HEADER)
@@ -264,6 +281,24 @@ async def probe(world: World, strategy: str, cookie: str) -> tuple[float | None,
     if holdouts or not refused:
         return None, holdouts
     return max(refused), []
+
+
+async def signed_in_somewhere(world: World, strategy: str, cookie: str) -> list[str]:
+    """The nodes (asked directly, :data:`REFUSED_IN_A_ROW` times each) that still answer the
+    session ``cookie``."""
+    path = f"{PREFIXES[strategy]}/auth/session"
+    headers = {"cookie": f"authjs.session-token={cookie}", "connection": "close"}
+    found = []
+    async with httpx.AsyncClient(timeout=10, trust_env=False) as http:
+        for url in world.nodes():
+            for _ in range(REFUSED_IN_A_ROW):
+                try:
+                    response = await http.get(url + path, headers=headers)
+                except httpx.TransportError:
+                    break
+                if response.status_code == 200 and response.json() is not None:
+                    found.append(str(response.headers.get(NODE_HEADER)))
+    return found
 
 
 # -- scenarios ---------------------------------------------------------------------------------
@@ -347,19 +382,31 @@ async def sign_out(browser: FleetBrowser) -> None:
 
 
 async def revoke_everywhere(browser: FleetBrowser) -> None:
-    """ "Sign out everywhere": every node refuses the session within :data:`REFUSAL_LIMIT`."""
+    """ "Sign out everywhere": every node refuses the session within :data:`REFUSAL_LIMIT`,
+    and then the sessions of the user's other browsers signed in before it too (whatever
+    cookie they hold by then: one re-issued meanwhile must be refused as well)."""
     if not await browser.ensure_signed_in():
         return
     cookie = browser.session_cookie()
     jar = sorted(c.name for c in browser.http.cookies.jar)
     expect(cookie is not None, f"no session cookie to revoke ({browser.expected}; {jar})")
     assert cookie is not None
+    started = time.monotonic()
     async with revoking(browser):
         response = await browser.send("revoke", "POST", "/api/revoke", json={})
     if response.status_code == 401 and browser.raced():
         return
     expect(response.status_code == 200, f"revoke answered {response.status_code}")
     await _refused_everywhere(browser, cookie, "revoke")
+    for other in browser.world.users[browser.user]:
+        if other is browser or other.signing_in or other.signed_in_at >= started - RACE_MARGIN:
+            continue  # a session of that browser may be newer than the revocation
+        held = other.session_cookie()
+        if held is None:
+            continue
+        nodes = await signed_in_somewhere(browser.world, browser.strategy, held)
+        expect(not nodes, f"another browser of the user still signed in on {nodes}")
+        browser.tally.others_refused += 1
 
 
 async def backchannel_logout(browser: FleetBrowser) -> None:
