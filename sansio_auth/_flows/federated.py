@@ -171,22 +171,18 @@ def _logout(ctx: Context) -> Step[None]:
         now=ctx.now,
     )
     yield from _first_use(ctx, f"jti:{provider.id}:{facts.jti}")
-    user_id = None
-    if facts.sub is not None:
-        user = yield from call_adapter(
-            ctx.settings.adapter, "get_user_by_account", provider.id, facts.sub
-        )
-        user_id = None if user is None else str(user["id"])
-    if ctx.settings.strategy == "database":
-        if facts.sub is None:  # rows do not record the provider session
-            raise LogoutTokenError("database sessions are ended by `sub`; the token has none")
-        if user_id is not None:
-            yield from revoke(ctx, user_id=user_id)
-        return
-    if facts.sid is not None:
+    if ctx.settings.strategy == "jwt" and facts.sid is not None:
+        # the provider session's mark is enough: no user to look up (the users' store may be
+        # down while the marks' answers)
         yield from revoke(ctx, key=provider_session_key(provider.id, facts.sid))
-    elif user_id is not None:
-        yield from revoke(ctx, user_id=user_id)
+        return
+    if facts.sub is None:  # rows do not record the provider session
+        raise LogoutTokenError("database sessions are ended by `sub`; the token has none")
+    user = yield from call_adapter(
+        ctx.settings.adapter, "get_user_by_account", provider.id, facts.sub
+    )
+    if user is not None:
+        yield from revoke(ctx, user_id=str(user["id"]))
 
 
 def _first_use(ctx: Context, key: str) -> Step[None]:

@@ -397,7 +397,7 @@ async def revoke_everywhere(browser: FleetBrowser) -> None:
     if response.status_code == 401 and browser.raced():
         return
     expect(response.status_code == 200, f"revoke answered {response.status_code}")
-    await _refused_everywhere(browser, cookie, "revoke")
+    await _refused_everywhere(browser, cookie, "revoke", started)
     for other in browser.world.users[browser.user]:
         if other is browser or other.signing_in or other.signed_in_at >= started - RACE_MARGIN:
             continue  # a session of that browser may be newer than the revocation
@@ -424,11 +424,12 @@ async def backchannel_logout(browser: FleetBrowser) -> None:
     expect(page.status_code == 200, f"the OP's logout page answered {page.status_code}")
     form = _first_form(page.text)
     action = httpx.URL(str(page.url)).join(form.action)
+    started = time.monotonic()
     async with revoking(browser):  # the OP's logout token may end every session of the user
         done = await browser.http.post(action, data={**form.fields, "logout": "yes"})
     browser.op_session = False
     expect(done.status_code in (200, 302, 303), f"the OP's logout answered {done.status_code}")
-    await _refused_everywhere(browser, cookie, "back-channel")
+    await _refused_everywhere(browser, cookie, "back-channel", started)
 
 
 @asynccontextmanager
@@ -443,13 +444,19 @@ async def revoking(browser: FleetBrowser) -> AsyncIterator[None]:
         world.revoked[user] = time.monotonic()
 
 
-async def _refused_everywhere(browser: FleetBrowser, cookie: str, how: str) -> None:
+async def _refused_everywhere(browser: FleetBrowser, cookie: str, how: str, started: float) -> None:
+    """Every node refuses ``cookie`` within :data:`REFUSAL_LIMIT` of the revocation's answer
+    (a revocation made while a store was down may not be done: that is the outage's)."""
     seconds, holdouts = await probe(browser.world, browser.strategy, cookie)
     what = f"a {how} of {browser.strategy} session"
     expect(seconds is not None, f"{what} not refused by every node in {PROBE_FOR} s: {holdouts}")
     assert seconds is not None
-    browser.tally.refusals[f"{how} {browser.strategy}"].append(seconds)
-    expect(seconds <= REFUSAL_LIMIT, f"{what} took {seconds:.2f} s to reach every node")
+    outage = browser.world.outages.during(started, time.monotonic())
+    if outage is not None:
+        browser.tally.fail(outage, f"{how} {browser.strategy}", f"refused after {seconds:.2f} s")
+    else:
+        browser.tally.refusals[f"{how} {browser.strategy}"].append(seconds)
+        expect(seconds <= REFUSAL_LIMIT, f"{what} took {seconds:.2f} s to reach every node")
     browser.expected = None
     try:
         await browser.read()

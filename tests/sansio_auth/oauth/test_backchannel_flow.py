@@ -23,6 +23,7 @@ EVENT = "http://schemas.openid.net/event/backchannel-logout"
 def signed_in(strategy: str) -> tuple[Browser, MemoryOP, FaultyAdapter]:
     op = MemoryOP()
     op.metadata["backchannel_logout_supported"] = True
+    op.claims["sid"] = "op-session-1"  # the provider session, in the ID token
     adapter = FaultyAdapter()
     session: dict[str, Any] = {"strategy": strategy}
     if strategy == "jwt":
@@ -40,14 +41,14 @@ def signed_in(strategy: str) -> tuple[Browser, MemoryOP, FaultyAdapter]:
     return browser, op, adapter
 
 
-def logout(browser: Browser, op: MemoryOP, jti: str = "j-1") -> Any:
+def logout(browser: Browser, op: MemoryOP, jti: str = "j-1", **who: str) -> Any:
     claims = {
         "iss": op.issuer,
         "aud": op.client_id,
         "iat": int(browser.clock.now),
         "jti": jti,
-        "sub": "alice-sub",
         "events": {EVENT: {}},
+        **(who or {"sub": "alice-sub"}),
     }
     token = op.sign(claims, {"alg": "RS256", "kid": op.signing_kid, "typ": "logout+jwt"})
     path = f"{browser.base}/backchannel-logout/op"
@@ -85,3 +86,15 @@ def test_a_logout_token_is_still_taken_once():
     again = browser.performer.run(logout(browser, op))
     assert again.status == 400
     assert again.json()["error"] == "invalid_request"
+
+
+def test_a_jwt_session_of_a_provider_session_is_ended_without_the_users_store():
+    """A logout token naming the provider session (``sid``) needs only the marks: the users'
+    store may be down (the fleet's PostgreSQL restarting while Redis answers)."""
+    browser, op, adapter = signed_in("jwt")
+    adapter.fail_on("get_user_by_account")
+    looked_up = len(adapter.called("get_user_by_account"))
+    response = browser.performer.run(logout(browser, op, sid="op-session-1", sub="alice-sub"))
+    assert response.status == 200
+    assert browser.session() is None
+    assert len(adapter.called("get_user_by_account")) == looked_up
