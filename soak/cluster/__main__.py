@@ -24,7 +24,7 @@ QUICK = Options(
     fleet=FleetOptions(update_age=5),
 )
 """About three minutes in all, the same faults and checks (``make soak-cluster-quick``)."""
-FULL = Options(seconds=7 * 60, tail=60, sample_every=5, throughput_seconds=4)
+FULL = Options(seconds=7 * 60, tail=60, warm_up=150, sample_every=5, throughput_seconds=4)
 """About nine minutes in all (``make soak-cluster``)."""
 
 

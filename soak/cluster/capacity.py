@@ -102,6 +102,7 @@ def _logout_token(op: MemoryOP, browser: Browser, strategy: str) -> str:
         "iat": int(browser.clock.now),
         "jti": f"jti-{strategy}-{browser.clock.now}",
         "sub": sub,
+        "sid": "op-session",
         "events": {"http://schemas.openid.net/event/backchannel-logout": {}},
     }
     return op.sign(claims, {"alg": "RS256", "kid": op.signing_kid, "typ": "logout+jwt"})
@@ -138,6 +139,7 @@ def round_trips() -> dict[str, dict[str, str]]:
     for strategy in ("database", "jwt"):
         op = MemoryOP()
         op.metadata["backchannel_logout_supported"] = True
+        op.claims["sid"] = "op-session"  # the provider session, in the ID token
         browser = Browser(_config(op, strategy), op=op)
         for name, action in _requests(browser).items():
             table.setdefault(name, {})[strategy] = _counted(browser, action)

@@ -145,8 +145,7 @@ class Report:
             f"duplicated users/accounts: {self.details['duplicates']}",
             f"rows: {self.details['counts']}",
             f"sessions lost across faults: {len(observed.stage.lost)} {observed.stage.lost}",
-            "balancer log, requests retried, failed, 5xx or POSTs not 2xx: "
-            f"{len(self.details['balancer_log'])}",
+            f"balancer log, requests retried, failed or 5xx: {len(self.details['balancer_log'])}",
             *(f"  {line[:300]}" for line in self.details["balancer_log"][:8]),
             f"OP errors logged: {len(self.details['op_errors'])}",
             *(f"  {line[:300]}" for line in self.details["op_errors"][:5]),

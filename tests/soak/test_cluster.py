@@ -141,7 +141,7 @@ def test_the_balancer_log_keeps_what_went_wrong(tmp_path: Path) -> None:
     log.write_text("\n".join(lines.values()) + "\n")
     balancer = Balancer("http://lb", tmp_path / "admin.sock", None, log)  # type: ignore[arg-type]
     unusual = balancer.unusual()
-    assert unusual == [lines[k] for k in ("retried", "5xx", "logout", "cut")]
+    assert unusual == [lines[k] for k in ("retried", "5xx", "cut")]
 
 
 def test_memory_is_judged_over_a_node_s_last_run() -> None:
