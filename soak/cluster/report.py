@@ -117,7 +117,8 @@ class Report:
             *(f"  e.g. {e}" for e in tally.fail_closed_examples),
             f"fail-closed log entries: {_merged(log.fail_closed for log in self.logs.values())}",
             f"wrong answers: {dict(tally.mismatches)}; transport errors: "
-            f"{dict(tally.transport_errors)}",
+            f"{dict(tally.transport_errors)}; sent again on a new connection (as browsers do "
+            f"when a kept-alive one closes unanswered): {tally.resent}",
             *(f"  e.g. {example}" for example in tally.examples),
             f"unexpected log entries: {sum(len(log.unexpected) for log in self.logs.values())}",
             *(

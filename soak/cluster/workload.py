@@ -95,6 +95,8 @@ class FleetTally(Tally):
     renewals: Counter[str] = field(default_factory=Counter)
     raced: int = 0
     """Sessions found ended by a revocation of their user that raced with their sign-in."""
+    resent: int = 0
+    """Requests sent once more after their kept-alive connection closed before any answer."""
     others_refused: int = 0
     """Sessions of a user's other browsers checked refused after "sign out everywhere"."""
 
@@ -163,7 +165,14 @@ class FleetBrowser(Browser):
         counted as fail-closed instead of as a server error)."""
         self.tally.requests[kind] += 1
         start = time.monotonic()
-        response = await self.http.request(method, path, **options)
+        try:
+            response = await self.http.request(method, path, **options)
+        except httpx.RemoteProtocolError:
+            # as browsers do: a request whose kept-alive connection closed before any answer
+            # is sent once more, on a new connection (here: at a node's death, the balancer
+            # closing its side)
+            self.tally.resent += 1
+            response = await self.http.request(method, path, **options)
         if response.status_code >= 500:
             outage = self.world.outages.during(start, time.monotonic())
             if outage is not None and (kind, response.status_code) in FAIL_CLOSED_5XX:
