@@ -25,6 +25,7 @@ from .accounts import (
     sign_in_first,
 )
 from .password import _address, check_new_password, new_hash
+from .revocation import SIGNED_IN_AT
 from .strategies import create_database_session, utc
 
 
@@ -186,7 +187,8 @@ def end_sessions(ctx: Context, user_id: str, *, keep_this_browser: bool = False)
 
 
 def _reissue_token(ctx: Context) -> Step[None]:
-    """This browser's JWT session with a fresh ``iat`` (its claims kept)."""
+    """This browser's JWT session with a fresh ``iat`` and sign-in time (its other claims
+    kept): the revocation it made does not refuse it."""
     spec = ctx.cookie_specs.session_token
     value, present = read_chunked(ctx.cookies, spec.name)
     if value is None:
@@ -199,5 +201,7 @@ def _reissue_token(ctx: Context) -> Step[None]:
     if not token:
         return
     claims = {k: v for k, v in token.items() if k not in ("iat", "exp", "jti")}
+    if SIGNED_IN_AT in claims:
+        claims[SIGNED_IN_AT] = int(ctx.now)
     encoded = yield from ctx.encode_token(claims)
     ctx.out_cookies.set_chunked(spec, encoded, ctx.now, present)
