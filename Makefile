@@ -101,7 +101,7 @@ soak: install system-deps
 # A fleet behind HAProxy (3 nodes x 2 uvicorn workers, PostgreSQL, Redis, the OP) under browsers
 # and faults (a node killed mid-refresh, PostgreSQL restarted, Redis stopped 10 s, a secret
 # rolled): 0 unexplained 5xx, one token-endpoint call per rotation, revocations everywhere within
-# 1 s, no duplicated user, no session lost, RSS flat (see soak/cluster/); about 9 minutes
+# 1 s, no duplicated user, no session lost, RSS flat (see soak/cluster/); about 8 minutes
 soak-cluster: install system-deps
 	$(PY) -m soak.cluster
 

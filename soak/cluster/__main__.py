@@ -1,4 +1,4 @@
-"""``python -m soak.cluster`` (about nine minutes) or ``--quick`` (about three): the cluster
+"""``python -m soak.cluster`` (about eight minutes) or ``--quick`` (about three): the cluster
 soak; exits 1 when it fails."""
 
 from __future__ import annotations

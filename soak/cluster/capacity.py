@@ -7,7 +7,9 @@
   rate-limit counters);
 * **what one PostgreSQL and one Redis serve**: ``pgbench`` running our session check (the
   join of ``sessions`` and ``users`` by token, prepared) and its extension, ``redis-benchmark``
-  running a JWT session's revocation check (one ``MGET``), on this machine.
+  running a JWT session's revocation check (one ``MGET``), on this machine;
+* **what one core of app serves**: the fleet app on one uvicorn worker pinned to a core, the
+  load generator on the other (:mod:`bench.load`), a session read of each site.
 
 docs/deployment.md turns them into the sizing of a fleet.
 """
@@ -242,6 +244,23 @@ def redis_rates(requests: int = 200_000) -> dict[str, float]:
         return rates
 
 
+def core_rates(seconds: float = 3, rounds: int = 3) -> dict[str, float]:
+    """Session reads per second of the fleet app on one worker pinned to one core (the load
+    generator on the other), each of a fresh sign-in whose access token is not due."""
+    from bench.servers import SERVER_CORE
+
+    from .fleet import FleetOptions, running_fleet
+    from .throughput import session_reads
+
+    with running_fleet(FleetOptions(nodes=1, workers=1)) as fleet:
+        [node] = fleet.nodes
+        pin = ["taskset", "-pc", str(SERVER_CORE)]
+        for pid in node.pids():
+            subprocess.run([*pin, str(pid)], check=True, capture_output=True)  # noqa: S603
+        rates = session_reads(fleet, {"one core": node.url}, seconds, rounds, pin=True)
+    return {key.replace(" one core", " session read"): rate for key, rate in rates.items()}
+
+
 def main() -> None:
     started = time.monotonic()
     print(f"capacity model inputs, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC")
@@ -254,6 +273,9 @@ def main() -> None:
         print(f"  {name:40} {rate:9.0f} per second")
     print("one Redis (redis-benchmark, 32 clients, no pipelining):")
     for name, rate in redis_rates().items():
+        print(f"  {name:40} {rate:9.0f} per second")
+    print("one core of app (one uvicorn worker pinned, the load generator on the other core):")
+    for name, rate in core_rates().items():
         print(f"  {name:40} {rate:9.0f} per second")
     print(f"({time.monotonic() - started:.0f} s)")
 

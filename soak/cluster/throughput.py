@@ -2,15 +2,21 @@
 workers (directly), for a session read of each site, with :mod:`bench.load`'s generator
 (wrk where installed, else its asyncio client), nothing pinned, in alternating rounds.
 
-Both run on the same machine with the same stores; on a 2-core machine both figures are what
-two cores can do, and the ratio is what the balancer's hop costs.
+Each figure reads a session signed in just before, measured for less time than its access
+token takes to come due (the soak's tokens are due 5 s after they are issued): a session read
+that refreshes is another request, with a call to the provider. Both run on the same machine
+with the same stores; on a 2-core machine both figures are what two cores can do, and the
+ratio is what the balancer's hop costs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
+import anyio
 import msgspec
 
-from bench.load import Target, alternating, first_visit
+from bench.load import Target, first_visit, requests_per_second
 
 from .app import PREFIXES
 from .fleet import Fleet, Node, _distinct_ports
@@ -18,10 +24,8 @@ from .fleet import Fleet, Node, _distinct_ports
 SESSION_COOKIE = "authjs.session-token"
 
 
-def _cookie(fleet: Fleet, strategy: str) -> str:
-    """A session cookie of a fresh sign-in on the ``strategy`` site."""
-    import anyio
-
+def fresh_cookie(fleet: Fleet, strategy: str) -> str:
+    """The session cookie of a new sign-in on the ``strategy`` site, as ``name=value``."""
     from .workload import FleetBrowser, FleetTally, Outages, World
 
     async def sign_in() -> str:
@@ -31,28 +35,38 @@ def _cookie(fleet: Fleet, strategy: str) -> str:
         cookie = browser.session_cookie()
         await browser.http.aclose()
         assert cookie is not None
-        return cookie
+        return f"{SESSION_COOKIE}={cookie}"
 
     return anyio.run(sign_in)
 
 
+def session_reads(
+    fleet: Fleet, bases: Mapping[str, str], seconds: float, rounds: int, *, pin: bool = False
+) -> dict[str, float]:
+    """``"<strategy> <name>"`` → the best of ``rounds`` figures of ``GET session`` at each
+    base URL of ``bases`` (name → URL), each on a fresh sign-in, alternating."""
+    seconds = min(seconds, fleet.options.access_token_ttl - fleet.options.refresh_skew - 1.5)
+    figures: dict[str, list[float]] = {}
+    measure: Callable[[Target, float], float] = requests_per_second
+    for _ in range(rounds):
+        for strategy, prefix in PREFIXES.items():
+            for name, base in bases.items():
+                cookie = fresh_cookie(fleet, strategy)
+                found = first_visit(f"{base}{prefix}/auth/session", cookie, bool, keep=True)
+                rate = measure(Target(found.url, found.cookie, pin=pin), seconds)
+                figures.setdefault(f"{strategy} {name}", []).append(rate)
+    return {key: max(rates) for key, rates in figures.items()}
+
+
 def throughput(fleet: Fleet, seconds: float, rounds: int = 3) -> dict[str, float]:
-    """``"<strategy> fleet"`` and ``"<strategy> one node"`` → requests per second (the best of
-    ``rounds`` alternating rounds, so both see the same machine load)."""
-    cookies = {strategy: _cookie(fleet, strategy) for strategy in PREFIXES}
+    """``"<strategy> fleet"`` and ``"<strategy> one node"`` → requests per second."""
     workers = fleet.options.nodes * fleet.options.workers
     [port] = _distinct_ports(1)
     config = msgspec.structs.replace(fleet.nodes[0].config, node="one-node")
     single = Node("one-node", port, workers, fleet.directory, config)
     single.start()
     try:
-        targets = {}
-        for strategy, prefix in PREFIXES.items():
-            cookie = f"{SESSION_COOKIE}={cookies[strategy]}"
-            for name, base in (("fleet", fleet.url), ("one node", single.url)):
-                found = first_visit(f"{base}{prefix}/auth/session", cookie, bool, keep=True)
-                targets[f"{strategy} {name}"] = Target(found.url, found.cookie, pin=False)
-        rates = alternating(targets, seconds, rounds, warm_up=True)
+        bases = {"fleet": fleet.url, "one node": single.url}
+        return session_reads(fleet, bases, seconds, rounds)
     finally:
         single.stop()
-    return {name: max(figures) for name, figures in rates.items()}
