@@ -3,8 +3,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the tests start for real: Node (the OpenID Provider and @auth/core interop),
-# Chromium (the pages), PostgreSQL, MariaDB and Redis (the database adapters).
-SYSTEM_PACKAGES := nodejs npm chromium chromium-driver postgresql mariadb-server redis-server
+# Chromium (the pages), PostgreSQL, PgBouncer, MariaDB and Redis (the database adapters).
+SYSTEM_PACKAGES := nodejs npm chromium chromium-driver postgresql pgbouncer mariadb-server redis-server
 # and for `make bench`: wrk, the load generator (without it the bench uses a slower Python client)
 BENCH_PACKAGES := wrk
 
@@ -34,6 +34,7 @@ system-deps:
 	command -v chromium >/dev/null || missing="$$missing chromium chromium-driver"; \
 	{ command -v pg_ctl >/dev/null || ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; } \
 	  || missing="$$missing postgresql"; \
+	{ command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ]; } || missing="$$missing pgbouncer"; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
 	{ command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ]; } || missing="$$missing haproxy"; \
 	{ command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ]; } || missing="$$missing mariadb-server"; \
@@ -77,6 +78,7 @@ BENCH_ROUNDS ?= 10
 # every figure with its ratio (Auth.js side by side: node, @auth/core, @auth/pg-adapter installed
 # into ~/.cache/sansio-auth/npm on first use), also written to bench/results.json
 bench: install bench-deps
+	$(PY) -m pip install --quiet -e '.[test,bench]'
 	$(PY) -m bench --seconds $(BENCH_SECONDS) --rounds $(BENCH_ROUNDS)
 
 FUZZ_SECONDS ?= 60

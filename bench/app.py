@@ -31,6 +31,7 @@ def config(update_age: int = DEFAULT_UPDATE_AGE) -> AuthConfig:
         trust_host=True,
         providers=[Credentials(authorize=authorize, credentials={"username": {}, "password": {}})],
         session={"update_age": update_age},
+        rate_limits={"enabled": False},  # a load generator signs in far past any limit
     )
 
 

@@ -22,6 +22,7 @@ from typing import Any
 import anyio
 import httpx
 
+from io_bindings._deadlines import Budget
 from io_bindings.anyio import Auth, AuthApp
 from sansio_auth import AuthConfig, Request, Response
 from sansio_auth.events import Action, Event
@@ -41,10 +42,10 @@ class EngineTimer:
         respond, perform = auth.respond, auth.perform
         clock = time.perf_counter
 
-        async def timed_perform(action: Action) -> Event:
+        async def timed_perform(action: Action, budget: Budget | None = None) -> Event:
             start = clock()
             try:
-                return await perform(action)
+                return await perform(action, budget)
             finally:
                 self.engine_seconds -= clock() - start
 

@@ -11,6 +11,7 @@ blank line, the body); with the first input byte odd it also sends a valid sessi
 
 from __future__ import annotations
 
+import ipaddress
 from collections import Counter
 from collections.abc import Callable
 from functools import cache
@@ -30,6 +31,8 @@ from sansio_auth.oauth.callback import parse_authorization_response
 from sansio_auth.oauth.discovery import parse_jwks, parse_metadata, same_issuer
 from sansio_auth.oauth.tokens import parse_token_response
 from sansio_auth.providers import Credentials
+from sansio_auth.ratelimit import client_address, client_network
+from sansio_auth.session_token import bearer_token
 
 SECRET = "fuzz-secret-0123456789abcdef0123456789abcdef"
 SALT = "authjs.session-token"
@@ -234,6 +237,22 @@ def engine(data: bytes) -> None:
     response.header_list()  # every header and cookie renders
 
 
+def request_identity(data: bytes) -> None:
+    """What an API request says about itself: the bearer token (``getToken``) and the client
+    address behind proxies (the rate limits) never raise and are what they claim."""
+    authorization, _, forwarded = data.decode("latin-1").partition("\n")
+    token = bearer_token(authorization)
+    assert token is None or (isinstance(token, str) and token)
+    request = Request(
+        method="GET", url=ORIGIN, headers={"x-forwarded-for": forwarded}, client=authorization
+    )
+    for hops in (0, 1, 2):
+        address = client_address(request, hops)
+        if address is not None:
+            assert ipaddress.ip_address(address)
+            assert client_network(address)
+
+
 TARGETS: dict[str, Callable[[bytes], None]] = {
     "cookie_header": cookie_header,
     "jwe_decode": jwe_decode,
@@ -244,4 +263,5 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "discovery": discovery,
     "header_limits": header_limits,
     "engine": engine,
+    "request_identity": request_identity,
 }

@@ -4,4 +4,10 @@
 * :mod:`io_bindings.asyncio`, :mod:`io_bindings.trio` — the same ``Auth``/``AuthApp`` on the
   loop's own streams and timeouts.
 * :mod:`io_bindings.http` — the HTTP client all three use (h11 over a network backend).
+* :func:`get_token` — Auth.js's ``getToken``: the session token of any framework's request
+  (its cookie, else ``Authorization: Bearer``).
 """
+
+from .tokens import get_token
+
+__all__ = ["get_token"]

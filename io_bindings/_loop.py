@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import Any, TypeVar
+
+from ._deadlines import CUT, within
 
 T = TypeVar("T")
 
@@ -33,19 +35,28 @@ def background_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
-async def _awaited(awaitable: Awaitable[T]) -> T:
-    return await awaitable
+async def _awaited(awaitable: Awaitable[T], seconds: float | None = None) -> Any:
+    if seconds is None:
+        return await awaitable
+    result = await within(awaitable, seconds)
+    if result is CUT:
+        raise TimeoutError(f"no answer within {seconds:g} s")
+    return result
 
 
-def wait(awaitable: Awaitable[T]) -> T:
-    """Run ``awaitable`` on :func:`background_loop` and block until its result."""
-    return asyncio.run_coroutine_threadsafe(_awaited(awaitable), background_loop()).result()
+def wait(awaitable: Awaitable[T], *, timeout: float | None = None) -> T:
+    """Run ``awaitable`` on :func:`background_loop` and block until its result; with
+    ``timeout``, it is cancelled after that many seconds and :class:`TimeoutError` raised."""
+    running = _awaited(awaitable, timeout)
+    result: T = asyncio.run_coroutine_threadsafe(running, background_loop()).result()
+    return result
 
 
 async def wait_async(awaitable: Awaitable[T]) -> T:
     """Await ``awaitable`` run on :func:`background_loop`, from another loop."""
     future = asyncio.run_coroutine_threadsafe(_awaited(awaitable), background_loop())
-    return await asyncio.wrap_future(future)
+    result: T = await asyncio.wrap_future(future)
+    return result
 
 
 def in_event_loop() -> bool:

@@ -43,6 +43,7 @@ from sansio_auth.events import (
     VerifyPassword,
 )
 from sansio_auth.oauth.checks import b64url, unb64url
+from sansio_auth.ratelimit import COUNTER_KEY_PREFIX
 
 VERSION = 1
 
@@ -204,12 +205,15 @@ def typed(value: Any) -> Any:
 
 def request_data(request: Request) -> dict[str, Any]:
     """The recorded form of an incoming request."""
-    return {
+    data = {
         "method": request.method,
         "url": request.url,
         "headers": dict(request.headers),
         "body": _text(request.body),
     }
+    if request.client is not None:
+        data["client"] = request.client
+    return data
 
 
 def request_from_data(data: Mapping[str, Any]) -> Request:
@@ -219,6 +223,7 @@ def request_from_data(data: Mapping[str, Any]) -> Request:
         url=data["url"],
         headers=dict(data["headers"]),
         body=body_bytes(data["body"]),
+        client=data.get("client"),
     )
 
 
@@ -446,7 +451,9 @@ class Redactor:
         if isinstance(value, str):
             if _PASSWORD_HASH.match(value):  # e.g. what get_password_hash returned
                 return self.placeholder(value)
-            return self.placeholder(value) if self.is_email(value) else self.url(value)
+            if self.is_email(value) or (self.emails and value.startswith(COUNTER_KEY_PREFIX)):
+                return self.placeholder(value)  # a rate-limit counter's key: an address's HMAC
+            return self.url(value)
         return value
 
     def _value(self, key: str, value: Any) -> Any:

@@ -26,6 +26,7 @@ from sansio_auth.drivers import sync_performer
 from sansio_auth.oauth.cache import ProviderCache
 
 from ._driver_io import log_writer
+from .db.memory import MemoryCounters
 
 T = TypeVar("T")
 R = TypeVar("R", bound=Response)
@@ -56,7 +57,8 @@ class Runtime:
     """The part of a runtime that does not depend on how flows are driven.
 
     ``env`` defaults to ``os.environ``; the configuration's start-up warnings (a short
-    secret, CSRF checks off...) are logged here, once per runtime.
+    secret, CSRF checks off...) are logged here, once per runtime. Rate-limit counters are
+    kept in process memory unless ``rate_limits.store`` or the adapter keeps them.
     """
 
     def __init__(
@@ -69,7 +71,14 @@ class Runtime:
         env: Mapping[str, str] | None,
     ) -> None:
         self.env: Mapping[str, str] = os.environ if env is None else env
-        self.engine = Engine(config, clock=clock, entropy=entropy, env=self.env, cache=cache)
+        self.engine = Engine(
+            config,
+            clock=clock,
+            entropy=entropy,
+            env=self.env,
+            cache=cache,
+            counters=MemoryCounters(),  # the rate limits' unless the config keeps them elsewhere
+        )
         self.settings = self.engine.settings
         for code in self.settings.warnings:
             logger.warning("[auth][warn][%s] Read more: https://warnings.authjs.dev", code)
@@ -115,6 +124,10 @@ class Runtime:
     def access_token_call(self, request: Request, provider: str) -> Call[AccessToken]:
         """The access token of ``provider`` for the session of ``request``."""
         return Call(self.engine.access_token(request, provider), _expecting(TokenResult))
+
+    def get_token_call(self, request: Request, raw: bool) -> Call[Any]:
+        """Auth.js's ``getToken`` for ``request`` on this configuration."""
+        return Call(self.engine.get_token(request, raw=raw), _token)
 
     def csrf_token(self, request: Request) -> TokenResult:
         """The library's CSRF token for the forms of the page ``request`` asks for (``token``
@@ -179,6 +192,11 @@ def _expecting(kind: type[R]) -> Callable[[Response], R]:
         raise AuthError(f"the engine failed to answer: {response.json().get('message')}")
 
     return result
+
+
+def _token(response: Response) -> Any:
+    """The token of the engine's answer to ``get_token`` (``None`` when it failed: logged)."""
+    return response.json()["token"] if response.status == 200 else None
 
 
 def _revoked_count(response: Response) -> int:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+import msgspec
+
 from sansio_auth import Cookie, Request
 from sansio_auth.actions import ActionResult, AuthorizationParams, AuthorizedResult
 from sansio_auth.http import encode_uri_component, parse_cookie_header
@@ -52,25 +54,29 @@ class AuthState:
                 jar.pop(cookie.name, None)
         header = "; ".join(f"{k}={encode_uri_component(v)}" for k, v in jar.items())
         headers = {**request.headers, "cookie": header}
-        return Request(method=request.method, url=request.url, headers=headers, body=request.body)
-
-    @property
-    def read(self) -> bool:
-        """Whether the session has been read."""
-        return self._session is not _UNREAD
+        return msgspec.structs.replace(request, headers=headers)  # its client address kept
 
     @property
     def data(self) -> Any:
         """The session read (``None`` before it is)."""
         return None if self._session is _UNREAD else self._session
 
-    async def session(self) -> Any:
-        """The session (a mapping, or ``None``), read once; a bad ``Host`` reads as signed out."""
+    def read_now(self) -> bool:
+        """Read the session now if that takes no IO (:meth:`~sansio_auth.Engine.session_now`:
+        signed out, a plain JWT session), in any thread; whether the session is read."""
         if self._session is _UNREAD:
             try:
-                self.remember(await self.runtime.session(self.request()))
+                read = self.runtime.engine.session_now(self.request())
             except BadHost:
-                self._session = None
+                read = SessionRead()
+            if read is not None:
+                self.remember(read)
+        return self._session is not _UNREAD
+
+    async def session(self) -> Any:
+        """The session (a mapping, or ``None``), read once; a bad ``Host`` reads as signed out."""
+        if not self.read_now():
+            self.remember(await self.runtime.run(self.runtime.session_call(self.request())))
         return self._session
 
     def remember(self, read: SessionRead) -> Any:

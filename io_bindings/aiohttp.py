@@ -312,6 +312,7 @@ def to_engine_request(request: web.Request, body: bytes = b"") -> Request:
         query=query,
         headers=headers_from_pairs(request.raw_headers),
         body=body,
+        client=request.remote,
     )
 
 

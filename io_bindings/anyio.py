@@ -11,12 +11,13 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-from sansio_auth import AuthConfig, NotAnAuthRoute, Request, Response
+from sansio_auth import AuthConfig, Flow, NotAnAuthRoute, Request, Response
 from sansio_auth.actions import ActionResult, AuthorizationParams, AuthorizedResult
 from sansio_auth.drivers import async_performer
 from sansio_auth.events import Action, Event
 from sansio_auth.oauth.cache import ProviderCache
 
+from ._deadlines import CUT, Budget, deadline_of, outcome, within
 from ._driver_io import CPUPool, HTTPTransport, log_writer
 from ._runtime import AccessToken, Call, Runtime, SessionRead, T
 from ._single_flight import SingleFlight, key_of
@@ -117,24 +118,47 @@ class Auth(Runtime):
         if self.http_client is not None:
             await self.http_client.aclose()
 
-    async def perform(self, action: Action) -> Event:
-        """Perform one action (exceptions become :class:`~sansio_auth.events.Failed`);
-        actions marked ``single_flight`` go one at a time per key, sharing the answer."""
+    async def perform(self, action: Action, budget: Budget | None = None) -> Event:
+        """Perform one action (exceptions become :class:`~sansio_auth.events.Failed`) within
+        its deadline (see :mod:`io_bindings._deadlines`; ``budget``: what is left of its
+        flow's); actions marked ``single_flight`` go one at a time per key, sharing the
+        answer."""
+        deadline = deadline_of(
+            self.settings.deadlines, action, None if budget is None else budget.left()
+        )
+        if deadline is None:
+            return await self._perform_now(action)
+        if deadline.seconds <= 0 and budget is not None:
+            return budget.report()
+        begun = time.monotonic()
+        event = await within(self._perform_now(action), deadline.seconds)
+        event = None if event is CUT else event
+        return outcome(action, event, time.monotonic() - begun, deadline, budget)
+
+    async def _perform_now(self, action: Action) -> Event:
         key = key_of(action)
         if key is not None:
             return await self._single_flight.run(key, lambda: self._perform(action))
         return await self._perform(action)
 
+    async def drive(self, flow: Flow) -> Response:
+        """Drive ``flow`` to its response, each action within its deadline and the whole
+        within the flow's (:attr:`~sansio_auth.Flow.deadline`)."""
+        if flow.deadline is None:
+            return await flow.run(self.perform)
+        budget = Budget(flow.deadline, time.monotonic)
+        return await flow.run(lambda action: self.perform(action, budget))
+
     async def run(self, call: Call[T]) -> T:
-        """Drive ``call``'s flow and make its result."""
-        return call.result(await call.flow.run(self.perform))
+        """Drive ``call``'s flow (:meth:`drive`) and make its result."""
+        return call.result(await self.drive(call.flow))
 
     async def respond(self, request: Request) -> Response | None:
         """The response to ``request``, or ``None`` when it is not an auth route."""
         flow = self.engine.handle(request)
         if isinstance(flow, NotAnAuthRoute):
             return None
-        return await flow.run(self.perform)
+        return await self.drive(flow)
 
     async def serve(self, make_request: Callable[[], Request], where: str) -> Response:
         """The response to an auth route's request, for a server (never raises): 400 when
@@ -153,7 +177,8 @@ class Auth(Runtime):
     async def session(self, request: Request) -> SessionRead:
         """The session of the browser that sent ``request`` (any request: its cookies,
         origin and forwarding headers are used), with the cookies to set."""
-        return await self.run(self.session_call(request))
+        read = self.engine.session_now(request)
+        return read if read is not None else await self.run(self.session_call(request))
 
     async def sign_in(
         self,
@@ -195,6 +220,12 @@ class Auth(Runtime):
         (``session={"revocation": True}``). Raises :class:`RuntimeError` naming the cause
         when they cannot be (no adapter, revocation off, the adapter failed)."""
         return await self.run(self.revoke_sessions_call(user_id, sid))
+
+    async def get_token(self, request: Request, *, raw: bool = False) -> Any:
+        """Auth.js's ``getToken`` on this configuration: the decoded session token of
+        ``request`` (its session cookie, else ``Authorization: Bearer``), the token as sent
+        with ``raw``, or ``None``. Honours ``jwt.decode`` and revocation."""
+        return await self.run(self.get_token_call(request, raw))
 
     async def access_token(self, request: Request, *, provider: str) -> AccessToken:
         """The access token of ``provider`` for the session of ``request``, refreshed if

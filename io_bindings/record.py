@@ -37,6 +37,7 @@ from sansio_auth import AuthConfig, Request, Response
 from sansio_auth.events import Action, Event, Log
 
 from ._cli import bind, serve_until_stopped
+from ._deadlines import Budget
 from ._recording import (
     Exchange,
     NoRedaction,
@@ -176,8 +177,8 @@ class RecordingAuth(Auth):
         self.recorder = recorder
         super().__init__(config, **recorder.runtime(**runtime))
 
-    async def perform(self, action: Action) -> Event:
-        event = await super().perform(action)
+    async def perform(self, action: Action, budget: Budget | None = None) -> Event:
+        event = await super().perform(action, budget)
         self.recorder.step(action, event)
         return event
 
@@ -199,8 +200,8 @@ class RecordingSyncAuth(SyncAuth):
         self.recorder = recorder
         super().__init__(config, **recorder.runtime(**runtime))
 
-    def perform(self, action: Action) -> Event:
-        event = super().perform(action)
+    def perform(self, action: Action, budget: Budget | None = None) -> Event:
+        event = super().perform(action, budget)
         self.recorder.step(action, event)
         return event
 

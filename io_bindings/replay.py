@@ -56,6 +56,7 @@ from ._recording import (
     restore,
 )
 from ._resign import Resigner
+from .db.memory import MemoryCounters
 
 __all__ = ["Divergence", "ReplayDiverged", "assert_replays", "main", "replay"]
 
@@ -214,7 +215,13 @@ class _Replay:
         self.entropy: list[bytes] = []
         self.steps: list[Any] = []
         env = os.environ if env is None else env
-        self.engine = Engine(config, clock=self._clock, entropy=self._entropy, env=env)
+        self.engine = Engine(
+            config,
+            clock=self._clock,
+            entropy=self._entropy,
+            env=env,
+            counters=MemoryCounters(),  # as the runtimes that recorded
+        )
         self._live = async_performer(log=lambda entry: None)
 
     def diverge(self, what: str, recorded: Any = None, replayed: Any = None) -> _Stop:

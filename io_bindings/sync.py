@@ -16,18 +16,20 @@ background loop (:mod:`io_bindings._loop`) so its pools live on a single loop.
 
 from __future__ import annotations
 
+import contextvars
 import secrets
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from sansio_auth import AuthConfig, NotAnAuthRoute, Request, Response
+from sansio_auth import AuthConfig, Flow, NotAnAuthRoute, Request, Response
 from sansio_auth.actions import ActionResult, AuthorizationParams, AuthorizedResult
 from sansio_auth.drivers import SyncSendHTTP, sync_performer
-from sansio_auth.events import Action, Event, HTTPResponse, OutboundRequest
+from sansio_auth.events import Action, Event, Failed, HTTPResponse, OutboundRequest
 from sansio_auth.oauth.cache import ProviderCache
 
+from ._deadlines import Budget, Deadline, deadline_of, outcome
 from ._driver_io import log_writer
 from ._loop import wait
 from ._runtime import AccessToken, Call, Runtime, SessionRead, T
@@ -36,6 +38,26 @@ from .http import HTTPClient
 from .http._blocking import BlockingBackend, run_blocking
 
 __all__ = ["BlockingHTTP", "SyncAuth"]
+
+_DEADLINE: contextvars.ContextVar[Deadline | None] = contextvars.ContextVar(
+    "sansio_auth_deadline", default=None
+)
+"""The deadline of the action this thread is performing (for the awaitable it may return)."""
+
+
+def _wait_within_deadline(awaitable: Awaitable[Any]) -> Any:
+    """Run ``awaitable`` on the background loop, cancelled at the current action's deadline."""
+    deadline = _DEADLINE.get()
+    if deadline is None:
+        return wait(awaitable)
+    try:
+        return wait(awaitable, timeout=deadline.seconds)
+    except TimeoutError as err:
+        raise _Cut() from err
+
+
+class _Cut(TimeoutError):
+    """An awaitable cancelled at its action's deadline."""
 
 
 class BlockingHTTP:
@@ -92,32 +114,60 @@ class SyncAuth(Runtime):
             self.http = BlockingHTTP(self.env)
             send_http = self.http.send
         self._perform = sync_performer(
-            send_http=send_http, log=log_writer(self.settings.debug), wait=wait
+            send_http=send_http, log=log_writer(self.settings.debug), wait=_wait_within_deadline
         )
         self._single_flight = ThreadSingleFlight(clock)
 
-    def perform(self, action: Action) -> Event:
-        """Perform one action (exceptions become :class:`~sansio_auth.events.Failed`);
-        actions marked ``single_flight`` go one at a time per key, sharing the answer."""
+    def perform(self, action: Action, budget: Budget | None = None) -> Event:
+        """Perform one action (exceptions become :class:`~sansio_auth.events.Failed`) within
+        its deadline (see :mod:`io_bindings._deadlines`: an awaitable is cancelled at it, a
+        sync function fails when it returns late); actions marked ``single_flight`` go one
+        at a time per key, sharing the answer."""
+        deadline = deadline_of(
+            self.settings.deadlines, action, None if budget is None else budget.left()
+        )
+        if deadline is None:
+            return self._perform_now(action)
+        if deadline.seconds <= 0 and budget is not None:
+            return budget.report()
+        begun = time.monotonic()
+        bound = _DEADLINE.set(deadline)
+        try:
+            event = self._perform_now(action)
+        finally:
+            _DEADLINE.reset(bound)
+        cut = isinstance(event, Failed) and isinstance(event.error, _Cut)
+        return outcome(action, None if cut else event, time.monotonic() - begun, deadline, budget)
+
+    def _perform_now(self, action: Action) -> Event:
         key = key_of(action)
         if key is not None:
             return self._single_flight.run(key, lambda: self._perform(action))
         return self._perform(action)
 
+    def drive(self, flow: Flow) -> Response:
+        """Drive ``flow`` to its response, each action within its deadline and the whole
+        within the flow's (:attr:`~sansio_auth.Flow.deadline`)."""
+        if flow.deadline is None:
+            return flow.run_sync(self.perform)
+        budget = Budget(flow.deadline, time.monotonic)
+        return flow.run_sync(lambda action: self.perform(action, budget))
+
     def run(self, call: Call[T]) -> T:
-        """Drive ``call``'s flow and make its result."""
-        return call.result(call.flow.run_sync(self.perform))
+        """Drive ``call``'s flow (:meth:`drive`) and make its result."""
+        return call.result(self.drive(call.flow))
 
     def respond(self, request: Request) -> Response | None:
         """The response to ``request``, or ``None`` when it is not an auth route."""
         flow = self.engine.handle(request)
         if isinstance(flow, NotAnAuthRoute):
             return None
-        return flow.run_sync(self.perform)
+        return self.drive(flow)
 
     def session(self, request: Request) -> SessionRead:
         """The session of the browser that sent ``request``, with the cookies to set."""
-        return self.run(self.session_call(request))
+        read = self.engine.session_now(request)
+        return read if read is not None else self.run(self.session_call(request))
 
     def sign_in(
         self,
@@ -147,6 +197,11 @@ class SyncAuth(Runtime):
     def authorized(self, request: Request, framework_request: Any) -> AuthorizedResult:
         """The ``authorized`` callback's decision, as :meth:`io_bindings.anyio.Auth.authorized`."""
         return self.run(self.authorized_call(request, framework_request))
+
+    def get_token(self, request: Request, *, raw: bool = False) -> Any:
+        """Auth.js's ``getToken`` on this configuration, as
+        :meth:`io_bindings.anyio.Auth.get_token`."""
+        return self.run(self.get_token_call(request, raw))
 
     def access_token(self, request: Request, *, provider: str) -> AccessToken:
         """The access token of ``provider`` for the session of ``request``, refreshed if due

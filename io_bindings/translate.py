@@ -85,8 +85,10 @@ def make_request(
     query: str = "",
     headers: dict[str, str],
     body: bytes = b"",
+    client: str | None = None,
 ) -> Request:
-    """The engine's :class:`Request`; ``raw_path`` as it came on the wire (percent-encoded).
+    """The engine's :class:`Request`; ``raw_path`` as it came on the wire (percent-encoded);
+    ``client`` the peer's address as the server saw it.
 
     Raises :class:`BadHost` when ``host`` does not make a valid URL.
     """
@@ -99,7 +101,7 @@ def make_request(
     url = origin + raw_path
     if query:
         url += "?" + query
-    return Request(method=method, url=url, headers=headers, body=body)
+    return Request(method=method, url=url, headers=headers, body=body, client=client)
 
 
 _NETLOC_ENDS = ("", "/", "?", "#")
@@ -128,6 +130,7 @@ def request_from_scope(scope: Scope, body: bytes) -> Request:
     if not host:
         server = scope.get("server") or ("localhost", None)
         host = server[0] if server[1] in (None, 80, 443) else f"{server[0]}:{server[1]}"
+    peer = scope.get("client")
     return make_request(
         scope["method"],
         scheme=scope.get("scheme", "http"),
@@ -136,6 +139,7 @@ def request_from_scope(scope: Scope, body: bytes) -> Request:
         query=scope.get("query_string", b"").decode("latin-1"),
         headers=headers,
         body=body,
+        client=str(peer[0]) if peer else None,
     )
 
 

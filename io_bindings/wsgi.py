@@ -82,6 +82,7 @@ def request_from_environ(environ: Environ, body: bytes = b"") -> Request:
         query=environ.get("QUERY_STRING", ""),
         headers=headers,
         body=body,
+        client=environ.get("REMOTE_ADDR") or None,
     )
 
 
@@ -152,6 +153,11 @@ class AuthWSGI:
         """The session of the browser that sent this WSGI request: ``data`` and the
         cookies to set."""
         return self.auth.session(request_from_environ(environ))
+
+    def get_token(self, environ: Environ, *, raw: bool = False) -> Any:
+        """Auth.js's ``getToken`` for this WSGI request on this configuration (see
+        :meth:`io_bindings.anyio.Auth.get_token`)."""
+        return self.auth.get_token(request_from_environ(environ), raw=raw)
 
     def access_token(self, environ: Environ, *, provider: str) -> AccessToken:
         """The access token of ``provider`` for this WSGI request's session (refreshed if

@@ -7,9 +7,16 @@ A step is a generator that yields actions, receives events and returns a value:
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Generator
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
-from .errors import AdapterError, AuthError, EventError, FlowProtocolError, likely_fix
+from .errors import (
+    AdapterError,
+    AuthError,
+    DeadlineExceeded,
+    EventError,
+    FlowProtocolError,
+    likely_fix,
+)
 from .events import (
     Action,
     AdapterReturned,
@@ -45,14 +52,21 @@ class Flow:
     or, with a performer from :mod:`sansio_auth.drivers`, ``flow.run_sync(perform)`` /
     ``await flow.run(perform)``. Answering an action with an event of the wrong
     type raises :class:`~sansio_auth.errors.FlowProtocolError` before the flow resumes.
+
+    ``deadline`` is how many seconds the whole flow may take (``deadlines.sign_in`` for a
+    sign-in), ``None`` for no limit: a binding that keeps it answers the action pending when
+    the time is up with ``Failed(TimeoutError(...))`` and the flow ends on its error.
     """
 
-    __slots__ = ("_gen", "_pending", "_started")
+    __slots__ = ("_gen", "_pending", "_started", "deadline")
 
-    def __init__(self, gen: Generator[Action, Event, None]) -> None:
+    def __init__(
+        self, gen: Generator[Action, Event, None], *, deadline: float | None = None
+    ) -> None:
         self._gen = gen
         self._started = False
         self._pending: Action | None = None
+        self.deadline = deadline
 
     @property
     def pending(self) -> Action | None:
@@ -106,9 +120,12 @@ class Flow:
 
 
 def invoke(name: str, function: Callable[..., Any], **params: Any) -> Step[Any]:
-    """Call a user function; its exception is raised here."""
+    """Call a user function; its exception is raised here (a binding's timeout as
+    :class:`DeadlineExceeded`)."""
     event = yield InvokeCallback(name=name, function=function, params=params)
     if isinstance(event, Failed):
+        if isinstance(event.error, TimeoutError):
+            raise DeadlineExceeded(event.error, cause={"callback": name}, fault="callback")
         raise event.error
     assert isinstance(event, CallbackReturned)
     return event.value
@@ -117,8 +134,9 @@ def invoke(name: str, function: Callable[..., Any], **params: Any) -> Step[Any]:
 def call_adapter(
     adapter: Any, method: str, *args: Any, single_flight: str | None = None
 ) -> Step[Any]:
-    """Call ``adapter.<method>(*args)``; its exception becomes :class:`AdapterError`.
-    ``single_flight`` marks a call concurrent requests share (see :class:`CallAdapter`)."""
+    """Call ``adapter.<method>(*args)``; its exception becomes :class:`AdapterError` (a
+    binding's timeout :class:`DeadlineExceeded`). ``single_flight`` marks a call concurrent
+    requests share (see :class:`CallAdapter`)."""
     function = getattr(adapter, method)
     event = yield CallAdapter(
         method=method, function=function, args=args, single_flight=single_flight
@@ -126,13 +144,16 @@ def call_adapter(
     if isinstance(event, Failed):
         if isinstance(event.error, AuthError):
             raise event.error
+        if isinstance(event.error, TimeoutError):
+            raise DeadlineExceeded(event.error, cause={"method": method}, fault="adapter")
         raise AdapterError(event.error, cause={"method": method})
     assert isinstance(event, AdapterReturned)
     return event.value
 
 
 def send_http(request: OutboundRequest) -> Step[HTTPResponse]:
-    """Make an outbound request; transport failures are raised here."""
+    """Make an outbound request; transport failures (and the binding's sign-in deadline) are
+    raised here."""
     event = yield SendHTTP(request=request)
     if isinstance(event, Failed):
         raise event.error
@@ -144,7 +165,7 @@ def hash_password(password: str, salt: bytes, params: Argon2Params) -> Step[str]
     """The argon2id hash of ``password`` (computed by the binding, off its event loop)."""
     event = yield HashPassword(password=password, salt=salt, params=params)
     if isinstance(event, Failed):
-        raise event.error
+        _raise_password_failure(event.error, "hash_password")
     assert isinstance(event, PasswordHashed)
     return event.hash
 
@@ -155,9 +176,17 @@ def verify_password(
     """Check ``password`` against ``stored`` (``None``: the same work, answered "not valid")."""
     event = yield VerifyPassword(password=password, stored=stored, params=params)
     if isinstance(event, Failed):
-        raise event.error
+        _raise_password_failure(event.error, "verify_password")
     assert isinstance(event, PasswordChecked)
     return event
+
+
+def _raise_password_failure(error: BaseException, action: str) -> NoReturn:
+    """A hashing action's failure; the binding's timeout (the sign-in's deadline ran out
+    while it waited for a worker) as :class:`DeadlineExceeded`."""
+    if isinstance(error, TimeoutError):
+        raise DeadlineExceeded(error, cause={"action": action}, fault="engine")
+    raise error
 
 
 def emit(handler: Callable[..., Any] | None, name: str, **message: Any) -> Step[None]:

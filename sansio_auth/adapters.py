@@ -70,6 +70,9 @@ class AdapterSession(TypedDict):
     session_token: str
     user_id: str
     expires: datetime
+    sid: NotRequired[str | None]
+    """The provider session it belongs to, as back-channel logout names it
+    (``op:<provider id>:<sid>``); absent when the sign-in had none. Not in Auth.js."""
 
 
 class SessionUpdate(TypedDict, total=False):
@@ -245,9 +248,21 @@ class Adapter(Protocol):
         """Delete every session of the user ("sign out everywhere"); how many there were."""
         ...
 
-    async def set_sessions_not_before(self, key: str, not_before: datetime) -> None:
-        """Refuse sessions of ``key`` (``user:<id>`` or ``sid:<sid>``) issued before
-        ``not_before`` from now on; a later mark of the same key wins, an earlier is ignored."""
+    async def delete_sessions_by_sid(self, sid: str) -> int:
+        """Delete the sessions whose ``sid`` is ``sid`` (back-channel logout of one provider
+        session); how many there were. Not in Auth.js."""
+        ...
+
+    async def set_sessions_not_before(
+        self, key: str, not_before: datetime, expires: datetime | None = None
+    ) -> None:
+        """Refuse sessions of ``key`` (``user:<id>``, ``sid:<sid>``, ...) issued before
+        ``not_before`` from now on; a later mark of the same key wins, an earlier is ignored.
+
+        ``expires`` is when no session the mark covers can still be valid: from then on the
+        mark may be forgotten (``None``: keep it). The stores drop a mark once a later
+        call's ``not_before`` (the engine's "now") has passed its ``expires``, or by TTL.
+        """
         ...
 
     async def get_sessions_not_before(self, keys: list[str]) -> datetime | None:
@@ -270,6 +285,33 @@ class Adapter(Protocol):
         self, credential_id: str, new_counter: int
     ) -> Authenticator:
         """Set the signature counter; raises :class:`LookupError` when there is no such one."""
+        ...
+
+    async def increment_counter(self, key: str, window: int, now: datetime) -> tuple[int, datetime]:
+        """Add one to the rate-limit counter ``key``; return its ``(count, reset_at)``.
+
+        See :class:`Counters`. Not in Auth.js."""
+        ...
+
+
+@runtime_checkable
+class Counters(Protocol):
+    """The rate-limit counters: one method, so any store can keep them.
+
+    ``increment_counter(key, window, now)`` adds one to the counter ``key`` and returns
+    ``(count, reset_at)``. A counter that does not exist, or whose ``reset_at`` is at or
+    before ``now``, starts again: ``count`` 1, ``reset_at`` = ``now`` + ``window``
+    seconds. It is atomic: of ``n`` concurrent increments of one counter in one window,
+    each gets a different ``count`` from 1 to ``n``. ``now`` is the engine's clock (an
+    aware UTC datetime): a store compares times with it, never with its own clock, and
+    may forget a counter once its ``reset_at`` has passed. Keys are opaque strings
+    (the engine's are HMACs, never an e-mail or address in clear). The method may be
+    sync or async. Every adapter of :mod:`io_bindings.db` implements it;
+    :class:`io_bindings.db.memory.MemoryCounters` alone is the runtimes' default.
+    """
+
+    def increment_counter(self, key: str, window: int, now: datetime) -> Any:
+        """``(count, reset_at)``, or an awaitable of it."""
         ...
 
 

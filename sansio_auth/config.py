@@ -125,6 +125,67 @@ class Events:
     token_refreshed: Fn | None = None
     """``(account, token)``: a provider's access token was refreshed (``account``: the new
     token state; ``token``: the session token, ``None`` with database sessions)."""
+    rate_limited: Fn | None = None
+    """``(limit, provider, identifier, client, retry_after)``: a rate limit refused an
+    attempt for the first time in its window (``limit``: its name, e.g.
+    ``"credentials_per_account"``; ``identifier``: the account or address the attempt named,
+    if any; ``client``: the client address, if known; ``retry_after``: seconds)."""
+
+
+Limit = tuple[int, int]
+"""``(attempts, seconds)``: at most ``attempts`` in each window of ``seconds``."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RateLimits:
+    """Brute-force protection (not in Auth.js): attempts allowed per key and window.
+
+    Each limit is ``(attempts, seconds)`` or ``None`` (off); ``enabled=False`` turns them all
+    off. An attempt over a limit is answered ``429`` with ``Retry-After``. See
+    ``docs/security.md``.
+    """
+
+    enabled: bool = True
+    credentials_per_account: Limit | None = (10, 15 * 60)
+    """Password checks of one account: credentials and password sign-ins naming it
+    (``account_field``), the current password asked by ``change-password``/``change-email``."""
+    credentials_per_client: Limit | None = (100, 15 * 60)
+    """Credentials and password sign-ins from one client address."""
+    email_per_address: Limit | None = (5, 15 * 60)
+    """E-mails requested for one address: sign-in links, and the password provider's
+    sign-up, reset, change-of-address and second-factor e-mails."""
+    email_per_client: Limit | None = (30, 15 * 60)
+    """E-mails requested from one client address (the same requests)."""
+    passkey_per_client: Limit | None = (30, 15 * 60)
+    """Passkey (WebAuthn) sign-in attempts from one client address."""
+    two_factor_per_user: Limit | None = (10, 15 * 60)
+    """Second-factor codes (authenticator app, recovery, e-mailed) checked for one user."""
+    account_field: str | None = None
+    """The credentials form field that names the account; default: the provider's first
+    ``credentials`` field that is not a password, else ``email`` or ``username``."""
+    trusted_proxies: int = 0
+    """How many proxies of yours, in front of the app, append to ``X-Forwarded-For``: the
+    client address is then the entry that many from its end. ``0``: the address the server
+    saw (``X-Forwarded-For`` is ignored: any client can write it)."""
+    store: Any = None
+    """Where the counters are kept (an object with ``increment_counter``, see
+    :class:`sansio_auth.adapters.Counters`); default: the adapter when it has that method,
+    else the runtime's process memory."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Deadlines:
+    """Seconds allowed (not in Auth.js; ``None``: no limit). Past one, the binding stops
+    waiting and the request ends with :class:`~sansio_auth.errors.DeadlineExceeded`."""
+
+    callback: float | None = 10.0
+    """Each call of a user function (callbacks, ``authorize``, ``send_verification_request``,
+    event handlers, ...)."""
+    adapter: float | None = 15.0
+    """Each database adapter call (above the stores' own 10 s timeouts, whose errors say more)."""
+    sign_in: float | None = 45.0
+    """A whole sign-in request (``signin/<id>``, ``callback/<id>``, ``signup``,
+    ``two-factor``)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -183,6 +244,8 @@ class AuthConfig:
     callbacks: Callbacks | Mapping[str, Fn] = field(default_factory=Callbacks)
     cookies: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """Per-cookie overrides: ``{"session_token": {"name": ..., "options": {"domain": ...}}}``."""
+    deadlines: Deadlines | Mapping[str, Any] = field(default_factory=Deadlines)
+    """How long callbacks, adapter calls and a whole sign-in may take (not in Auth.js)."""
     debug: bool = False
     """Log debug messages (ignored when ``logger.debug`` is set)."""
     events: Events | Mapping[str, Fn] = field(default_factory=Events)
@@ -191,6 +254,8 @@ class AuthConfig:
     jwt: JWTOptions | Mapping[str, Any] = field(default_factory=JWTOptions)
     logger: Logger | Mapping[str, Fn] | None = None
     pages: Pages | Mapping[str, str] = field(default_factory=Pages)
+    rate_limits: RateLimits | Mapping[str, Any] = field(default_factory=RateLimits)
+    """Brute-force protection of sign-ins (not in Auth.js); on by default."""
     redirect_proxy_url: str | None = None
     """Base of the OAuth ``redirect_uri`` for preview deployments; turns the state check on."""
     secret: str | Sequence[str] | None = None

@@ -9,6 +9,8 @@ from . import actions
 from ._context import BadRequest, Context, json_reply, origin_of
 from ._flow import Flow, Step, log_error
 from ._flows import accounts_runtime, runtime
+from ._flows.session import session_response, session_without_actions
+from ._flows.strategies import plain_jwt_reads
 from ._routes import ROUTES, parse_action
 from .config import AuthConfig
 from .errors import AuthError, UnknownAction, client_error_type
@@ -37,6 +39,8 @@ class NotAnAuthRoute:
 
 NOT_AN_AUTH_ROUTE = NotAnAuthRoute()
 """What :meth:`Engine.handle` returns for a path outside ``base_path``: serve it yourself."""
+_SIGN_IN_ROUTES = ("/signin", "/callback", "/signup", "/two-factor")
+"""The routes of a sign-in, which get ``deadlines.sign_in`` as a whole."""
 
 
 class Engine:
@@ -46,7 +50,9 @@ class Engine:
     bytes: the engine reads neither a clock nor the OS itself. ``env`` is the
     environment mapping used for inference (``AUTH_SECRET``, ``AUTH_URL``, ...).
     ``cache`` keeps discovery documents and JWKS between requests (expiring by
-    ``clock``); give one to share it, or a fresh one to start cold.
+    ``clock``); give one to share it, or a fresh one to start cold. ``counters`` keeps the
+    rate-limit counters when neither ``rate_limits.store`` nor the adapter does (see
+    :class:`sansio_auth.adapters.Counters`; the runtimes give process memory).
     Configuration errors raise here, at start-up.
     """
 
@@ -58,8 +64,9 @@ class Engine:
         entropy: Callable[[int], bytes],
         env: Mapping[str, str] | None = None,
         cache: ProviderCache | None = None,
+        counters: Any = None,
     ) -> None:
-        self.settings: Settings = resolve(config, env or {})
+        self.settings: Settings = resolve(config, env or {}, counters=counters)
         self.cache = ProviderCache() if cache is None else cache
         self._clock = clock
         self._entropy = entropy
@@ -68,6 +75,8 @@ class Engine:
         self._custom_logger = any(
             getattr(logger, level) is not None for level in ("error", "warn", "debug")
         )
+        self._plain_jwt = plain_jwt_reads(self.settings)
+        self._session_path = self.settings.base_path + "/session"
 
     def serves(self, path: str) -> bool:
         """Whether the (still percent-encoded) ``path`` is under ``base_path``.
@@ -88,10 +97,24 @@ class Engine:
         else:
             if not self.serves(path):
                 return NOT_AN_AUTH_ROUTE
-        flow = self._serve(request, origin, path, query)
+        now = None
+        if path == self._session_path and request.method.upper() == "GET":
+            now = self._clock()  # read once, by whichever answers
+            read = session_without_actions(
+                self.settings, request, now, self._entropy, plain_jwt=self._plain_jwt
+            )
+            if read is not None:  # the route's answer, without its flow
+                return Flow(_responding(session_response(read)))
+        flow = self._serve(request, origin, path, query, now)
         if self._trace or self._custom_logger:
             flow = self._logging(flow)
-        return Flow(flow)
+        return Flow(flow, deadline=self._deadline(path))
+
+    def _deadline(self, path: str) -> float | None:
+        """``deadlines.sign_in`` for the sign-in routes (``signin``, ``callback``, the
+        password provider's ``signup`` and the second factor's ``two-factor``)."""
+        rest = path[len(self.settings.base_path) :]
+        return self.settings.deadlines.sign_in if rest.startswith(_SIGN_IN_ROUTES) else None
 
     # -- server-side entry points: for the server's own code, never routed from a browser ----
 
@@ -101,6 +124,15 @@ class Engine:
         are used) and the cookies to set, read exactly as ``GET session`` reads it (the
         ``jwt`` and ``session`` callbacks, the sliding expiry, revocation, token refresh)."""
         return self._internal(request, runtime.read_session)
+
+    def session_now(self, request: Request) -> actions.SessionResult | None:
+        """:meth:`session`'s answer for ``request`` when reading it takes no action (signed
+        out; a JWT session that runs no callback), made at once without a flow; ``None``
+        when only the flow can answer. Servers try it first (``GET session`` too): it is the
+        common case of every request that checks its session."""
+        return session_without_actions(
+            self.settings, request, self._clock(), self._entropy, plain_jwt=self._plain_jwt
+        )
 
     def update_session(self, request: Request, data: Any) -> Flow:
         """A flow answering a :class:`~sansio_auth.actions.SessionResult`: the session
@@ -168,6 +200,13 @@ class Engine:
         them. It performs no action but a possible log line."""
         return self._internal(request, runtime.csrf_token)
 
+    def get_token(self, request: Request, *, raw: bool = False) -> Flow:
+        """A flow answering ``200 {"token": <claims, or the raw string, or null>}``: Auth.js's
+        ``getToken`` with this configuration (secrets, cookie names, ``jwt.decode``,
+        revocation): the session token of ``request``'s session cookie or, for API clients,
+        its ``Authorization: Bearer`` header."""
+        return self._internal(request, lambda ctx: runtime.session_token(ctx, raw))
+
     def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> Flow:
         """A flow ending the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"):
         database sessions are deleted; JWT sessions (with ``session.revocation``) are
@@ -216,7 +255,8 @@ class Engine:
         gen = self._run_internal(ctx, flow)
         if self._trace or self._custom_logger:
             gen = self._logging(gen)
-        return Flow(gen)
+        signs_in = action in ("signin", "callback")  # a server-side sign-in: the same deadline
+        return Flow(gen, deadline=self.settings.deadlines.sign_in if signs_in else None)
 
     def _run_internal(
         self, ctx: Context, flow: Callable[[Context], Step[Response]]
@@ -277,14 +317,17 @@ class Engine:
         provider_id: str | None,
         query: dict[str, str],
         form: dict[str, Any] | None = None,
+        *,
+        now: float | None = None,
     ) -> Context:
-        """The context one request's flow runs in (the clock read once, here)."""
+        """The context one request's flow runs in (the clock read once, here, unless the
+        request's ``now`` was read already)."""
         settings = self.settings
         return Context(
             settings,
             request,
             cache=self.cache,
-            now=self._clock(),
+            now=self._clock() if now is None else now,
             entropy=self._entropy,
             origin=origin_of(settings, request, origin),
             action=action,
@@ -294,7 +337,7 @@ class Engine:
         )
 
     def _serve(
-        self, request: Request, origin: str, path: str, query: dict[str, str]
+        self, request: Request, origin: str, path: str, query: dict[str, str], now: float | None
     ) -> Generator[Action, Event, None]:
         settings = self.settings
         ctx: Context | None = None
@@ -304,7 +347,7 @@ class Engine:
             action, provider_id = parse_action(path, settings.base_path)
             if request.method.upper() not in ("GET", "POST"):
                 raise BadRequest(f"method {request.method} is not allowed")
-            ctx = self._context(request, origin, action, provider_id, query)
+            ctx = self._context(request, origin, action, provider_id, query, now=now)
             route = ROUTES.get((ctx.method, action))
             if route is None:
                 raise UnknownAction(f"cannot {ctx.method} {action}")
@@ -321,6 +364,10 @@ class Engine:
                 raise
             response = ctx.respond(ctx.error_reply(err), failed=True)
         yield Respond(response=response)
+
+
+def _responding(response: Response) -> Generator[Action, Event, None]:
+    yield Respond(response=response)
 
 
 def describe(action: Action) -> str:

@@ -270,6 +270,14 @@ class AdapterError(AuthError):
     default_fault: ClassVar[Fault | None] = "adapter"
 
 
+class DeadlineExceeded(AuthError):
+    """A callback, an adapter call, a provider request or a whole sign-in took longer than
+    its deadline (``deadlines``): the binding stopped waiting (not in Auth.js). Its fault
+    is that of what was slow; the browser sees ``error=Configuration``."""
+
+    type: ClassVar[str] = "DeadlineExceeded"
+
+
 class CallbackRouteError(AuthError):
     """An unexpected error in the callback route."""
 

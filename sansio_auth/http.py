@@ -22,13 +22,16 @@ class Request(msgspec.Struct, frozen=True, kw_only=True):
     """An incoming HTTP request, as a framework adapter hands it to the engine.
 
     ``url`` is absolute (``scheme://host[:port]/path?query``); ``headers`` has
-    lower-case names (see :func:`headers_from_pairs`); ``body`` is the raw body.
+    lower-case names (see :func:`headers_from_pairs`); ``body`` is the raw body;
+    ``client`` is the address of the peer the server saw (ASGI ``scope["client"]``,
+    WSGI ``REMOTE_ADDR``), ``None`` when unknown: rate limits per client use it.
     """
 
     method: str
     url: str
     headers: Mapping[str, str] = msgspec.field(default_factory=dict)
     body: bytes = b""
+    client: str | None = None
 
     def header(self, name: str) -> str | None:
         """The value of header ``name`` (lower case), or ``None``."""
@@ -96,6 +99,22 @@ def encode_uri_component(value: str) -> str:
     # Escaping character by character keeps the common case (a base64url token, a hex
     # CSRF token) a single scan, where ``quote`` maps every byte.
     return _URI_COMPONENT_ESCAPED.sub(_percent_escape, value)
+
+
+def decode_uri_component(value: str) -> str:
+    """JavaScript's ``decodeURIComponent``: percent-escapes of UTF-8 bytes decoded (``+``
+    stays ``+``); :class:`ValueError` for a malformed escape or bytes that are not UTF-8."""
+    if "%" not in value:
+        return value
+    if _MALFORMED_ESCAPE.search(value):
+        raise ValueError("a malformed percent-escape")
+    try:
+        return unquote(value, errors="strict")
+    except UnicodeDecodeError as err:
+        raise ValueError("percent-escapes that are not UTF-8") from err
+
+
+_MALFORMED_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
 def _percent_escape(match: re.Match[str]) -> str:

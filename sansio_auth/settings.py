@@ -18,6 +18,7 @@ from ._webauthn import check_ceremony_options
 from .config import (
     AuthConfig,
     Callbacks,
+    Deadlines,
     Events,
     JWTOptions,
     Logger,
@@ -49,6 +50,7 @@ from .providers import (
     WebAuthnProvider,
 )
 from .providers.oauth import merge_options
+from .ratelimit import RateLimitSettings, resolve_rate_limits
 
 DATABASE_METHODS = (
     "create_user",
@@ -93,8 +95,9 @@ OAUTH_METHODS = (
     "link_account",
 )
 """What OAuth sign-in needs of an adapter (with JWT sessions too: users and accounts are stored)."""
-OPTIONAL_METHODS = ("create_user_and_account", "delete_user")
-"""Adapter methods the engine uses when present (atomic sign-up; undoing a failed sign-up)."""
+OPTIONAL_METHODS = ("create_user_and_account", "delete_user", "delete_sessions_by_sid")
+"""Adapter methods the engine uses when present (atomic sign-up; undoing a failed sign-up;
+back-channel logout of one database session by its provider session)."""
 SINGLE_FLIGHT_METHODS = ("claim_refresh", "await_refresh", "finish_refresh")
 """What a shared single-flight store has (:class:`~sansio_auth.adapters.SingleFlightStore`)."""
 
@@ -132,6 +135,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     redirect_proxy_url: str | None
     adapter: Any
     warnings: tuple[str, ...]
+    rate_limits: RateLimitSettings
+    deadlines: Deadlines
     single_flight: Any = None
     """The shared single-flight store, or ``None`` (each process on its own)."""
     adapter_extras: frozenset[str] = frozenset()
@@ -144,8 +149,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         return self.secure_cookie_set if secure else self.cookies
 
 
-def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
-    """Check ``config``, fill what it leaves out from ``env``, and derive the settings."""
+def resolve(config: AuthConfig, env: Mapping[str, str], *, counters: Any = None) -> Settings:
+    """Check ``config``, fill what it leaves out from ``env``, and derive the settings.
+
+    ``counters`` keeps the rate-limit counters when neither ``rate_limits.store`` nor the
+    adapter does (the runtimes give process memory)."""
     if not isinstance(config, AuthConfig):
         raise Configuration("the configuration must be an AuthConfig")
     session = as_record(SessionOptions, config.session, "session")
@@ -197,6 +205,9 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
         warnings.append("csrf-disabled")
     if webauthn:
         warnings.append("experimental-webauthn")
+    rate_limits = resolve_rate_limits(
+        config.rate_limits, adapter=config.adapter, default_store=counters, secret=secrets[0]
+    )
     return Settings(
         config=config,
         secrets=secrets,
@@ -224,6 +235,8 @@ def resolve(config: AuthConfig, env: Mapping[str, str]) -> Settings:
         redirect_proxy_url=config.redirect_proxy_url or env.get("AUTH_REDIRECT_PROXY_URL") or None,
         adapter=config.adapter,
         warnings=tuple(warnings),
+        rate_limits=rate_limits,
+        deadlines=_deadlines(config.deadlines),
         single_flight=_single_flight(config.single_flight, config.adapter),
         adapter_extras=frozenset(
             m for m in OPTIONAL_METHODS if callable(getattr(config.adapter, m, None))
@@ -242,6 +255,17 @@ def _single_flight(configured: Any, adapter: Any) -> Any:
     if missing:
         raise Configuration(f"`single_flight` has no {', '.join(missing)} method")
     return configured
+
+
+def _deadlines(value: Deadlines | Mapping[str, Any] | None) -> Deadlines:
+    deadlines = as_record(Deadlines, value, "deadlines")
+    for name in ("callback", "adapter", "sign_in"):
+        seconds = getattr(deadlines, name)
+        if seconds is not None and (
+            isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0
+        ):
+            raise Configuration(f"`deadlines.{name}` must be a positive number of seconds or None")
+    return deadlines
 
 
 def find_secrets(secret: str | Sequence[str] | None, env: Mapping[str, str]) -> tuple[str, ...]:

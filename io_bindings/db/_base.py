@@ -3,8 +3,10 @@
 Each adapter is a synchronous *store* (one transaction per method, blocking
 driver) wrapped in :class:`StoreAdapter`, which gives it the async
 :class:`~sansio_auth.adapters.Adapter` interface. Blocking stores run in anyio
-worker threads, so the same adapter works on asyncio and on trio; a cancelled
-call still finishes its transaction before the caller sees the cancellation.
+worker threads, so the same adapter works on asyncio and on trio. A cancelled
+call (a deadline, a client gone) returns at once; its transaction still runs to its
+end, commit or rollback, in its thread (bounded by the store's own timeouts), so it
+happens completely or not at all, but the caller does not wait for it.
 Records are normalised here, once, so every store gets and returns the same shape.
 """
 
@@ -162,13 +164,31 @@ def normal_token_changes(tokens: Mapping[str, Any]) -> Record:
 
 
 def normal_session(session: Mapping[str, Any]) -> Record:
-    """A session to create."""
+    """A session to create (``sid`` kept only when given)."""
     _require(session, "a session", *SESSION_FIELDS)
-    return {
+    out: Record = {
         "session_token": str(session["session_token"]),
         "user_id": str(session["user_id"]),
         "expires": utc(session["expires"], "expires"),
     }
+    if session.get("sid") is not None:
+        out["sid"] = str(session["sid"])
+    return out
+
+
+def with_sid(session: Record, sid: str | None) -> Record:
+    """A stored session as returned: ``sid`` only when the row has one."""
+    if sid is not None:
+        session["sid"] = sid
+    return session
+
+
+def normal_counter(key: str, window: int, now: datetime) -> tuple[str, int, datetime]:
+    """The arguments of :meth:`~sansio_auth.adapters.Counters.increment_counter`, checked."""
+    _require({"key": key}, "a counter", "key")
+    if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
+        raise ValueError(f"a counter's window must be a positive number of seconds, not {window!r}")
+    return str(key), window, utc(now, "now")
 
 
 def normal_session_update(update: Mapping[str, Any]) -> Record:
@@ -252,8 +272,12 @@ class Store(Protocol):
         self, provider: str, provider_account_id: str, expected: str | None, tokens: Record
     ) -> Record | None: ...
     def delete_sessions_by_user_id(self, user_id: str) -> int: ...
-    def set_sessions_not_before(self, key: str, not_before: datetime) -> None: ...
+    def delete_sessions_by_sid(self, sid: str) -> int: ...
+    def set_sessions_not_before(
+        self, key: str, not_before: datetime, expires: datetime | None
+    ) -> None: ...
     def get_sessions_not_before(self, keys: list[str]) -> datetime | None: ...
+    def increment_counter(self, key: str, window: int, now: datetime) -> tuple[int, datetime]: ...
 
 
 class StoreAdapter:
@@ -268,6 +292,8 @@ class StoreAdapter:
         self._store = store
         self._threaded = threaded
         self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._calls = 0
         self._state: str = "new"
 
     @property
@@ -277,36 +303,47 @@ class StoreAdapter:
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
         if self._threaded:
-            return await anyio.to_thread.run_sync(self._opened, function, *args)
+            return await anyio.to_thread.run_sync(
+                self._opened, function, *args, abandon_on_cancel=True
+            )
         return self._opened(function, *args)
 
     def _opened(self, function: Callable[..., T], *args: Any) -> T:
-        if self._state != "open":
+        with self._lock:
+            if self._state == "closed":
+                raise RuntimeError("this adapter has been closed")
+            if self._state == "new":
+                try:
+                    self._store.open()
+                except BaseException:
+                    with contextlib.suppress(Exception):
+                        self._store.close()  # a later call tries again from scratch
+                    raise
+                self._state = "open"
+            self._calls += 1  # an abandoned call may still run: close() waits for it
+        try:
+            return function(*args)
+        finally:
             with self._lock:
-                if self._state == "closed":
-                    raise RuntimeError("this adapter has been closed")
-                if self._state == "new":
-                    try:
-                        self._store.open()
-                    except BaseException:
-                        with contextlib.suppress(Exception):
-                            self._store.close()  # a later call tries again from scratch
-                        raise
-                    self._state = "open"
-        return function(*args)
+                self._calls -= 1
+                if not self._calls:
+                    self._idle.notify_all()
 
     async def open(self) -> None:
         """Connect and create or migrate the schema now (else it happens on first use)."""
         await self._run(lambda: None)
 
     async def aclose(self) -> None:
-        """Release connections; later calls raise :class:`RuntimeError`."""
+        """Release connections once the calls still running (abandoned by a deadline) have
+        ended; later calls raise :class:`RuntimeError`."""
 
         def close() -> None:
             with self._lock:
-                if self._state == "open":
+                was_open, self._state = self._state == "open", "closed"
+                while self._calls:  # calls a deadline abandoned, still in their threads
+                    self._idle.wait()
+                if was_open:
                     self._store.close()
-                self._state = "closed"
 
         if self._threaded:
             await anyio.to_thread.run_sync(close)
@@ -454,13 +491,24 @@ class StoreAdapter:
         """See :meth:`sansio_auth.adapters.Adapter.delete_sessions_by_user_id`."""
         return await self._run(self._store.delete_sessions_by_user_id, str(user_id))
 
-    async def set_sessions_not_before(self, key: str, not_before: datetime) -> None:
+    async def delete_sessions_by_sid(self, sid: str) -> int:
+        """See :meth:`sansio_auth.adapters.Adapter.delete_sessions_by_sid`."""
+        return await self._run(self._store.delete_sessions_by_sid, str(sid))
+
+    async def set_sessions_not_before(
+        self, key: str, not_before: datetime, expires: datetime | None = None
+    ) -> None:
         """See :meth:`sansio_auth.adapters.Adapter.set_sessions_not_before`."""
         _require({"key": key}, "a revocation", "key")
-        await self._run(self._store.set_sessions_not_before, key, utc(not_before, "not_before"))
+        mark, until = utc(not_before, "not_before"), optional_utc(expires, "expires")
+        await self._run(self._store.set_sessions_not_before, key, mark, until)
 
     async def get_sessions_not_before(self, keys: list[str]) -> datetime | None:
         """See :meth:`sansio_auth.adapters.Adapter.get_sessions_not_before`."""
         if not keys:
             return None
         return await self._run(self._store.get_sessions_not_before, list(keys))
+
+    async def increment_counter(self, key: str, window: int, now: datetime) -> tuple[int, datetime]:
+        """See :class:`sansio_auth.adapters.Counters`."""
+        return await self._run(self._store.increment_counter, *normal_counter(key, window, now))

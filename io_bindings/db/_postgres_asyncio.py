@@ -13,9 +13,8 @@ import asyncio
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
-import anyio
 from psycopg import AsyncConnection
-from psycopg.rows import dict_row, tuple_row
+from psycopg.rows import tuple_row
 from psycopg_pool import AsyncConnectionPool
 
 from ._sockets import quiet
@@ -32,6 +31,7 @@ class SessionStatements(Protocol):
     dsn: str
     max_size: int
     timeout: float
+    connection_options: dict[str, Any]
     session_and_user: bytes
 
     def session_and_user_records(self, row: tuple[Any, ...]) -> tuple[Record, Record]: ...
@@ -60,25 +60,24 @@ class AsyncioSessions:
             min_size=1,
             max_size=store.max_size,
             timeout=store.timeout,
-            kwargs={"row_factory": dict_row, "autocommit": True, "prepare_threshold": 0},
+            kwargs=store.connection_options,
             check=_is_sound,
             open=False,
         )
 
     async def session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
-        """The session of ``session_token`` and its user (a cancelled read still ends first,
-        so the connection goes back to the pool clean)."""
-        with anyio.CancelScope(shield=True):
-            await self.pool.open()  # at once when open already
-            async with self.pool.connection() as conn, conn.cursor(row_factory=tuple_row) as cur:
-                await cur.execute(self.store.session_and_user, (session_token,))
-                row = await cur.fetchone()
+        """The session of ``session_token`` and its user. A cancelled read (a deadline)
+        returns at once: psycopg cancels the query, and the pool drops the connection."""
+        await self.pool.open()  # at once when open already
+        async with self.pool.connection() as conn, conn.cursor(row_factory=tuple_row) as cur:
+            await cur.execute(self.store.session_and_user, (session_token,))
+            row = await cur.fetchone()
         return None if row is None else self.store.session_and_user_records(row)
 
     async def update_session(self, update: Record) -> Record | None:
         """The session ``update`` changed (normalised), ``None`` if there is none."""
         query, params = self.store.session_update(update)
-        with anyio.CancelScope(shield=True), self.store.contract_errors():
+        with self.store.contract_errors():
             await self.pool.open()
             async with self.pool.connection() as conn:
                 row = await (await conn.execute(query, params)).fetchone()

@@ -4,14 +4,16 @@
 >>> config = AuthConfig(adapter=MemoryAdapter(), providers=[...])
 
 Nothing survives the process. Every method runs without yielding to the event
-loop, under one lock, so each is atomic.
+loop, under one lock, so each is atomic. :class:`MemoryCounters` alone (the
+rate-limit counters) is what the runtimes use when no store keeps counters.
 """
 
 from __future__ import annotations
 
 import copy
+import heapq
 import threading
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sansio_auth.adapters import AdapterConflict
 
@@ -21,6 +23,39 @@ from ._base import Record, StoreAdapter
 
 def _copy(record: Record | None) -> Record | None:
     return None if record is None else copy.deepcopy(record)
+
+
+class MemoryCounters:
+    """Rate-limit counters in process memory (one process; see
+    :class:`sansio_auth.adapters.Counters`): the runtimes' default when neither the
+    configuration nor its adapter keeps counters. Thread-safe; a counter is forgotten once
+    a later increment's ``now`` has passed its ``reset_at``."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counters: dict[str, tuple[int, datetime]] = {}
+        self._resets: list[tuple[datetime, str]] = []  # a heap: the next counter to forget first
+
+    def increment_counter(self, key: str, window: int, now: datetime) -> tuple[int, datetime]:
+        """See :class:`sansio_auth.adapters.Counters`."""
+        with self._lock:
+            self._forget(now)
+            count, reset_at = self._counters.get(key, (0, now))
+            if reset_at <= now:
+                count, reset_at = 0, now + timedelta(seconds=window)
+                heapq.heappush(self._resets, (reset_at, key))
+            self._counters[key] = (count + 1, reset_at)
+            return count + 1, reset_at
+
+    def _forget(self, now: datetime) -> None:
+        while self._resets and self._resets[0][0] <= now:
+            reset_at, key = heapq.heappop(self._resets)
+            if self._counters.get(key, (0, None))[1] == reset_at:
+                del self._counters[key]
+
+    def __len__(self) -> int:
+        """How many counters are kept."""
+        return len(self._counters)
 
 
 class MemoryStore:
@@ -34,7 +69,9 @@ class MemoryStore:
         self.sessions: dict[str, Record] = {}
         self.tokens: dict[tuple[str, str], Record] = {}
         self.authenticators: dict[str, Record] = {}
-        self.not_before: dict[str, datetime] = {}
+        self.not_before: dict[str, tuple[datetime, datetime | None]] = {}
+        """Revocation marks: key → (not before, expires)."""
+        self.counters = MemoryCounters()
         self.passwords: dict[str, str] = {}
         self.two_factors: dict[str, Record] = {}
 
@@ -216,16 +253,31 @@ class MemoryStore:
                 del self.sessions[token]
             return len(tokens)
 
-    def set_sessions_not_before(self, key: str, not_before: datetime) -> None:
+    def delete_sessions_by_sid(self, sid: str) -> int:
         with self._lock:
-            current = self.not_before.get(key)
-            if current is None or current < not_before:
-                self.not_before[key] = not_before
+            tokens = [t for t, s in self.sessions.items() if s.get("sid") == sid]
+            for token in tokens:
+                del self.sessions[token]
+            return len(tokens)
+
+    def set_sessions_not_before(
+        self, key: str, not_before: datetime, expires: datetime | None
+    ) -> None:
+        with self._lock:
+            marks = self.not_before
+            for stale in [k for k, (_, until) in marks.items() if _passed(until, not_before)]:
+                del marks[stale]
+            mark, until = self.not_before.get(key, (not_before, expires))
+            keep = None if until is None or expires is None else max(until, expires)
+            self.not_before[key] = (max(mark, not_before), keep)
 
     def get_sessions_not_before(self, keys: list[str]) -> datetime | None:
         with self._lock:
-            marks = [self.not_before[k] for k in keys if k in self.not_before]
+            marks = [self.not_before[k][0] for k in keys if k in self.not_before]
             return max(marks, default=None)
+
+    def increment_counter(self, key: str, window: int, now: datetime) -> tuple[int, datetime]:
+        return self.counters.increment_counter(key, window, now)
 
     def get_password_hash(self, user_id: str) -> str | None:
         with self._lock:
@@ -269,6 +321,10 @@ class MemoryStore:
                 return False
             record["recovery_codes"].remove(code_hash)
             return True
+
+
+def _passed(expires: datetime | None, now: datetime) -> bool:
+    return expires is not None and expires <= now
 
 
 class MemoryAdapter(AccountMethods, StoreAdapter):

@@ -10,7 +10,11 @@ works on asyncio and trio. Each method is one transaction: connections are in
 autocommit mode, so a method that is one statement costs one round trip (no
 ``BEGIN``/``COMMIT``), and methods of several statements open an explicit
 transaction. Statements are prepared on first use (``prepare_threshold=0``), and a
-session check is one prepared ``JOIN`` of ``sessions`` and ``users``.
+session check is one prepared ``JOIN`` of ``sessions`` and ``users``. Behind a pooler that
+hands a client's statements to any server connection (PgBouncer in ``transaction`` or
+``statement`` mode, before 1.21 or without ``max_prepared_statements``) give
+``prepare=False``: a statement prepared on one server connection does not exist on the
+next, and two clients' statements of one name would collide.
 
 The tables are those of ``@auth/pg-adapter`` (``users``, ``accounts``,
 ``sessions``, ``verification_token`` with their quoted camelCase columns and
@@ -28,7 +32,7 @@ import asyncio
 import contextlib
 import uuid
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 import psycopg
@@ -39,7 +43,15 @@ from psycopg_pool import ConnectionPool
 from sansio_auth.adapters import AdapterConflict, AdapterSession, SessionAndUser, SessionUpdate
 
 from ._accounts import AccountMethods
-from ._base import Record, StoreAdapter, normal_session_update, session_and_user
+from ._base import (
+    PURGE_INTERVAL,
+    Every,
+    Record,
+    StoreAdapter,
+    normal_session_update,
+    session_and_user,
+    with_sid,
+)
 from ._postgres_accounts import MIGRATION as ACCOUNTS_MIGRATION
 from ._postgres_accounts import PostgresAccounts
 from ._postgres_asyncio import AsyncioSessions
@@ -108,6 +120,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
     ),
     ACCOUNTS_MIGRATION,  # version 3: password hashes and second factors
+    (  # version 4: sessions keep their provider session; marks expire; rate-limit counters
+        "ALTER TABLE sessions ADD COLUMN IF NOT EXISTS sid TEXT",
+        "CREATE INDEX IF NOT EXISTS sessions_sid ON sessions (sid)",
+        "ALTER TABLE session_revocations ADD COLUMN IF NOT EXISTS expires TIMESTAMPTZ",
+        "CREATE INDEX IF NOT EXISTS session_revocations_expires ON session_revocations (expires)",
+        """CREATE TABLE IF NOT EXISTS rate_limit_counters (
+            key TEXT PRIMARY KEY,
+            count INTEGER NOT NULL,
+            "resetAt" TIMESTAMPTZ NOT NULL
+        )""",
+        "CREATE INDEX IF NOT EXISTS rate_limit_counters_reset_at "
+        'ON rate_limit_counters ("resetAt")',
+    ),
 )
 """Schema migrations: entry ``n`` takes the schema from version ``n`` to ``n + 1``."""
 
@@ -131,6 +156,24 @@ AUTHENTICATOR_COLUMNS = {
     "transports": "transports",
 }
 _INTEGER_TYPES = {"smallint", "integer", "bigint"}
+# A new mark (or a later one), in one statement with the purge of expired marks (but this
+# key's: one statement cannot both delete and upsert a row).
+_SET_NOT_BEFORE = (
+    "WITH purged AS (DELETE FROM session_revocations WHERE expires <= %s AND key <> %s) "
+    'INSERT INTO session_revocations (key, "notBefore", expires) VALUES (%s, %s, %s) '
+    'ON CONFLICT (key) DO UPDATE SET "notBefore" = '
+    'GREATEST(session_revocations."notBefore", excluded."notBefore"), expires = CASE '
+    "WHEN session_revocations.expires IS NULL OR excluded.expires IS NULL THEN NULL "
+    "ELSE GREATEST(session_revocations.expires, excluded.expires) END"
+)
+_INCREMENT = (
+    'INSERT INTO rate_limit_counters (key, count, "resetAt") VALUES (%s, 1, %s) '
+    "ON CONFLICT (key) DO UPDATE SET count = CASE "
+    'WHEN rate_limit_counters."resetAt" <= %s THEN 1 ELSE rate_limit_counters.count + 1 END, '
+    '"resetAt" = CASE WHEN rate_limit_counters."resetAt" <= %s '
+    'THEN excluded."resetAt" ELSE rate_limit_counters."resetAt" END '
+    'RETURNING count, "resetAt"'
+)
 _EXTEND_SESSION = 'UPDATE sessions SET expires = %s WHERE "sessionToken" = %s RETURNING *'
 
 
@@ -163,11 +206,12 @@ def _account(row: dict[str, Any] | None) -> Record | None:
 def _session(row: dict[str, Any] | None) -> Record | None:
     if row is None:
         return None
-    return {
+    session = {
         "session_token": row["sessionToken"],
         "user_id": str(row["userId"]),
         "expires": row["expires"].astimezone(UTC),
     }
+    return with_sid(session, row.get("sid"))
 
 
 def _token(row: dict[str, Any] | None) -> Record | None:
@@ -194,7 +238,7 @@ def _is_sound(conn: Connection) -> None:
 def _session_and_user(user_columns: list[str]) -> sql.Composed:
     """The session check: the session's columns, then ``user_columns`` of its user."""
     return sql.SQL(
-        'SELECT s."sessionToken", s."userId", s.expires, {} FROM sessions s '
+        'SELECT s."sessionToken", s."userId", s.expires, s.sid, {} FROM sessions s '
         'JOIN users u ON u.id = s."userId" WHERE s."sessionToken" = %s'
     ).format(sql.SQL(", ").join(sql.Identifier("u", c) for c in user_columns))
 
@@ -211,14 +255,22 @@ def _insert(table: str, values: dict[str, Any]) -> sql.Composed:
 class PostgresStore(PostgresAccounts):
     """The synchronous store behind :class:`PostgresAdapter`."""
 
-    def __init__(self, dsn: str, *, min_size: int, max_size: int, timeout: float) -> None:
+    def __init__(
+        self, dsn: str, *, min_size: int, max_size: int, timeout: float, prepare: bool = True
+    ) -> None:
         self.dsn, self.min_size, self.max_size, self.timeout = dsn, min_size, max_size, timeout
+        self.connection_options: dict[str, Any] = {
+            "row_factory": dict_row,
+            "autocommit": True,
+            "prepare_threshold": 0 if prepare else None,  # None: never prepared server-side
+        }
         self._pool: ConnectionPool[Connection] | None = None
         self.columns: dict[str, set[str]] = {}
         self.serial_ids = True
         self.id_type = "integer"
         self.user_columns: list[str] = []  # the order of the session check's user columns
         self.session_and_user = b""  # that query, composed once
+        self._purge = Every(PURGE_INTERVAL)
 
     @property
     def pool(self) -> ConnectionPool[Connection]:
@@ -234,7 +286,7 @@ class PostgresStore(PostgresAccounts):
             min_size=self.min_size,
             max_size=self.max_size,
             timeout=self.timeout,
-            kwargs={"row_factory": dict_row, "autocommit": True, "prepare_threshold": 0},
+            kwargs=self.connection_options,
             check=_is_sound,  # drop connections a restart cut
             open=False,
         )
@@ -419,9 +471,14 @@ class PostgresStore(PostgresAccounts):
 
     def create_session(self, session: Record) -> Record:
         row = self._one(
-            'INSERT INTO sessions ("sessionToken", "userId", expires) VALUES (%s, %s, %s) '
-            "RETURNING *",
-            (session["session_token"], self._owner(session["user_id"]), session["expires"]),
+            'INSERT INTO sessions ("sessionToken", "userId", expires, sid) '
+            "VALUES (%s, %s, %s, %s) RETURNING *",
+            (
+                session["session_token"],
+                self._owner(session["user_id"]),
+                session["expires"],
+                session.get("sid"),
+            ),
         )
         created = _session(row)
         assert created is not None
@@ -434,13 +491,14 @@ class PostgresStore(PostgresAccounts):
 
     def session_and_user_records(self, row: tuple[Any, ...]) -> tuple[Record, Record]:
         """A row of :attr:`session_and_user` as the session and the user."""
-        token, user_id, expires, *user = row
+        token, user_id, expires, sid, *user = row
         session = {
             "session_token": token,
             "user_id": str(user_id),
             "expires": expires.astimezone(UTC),
         }
-        return session, _user_record(dict(zip(self.user_columns, user, strict=True)))
+        user_record = _user_record(dict(zip(self.user_columns, user, strict=True)))
+        return with_sid(session, sid), user_record
 
     def update_session(self, update: Record) -> Record | None:
         return _session(self._one(*self.session_update(update)))
@@ -559,14 +617,15 @@ class PostgresStore(PostgresAccounts):
         with self._connection() as conn:
             return conn.execute('DELETE FROM sessions WHERE "userId" = %s', (key,)).rowcount
 
-    def set_sessions_not_before(self, key: str, not_before: datetime) -> None:
+    def delete_sessions_by_sid(self, sid: str) -> int:
         with self._connection() as conn:
-            conn.execute(
-                'INSERT INTO session_revocations (key, "notBefore") VALUES (%s, %s) '
-                'ON CONFLICT (key) DO UPDATE SET "notBefore" = '
-                'GREATEST(session_revocations."notBefore", excluded."notBefore")',
-                (key, not_before),
-            )
+            return conn.execute("DELETE FROM sessions WHERE sid = %s", (sid,)).rowcount
+
+    def set_sessions_not_before(
+        self, key: str, not_before: datetime, expires: datetime | None
+    ) -> None:
+        with self._connection() as conn:
+            conn.execute(_SET_NOT_BEFORE, (not_before, key, key, not_before, expires))
 
     def get_sessions_not_before(self, keys: list[str]) -> datetime | None:
         row = self._one(
@@ -575,6 +634,16 @@ class PostgresStore(PostgresAccounts):
         )
         latest = None if row is None else row["latest"]
         return None if latest is None else latest.astimezone(UTC)
+
+    def increment_counter(self, key: str, window: int, now: datetime) -> tuple[int, datetime]:
+        with self._connection() as conn:
+            if self._purge.due():
+                conn.execute('DELETE FROM rate_limit_counters WHERE "resetAt" <= %s', (now,))
+            row = conn.execute(
+                _INCREMENT, (key, now + timedelta(seconds=window), now, now)
+            ).fetchone()
+        assert row is not None
+        return int(row["count"]), row["resetAt"].astimezone(UTC)
 
 
 def _asyncio_loop() -> asyncio.AbstractEventLoop | None:
@@ -592,13 +661,22 @@ class PostgresAdapter(AccountMethods, StoreAdapter):
     ``max_size`` connections and waits ``timeout`` seconds for one (and for
     the server at start). On asyncio, session checks and extensions run on a
     second pool, of up to ``max_size`` async connections on the first event loop
-    that makes one.
+    that makes one. ``prepare=False`` sends every statement unprepared: for PgBouncer in
+    transaction (or statement) pooling mode (see the module's docstring).
     """
 
     def __init__(
-        self, dsn: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 10.0
+        self,
+        dsn: str,
+        *,
+        min_size: int = 1,
+        max_size: int = 10,
+        timeout: float = 10.0,
+        prepare: bool = True,
     ) -> None:
-        self.store = PostgresStore(dsn, min_size=min_size, max_size=max_size, timeout=timeout)
+        self.store = PostgresStore(
+            dsn, min_size=min_size, max_size=max_size, timeout=timeout, prepare=prepare
+        )
         super().__init__(self.store, threaded=True)
         self._sessions: AsyncioSessions | None = None
 

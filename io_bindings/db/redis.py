@@ -19,6 +19,10 @@ under ``key_prefix``)::
     user:by-user-id:session:<id>            set of the user's session tokens
     user:by-user-id:authenticator:<id>      set of the user's credential ids
     user:password:<id>, user:two-factor:<id>  password hash, second factor (see _redis_accounts)
+    sid:<sid>                               set of the session tokens of a provider
+                                            session (TTL: its latest session's expiry)
+    revocation:<key>                        a "not before" mark (TTL: until it expires)
+    counter:<key>                           a rate-limit counter (hash; TTL: its window)
     flight:lease:<key>                      a claimed refresh (see below), expires
     flight:answer:<key>                     its sealed answer, expires
 
@@ -57,6 +61,8 @@ from ._redis_accounts import RedisAccounts
 from ._redis_flights import RedisFlights
 
 MINIMUM_VERSION = (6, 2)  # GETDEL, SET PXAT
+DEFAULT_TIMEOUT = 10.0
+"""Seconds a command waits for the server (redis-py's ``socket_timeout``) unless given."""
 
 _TIMES = ("email_verified", "expires")
 # The session check in one round trip: the session (KEYS[1]), then its user (ARGV[1] is the
@@ -69,6 +75,21 @@ if type(user_id) ~= 'string' or string.find(user_id, ':', 1, true) then return {
 local user = redis.call('GET', ARGV[1] .. user_id)
 if not user then return {session} end
 return {session, user}
+"""
+
+
+# A rate-limit counter (KEYS[1]) at the engine's time ARGV[1] (ms), window ARGV[2] (ms): its
+# count and reset time. The key's TTL, on Redis's clock, only lets Redis forget it.
+_INCREMENT = """
+local now, window = tonumber(ARGV[1]), tonumber(ARGV[2])
+local reset = tonumber(redis.call('HGET', KEYS[1], 'reset') or '0')
+if reset <= now then
+  reset = now + window
+  redis.call('HSET', KEYS[1], 'count', 1, 'reset', reset)
+  redis.call('PEXPIRE', KEYS[1], window)
+  return {1, reset}
+end
+return {redis.call('HINCRBY', KEYS[1], 'count', 1), reset}
 """
 
 
@@ -98,10 +119,13 @@ class RedisStore(RedisAccounts):
     """The synchronous store behind :class:`RedisAdapter`."""
 
     def __init__(self, url: str, *, key_prefix: str, **options: Any) -> None:
+        for timeout in ("socket_timeout", "socket_connect_timeout"):
+            options.setdefault(timeout, DEFAULT_TIMEOUT)  # a silent server never hangs a call
         self.client: redis.Redis = redis.Redis.from_url(url, **options)
         self.prefix = key_prefix
         self._session_and_user = self.client.register_script(_SESSION_AND_USER)
         self.flights = RedisFlights(self.client, key_prefix)
+        self._increment = self.client.register_script(_INCREMENT)
 
     def open(self) -> None:
         """Check that the server answers and is recent enough."""
@@ -134,6 +158,9 @@ class RedisStore(RedisAccounts):
 
     def _by_user(self, kind: str, user_id: str) -> str:
         return f"{self.prefix}user:by-user-id:{kind}:{user_id}"
+
+    def _sid_key(self, sid: str) -> str:
+        return f"{self.prefix}sid:{sid}"
 
     def _transaction(self, body: Callable[[Pipeline], Any], *watches: str) -> Any:
         """Run ``body`` (reads, then ``pipe.multi()``, then writes) until no watched key changed."""
@@ -286,8 +313,21 @@ class RedisStore(RedisAccounts):
 
     def _write_session(self, pipe: Pipeline, session: Record) -> None:
         key = self._session_key(session["session_token"])
-        pipe.set(key, _dump(session), pxat=max(_ms(session["expires"]), 1))
+        expires = max(_ms(session["expires"]), 1)
+        pipe.set(key, _dump(session), pxat=expires)
         pipe.sadd(self._by_user("session", session["user_id"]), session["session_token"])
+        if session.get("sid") is not None:
+            sid_key = self._sid_key(session["sid"])
+            pipe.sadd(sid_key, session["session_token"])
+            pipe.pexpireat(sid_key, expires)
+
+    def _forget_session(self, pipe: Pipeline, session: Record) -> None:
+        """Delete a session's key and its entries in the indexes (in a ``MULTI``)."""
+        token = session["session_token"]
+        pipe.delete(self._session_key(token))
+        pipe.srem(self._by_user("session", session["user_id"]), token)
+        if session.get("sid") is not None:
+            pipe.srem(self._sid_key(session["sid"]), token)
 
     def create_session(self, session: Record) -> Record:
         key, user_key = (
@@ -337,8 +377,7 @@ class RedisStore(RedisAccounts):
             session = _load(pipe.get(key))
             if session is not None:
                 pipe.multi()
-                pipe.delete(key)
-                pipe.srem(self._by_user("session", session["user_id"]), session_token)
+                self._forget_session(pipe, session)
             return session
 
         return self._transaction(body, key)  # type: ignore[no-any-return]
@@ -442,24 +481,51 @@ class RedisStore(RedisAccounts):
 
         return self._transaction(body, index)  # type: ignore[no-any-return]
 
+    def delete_sessions_by_sid(self, sid: str) -> int:
+        index = self._sid_key(sid)
+
+        def body(pipe: Pipeline) -> int:
+            tokens = sorted(map(_text, pipe.smembers(index)))
+            sessions = [s for s in (_load(pipe.get(self._session_key(t))) for t in tokens) if s]
+            pipe.multi()
+            for session in sessions:
+                self._forget_session(pipe, session)
+            pipe.delete(index)
+            return len(sessions)
+
+        return self._transaction(body, index)  # type: ignore[no-any-return]
+
     def _revocation_key(self, key: str) -> str:
         return f"{self.prefix}revocation:{key}"
 
-    def set_sessions_not_before(self, key: str, not_before: datetime) -> None:
+    def set_sessions_not_before(
+        self, key: str, not_before: datetime, expires: datetime | None
+    ) -> None:
         stored, mark = self._revocation_key(key), _ms(not_before)
+        # The TTL is a duration on the engine's clock (expires - not_before), kept by Redis's.
+        ttl = None if expires is None else max(_ms(expires) - mark, 1)
 
         def body(pipe: Pipeline) -> None:
-            current = pipe.get(stored)
-            if current is not None and int(current) >= mark:
-                return
+            current, remaining = pipe.get(stored), pipe.pttl(stored)
+            keep = ttl
+            if current is not None and (ttl is None or remaining < 0):
+                keep = None  # a mark kept for good stays so
+            elif current is not None:
+                keep = max(ttl or 0, remaining)
             pipe.multi()
-            pipe.set(stored, mark)
+            value = mark if current is None else max(int(current), mark)
+            pipe.set(stored, value, px=keep)
 
         self._transaction(body, stored)
 
     def get_sessions_not_before(self, keys: list[str]) -> datetime | None:
         marks = [int(v) for v in self.client.mget([self._revocation_key(k) for k in keys]) if v]
         return datetime.fromtimestamp(max(marks) / 1000, UTC) if marks else None
+
+    def increment_counter(self, key: str, window: int, now: datetime) -> tuple[int, datetime]:
+        stored = f"{self.prefix}counter:{key}"
+        count, reset = self._increment(keys=[stored], args=[_ms(now), window * 1000])
+        return int(count), datetime.fromtimestamp(int(reset) / 1000, UTC)
 
 
 def _check_provider(provider: str) -> None:
@@ -475,7 +541,8 @@ class RedisAdapter(AccountMethods, StoreAdapter):
     """The Redis adapter (``AuthConfig(adapter=RedisAdapter("redis://host:6379/0"))``).
 
     ``key_prefix`` goes before every key (Auth.js's ``baseKeyPrefix``); other
-    keyword ``options`` go to :meth:`redis.Redis.from_url` (timeouts, TLS, ...).
+    keyword ``options`` go to :meth:`redis.Redis.from_url` (timeouts, TLS, ...;
+    ``socket_timeout`` and ``socket_connect_timeout`` default to 10 s).
     """
 
     def __init__(self, url: str, *, key_prefix: str = "", **options: Any) -> None:

@@ -21,7 +21,7 @@ import queue
 import sqlite3
 import threading
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from os import PathLike
 from typing import Any
 
@@ -33,12 +33,15 @@ from ._accounts import AccountMethods
 from ._base import (
     ACCOUNT_FIELDS,
     AUTHENTICATOR_FIELDS,
+    PURGE_INTERVAL,
     USER_FIELDS,
+    Every,
     Record,
     StoreAdapter,
     format_time,
     parse_time,
     session_and_user,
+    with_sid,
 )
 from ._sqlite_accounts import MIGRATION as ACCOUNTS_MIGRATION
 from ._sqlite_accounts import SQLiteAccounts
@@ -100,6 +103,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
     ),
     ACCOUNTS_MIGRATION,  # version 3: password hashes and second factors
+    (  # version 4: sessions keep their provider session; marks expire; rate-limit counters
+        "ALTER TABLE sessions ADD COLUMN sid TEXT",
+        "CREATE INDEX sessions_sid ON sessions (sid)",
+        "ALTER TABLE session_revocations ADD COLUMN expires TEXT",
+        "CREATE INDEX session_revocations_expires ON session_revocations (expires)",
+        """CREATE TABLE rate_limit_counters (
+            key TEXT PRIMARY KEY,
+            count INTEGER NOT NULL,
+            reset_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX rate_limit_counters_reset_at ON rate_limit_counters (reset_at)",
+    ),
 )
 """Schema migrations: entry ``n`` takes the schema from version ``n`` to ``n + 1``."""
 
@@ -110,7 +125,7 @@ _SELECT_ACCOUNT = (
     "refresh_token, scope, expires_at, session_state, extra FROM accounts "
 )
 _SESSION_AND_USER = (
-    "SELECT s.session_token, s.user_id, s.expires, "
+    "SELECT s.session_token, s.user_id, s.expires, s.sid, "
     "u.id, u.email, u.email_verified, u.name, u.image, u.extra "
     "FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.session_token = ?"
 )
@@ -158,11 +173,12 @@ def _account(row: sqlite3.Row | None) -> Record | None:
 def _session(row: sqlite3.Row | None) -> Record | None:
     if row is None:
         return None
-    return {
+    session = {
         "session_token": row["session_token"],
         "user_id": row["user_id"],
         "expires": parse_time(row["expires"]),
     }
+    return with_sid(session, row["sid"])
 
 
 def _authenticator(row: sqlite3.Row | None) -> Record | None:
@@ -210,6 +226,7 @@ class SQLiteStore(SQLiteAccounts):
         self._lock = threading.Lock()
         self._reader: sqlite3.Connection | None = None  # for reads at once, one at a time
         self._reader_lock = threading.Lock()
+        self._purge = Every(PURGE_INTERVAL)
 
     def _connect(self, timeout: float | None = None) -> sqlite3.Connection:
         conn = sqlite3.connect(
@@ -380,10 +397,11 @@ class SQLiteStore(SQLiteAccounts):
 
     def create_session(self, session: Record) -> Record:
         self._statement(
-            "INSERT INTO sessions (session_token, user_id, expires) VALUES (?, ?, ?)",
+            "INSERT INTO sessions (session_token, user_id, expires, sid) VALUES (?, ?, ?, ?)",
             session["session_token"],
             session["user_id"],
             format_time(session["expires"]),
+            session.get("sid"),
         )
         return session
 
@@ -407,7 +425,7 @@ class SQLiteStore(SQLiteAccounts):
         expires = update.get("expires")
         row = self._statement(
             "UPDATE sessions SET user_id = coalesce(?, user_id), expires = coalesce(?, expires) "
-            "WHERE session_token = ? RETURNING session_token, user_id, expires",
+            "WHERE session_token = ? RETURNING session_token, user_id, expires, sid",
             update.get("user_id"),
             None if expires is None else format_time(expires),
             update["session_token"],
@@ -417,7 +435,7 @@ class SQLiteStore(SQLiteAccounts):
     def delete_session(self, session_token: str) -> Record | None:
         row = self._statement(
             "DELETE FROM sessions WHERE session_token = ? "
-            "RETURNING session_token, user_id, expires",
+            "RETURNING session_token, user_id, expires, sid",
             session_token,
         )
         return _session(row)
@@ -523,13 +541,23 @@ class SQLiteStore(SQLiteAccounts):
         with self._write() as conn:
             return conn.execute("DELETE FROM sessions WHERE user_id = ?", (user_id,)).rowcount
 
-    def set_sessions_not_before(self, key: str, not_before: datetime) -> None:
+    def delete_sessions_by_sid(self, sid: str) -> int:
         with self._write() as conn:
+            return conn.execute("DELETE FROM sessions WHERE sid = ?", (sid,)).rowcount
+
+    def set_sessions_not_before(
+        self, key: str, not_before: datetime, expires: datetime | None
+    ) -> None:
+        mark, until = format_time(not_before), None if expires is None else format_time(expires)
+        with self._write() as conn:
+            conn.execute("DELETE FROM session_revocations WHERE expires <= ?", (mark,))
             conn.execute(
-                "INSERT INTO session_revocations (key, not_before) VALUES (?, ?) "
-                "ON CONFLICT (key) DO UPDATE SET not_before = excluded.not_before "
-                "WHERE excluded.not_before > session_revocations.not_before",
-                (key, format_time(not_before)),
+                "INSERT INTO session_revocations (key, not_before, expires) VALUES (?, ?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET "
+                "not_before = max(not_before, excluded.not_before), "
+                "expires = CASE WHEN expires IS NULL OR excluded.expires IS NULL THEN NULL "
+                "ELSE max(expires, excluded.expires) END",
+                (key, mark, until),
             )
 
     def get_sessions_not_before(self, keys: list[str]) -> datetime | None:
@@ -540,6 +568,23 @@ class SQLiteStore(SQLiteAccounts):
             *keys,
         )
         return None if row is None or row["latest"] is None else parse_time(row["latest"])
+
+    def increment_counter(self, key: str, window: int, now: datetime) -> tuple[int, datetime]:
+        at, reset_at = format_time(now), format_time(now + timedelta(seconds=window))
+        with self._write() as conn:
+            if self._purge.due():
+                conn.execute("DELETE FROM rate_limit_counters WHERE reset_at <= ?", (at,))
+            row = _one(
+                conn,
+                "INSERT INTO rate_limit_counters (key, count, reset_at) VALUES (?, 1, ?) "
+                "ON CONFLICT (key) DO UPDATE SET "
+                "count = CASE WHEN reset_at <= ? THEN 1 ELSE count + 1 END, "
+                "reset_at = CASE WHEN reset_at <= ? THEN excluded.reset_at ELSE reset_at END "
+                "RETURNING count, reset_at",
+                (key, reset_at, at, at),
+            )
+        assert row is not None
+        return int(row["count"]), parse_time(row["reset_at"])
 
 
 class SQLiteAdapter(AccountMethods, StoreAdapter):

@@ -24,8 +24,9 @@ from .accounts import (
     send_link,
     sign_in_first,
 )
+from .limits import email_attempt, password_attempt
 from .password import _address, check_new_password, new_hash
-from .revocation import SIGNED_IN_AT
+from .revocation import SIGNED_IN_AT, session_mark_expiry
 from .strategies import create_database_session, utc
 
 
@@ -57,6 +58,9 @@ def change_password(ctx: Context) -> Step[Reply]:
     if user is None:
         return sign_in_first(ctx)
     user_id = str(user["id"])
+    refused = yield from password_attempt(ctx, provider.id, _account(user))
+    if refused is not None:
+        return refused
     try:
         yield from _check_current(ctx, provider, user_id, ctx.form.get("current_password"))
         password = yield from check_new_password(ctx, provider, ctx.form.get("new_password"))
@@ -130,6 +134,13 @@ def change_email(ctx: Context) -> Step[Reply]:
         if email == user.get("email"):
             raise FormError("same_email")
         stored = yield from call_adapter(ctx.settings.adapter, "get_password_hash", user_id)
+        refused = None
+        if stored is not None:
+            refused = yield from password_attempt(ctx, provider.id, _account(user))
+        if refused is None:
+            refused = yield from email_attempt(ctx, provider.id, email)
+        if refused is not None:
+            return refused
         if stored is not None:
             yield from _check_current(ctx, provider, user_id, ctx.form.get("password"))
     except FormError as err:
@@ -156,6 +167,12 @@ def change_email(ctx: Context) -> Step[Reply]:
     )
 
 
+def _account(user: dict[str, Any]) -> str:
+    """What a signed-in user's password checks count against: their address (as a password
+    sign-in naming it does), else their id."""
+    return _address(user.get("email")) or f"user:{user['id']}"
+
+
 def end_sessions(ctx: Context, user_id: str, *, keep_this_browser: bool = False) -> Step[None]:
     """End every session of ``user_id`` (``keep_this_browser``: but this browser's, which gets
     a new one). Database sessions are deleted; JWT sessions are refused from now on with
@@ -180,7 +197,8 @@ def end_sessions(ctx: Context, user_id: str, *, keep_this_browser: bool = False)
         return
     # Tokens issued before this second are refused; this browser's is re-issued in it.
     mark = utc(int(ctx.now) - 1)
-    yield from call_adapter(adapter, "set_sessions_not_before", f"user:{user_id}", mark)
+    expires = session_mark_expiry(ctx)  # then forgotten
+    yield from call_adapter(adapter, "set_sessions_not_before", f"user:{user_id}", mark, expires)
     ctx.cache.revocations.clear()
     if keep_this_browser:
         yield from _reissue_token(ctx)

@@ -6,14 +6,21 @@ from .._context import Context, Reply
 from .._flow import Step, invoke
 from ..errors import AuthError, CallbackRouteError, CredentialsSignin
 from ..providers import CredentialsProvider
+from ..ratelimit import account_field, account_of
+from .limits import password_attempt
 from .login import as_user, finish_login, run_sign_in_callback
 from .strategies import LoginResult
 
 
 def credentials_callback(ctx: Context, provider: CredentialsProvider) -> Step[Reply]:
-    """Authorize the posted credentials; on success set a JWT session and redirect."""
+    """Authorize the posted credentials (within the rate limits); on success set a JWT
+    session and redirect."""
     ctx.check_csrf()
     credentials = dict(ctx.form)
+    field = account_field(ctx.settings.rate_limits.account_field, provider.credentials)
+    refused = yield from password_attempt(ctx, provider.id, account_of(credentials, field))
+    if refused is not None:
+        return refused
     assert provider.authorize is not None  # checked at start-up
     try:
         found = yield from invoke(

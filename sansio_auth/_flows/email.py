@@ -27,6 +27,7 @@ from ..errors import (
 from ..providers import EmailProvider
 from ..providers.email import normalize_email
 from ..providers.email_apis import HTTPEmailProvider, Letter, api_error, sender_of
+from .limits import email_attempt
 from .login import finish_login, handle_login, run_sign_in_callback
 from .strategies import timestamp, utc
 
@@ -35,8 +36,12 @@ INVALID_ADDRESS = "EmailSignin"
 
 
 def email_sign_in(ctx: Context, provider: EmailProvider) -> Step[Reply]:
-    """Send a sign-in link to the posted ``email``; redirect to the verify-request page."""
+    """Send a sign-in link to the posted ``email`` (within the rate limits); redirect to the
+    verify-request page."""
     identifier = yield from _identifier(ctx, provider, ctx.form.get("email"))
+    refused = yield from email_attempt(ctx, provider.id, identifier)
+    if refused is not None:
+        return refused
     if identifier is None:
         yield from log_error(EmailSignInError("the e-mail address given was refused"))
         page = ctx.page_url(ctx.settings.pages.sign_in, "signin")

@@ -9,10 +9,11 @@ session alive so "sign in" signs the same user straight back in).
   callback URL (validated by the ``redirect`` callback when it was given).
 * Back-Channel Logout 1.0: ``POST backchannel-logout/<id>`` with a ``logout_token`` from a
   provider with ``backchannel_logout`` on (and ``backchannel_logout_supported`` in its
-  metadata) ends the sessions it names: database sessions of the user are deleted, JWT
-  sessions of the provider session (``sid``) or of the user (``sub``) are revoked
-  (:mod:`.revocation`). Answers ``200``, or ``400`` with an OAuth error (``invalid_request``,
-  or ``temporarily_unavailable`` when a store failed); never cached.
+  metadata) ends the sessions it names: those of the provider session (``sid``), else of
+  the user (``sub``). Database sessions are deleted (a row keeps the provider session it
+  was signed in with), JWT sessions revoked (:mod:`.revocation`). Answers ``200``, or
+  ``400`` with an OAuth error (``invalid_request``, or ``temporarily_unavailable`` when a
+  store failed); never cached.
 """
 
 from __future__ import annotations
@@ -26,13 +27,14 @@ import msgspec
 from .._context import Context, Reply, add_query, json_reply
 from .._flow import Step, call_adapter, log_error
 from ..errors import AdapterError, AuthError, InvalidCheck, InvalidProvider
+from ..jwt import CLOCK_TOLERANCE
 from ..oauth.checks import random_value, seal, unseal_claims
 from ..oauth.discovery import discover
 from ..oauth.id_token import allowed_algorithms
-from ..oauth.logout_token import LogoutTokenError, validate_logout_token
+from ..oauth.logout_token import MAX_AGE, LogoutTokenError, validate_logout_token
 from ..providers.oauth import OAuthProvider, OIDCProvider
-from .refresh import STATE_CLAIM, oauth_provider
-from .revocation import provider_session_key, revoke
+from .refresh import STATE_CLAIM, oauth_provider, provider_session_key
+from .revocation import mark_expiry, revoke
 from .strategies import session_and_user, utc
 
 NO_STORE = (("cache-control", "no-store"),)
@@ -171,13 +173,22 @@ def _logout(ctx: Context) -> Step[None]:
         now=ctx.now,
     )
     yield from _first_use(ctx, f"jti:{provider.id}:{facts.jti}")
-    if ctx.settings.strategy == "jwt" and facts.sid is not None:
-        # the provider session's mark is enough: no user to look up (the users' store may be
-        # down while the marks' answers)
-        yield from revoke(ctx, key=provider_session_key(provider.id, facts.sid))
-        return
-    if facts.sub is None:  # rows do not record the provider session
-        raise LogoutTokenError("database sessions are ended by `sub`; the token has none")
+    if facts.sid is not None:
+        key = provider_session_key(provider.id, facts.sid)
+        if ctx.settings.strategy == "jwt":
+            # the provider session's mark is enough: no user to look up (the users' store may
+            # be down while the marks' answers)
+            yield from revoke(ctx, key=key)
+            return
+        if "delete_sessions_by_sid" in ctx.settings.adapter_extras:
+            # the rows keep the provider session they were signed in with
+            yield from call_adapter(ctx.settings.adapter, "delete_sessions_by_sid", key)
+            return
+    if facts.sub is None:
+        raise LogoutTokenError(
+            "the token names a provider session (`sid`) only, and the adapter has no "
+            "delete_sessions_by_sid: database sessions are ended by `sub`"
+        )
     user = yield from call_adapter(
         ctx.settings.adapter, "get_user_by_account", provider.id, facts.sub
     )
@@ -196,7 +207,8 @@ def _first_use(ctx: Context, key: str) -> Step[None]:
         if seen is None:
             seen = yield from call_adapter(adapter, "get_sessions_not_before", [key])
         if seen is None:
-            yield from call_adapter(adapter, "set_sessions_not_before", key, utc(ctx.now))
+            expires = mark_expiry(ctx, MAX_AGE + CLOCK_TOLERANCE)  # older tokens are refused
+            yield from call_adapter(adapter, "set_sessions_not_before", key, utc(ctx.now), expires)
     except AdapterError as err:
         yield from log_error(err)
     if seen is not None:

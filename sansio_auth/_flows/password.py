@@ -28,6 +28,7 @@ from .accounts import (
     send_link,
     use_token,
 )
+from .limits import email_attempt, password_attempt
 from .login import finish_login, run_sign_in_callback, undo_sign_up
 from .strategies import LoginResult, utc
 
@@ -37,10 +38,13 @@ ACCOUNT_TYPE = "password"
 def password_callback(ctx: Context, provider: PasswordProvider) -> Step[Reply]:
     """Check the posted ``email`` and ``password``; sign in (or ask for the second factor)."""
     ctx.check_csrf()
+    email = _address(ctx.form.get("email"))
+    refused = yield from password_attempt(ctx, provider.id, email)
+    if refused is not None:
+        return refused
     password = ctx.form.get("password")
     if not isinstance(password, str) or too_long(password, provider.max_length):
         raise CredentialsSignin("no password, or one over the length limit", code="credentials")
-    email = _address(ctx.form.get("email"))
     adapter = ctx.settings.adapter
     user = None
     if email is not None:
@@ -172,6 +176,9 @@ def sign_up(ctx: Context) -> Step[Reply]:
     except FormError as err:
         status = 403 if err.code == "sign_up_closed" else 400
         return _signup_form(ctx, provider, err.code, status=status)
+    refused = yield from email_attempt(ctx, provider.id, email)  # mails the address either way
+    if refused is not None:
+        return refused
     hashed = yield from new_hash(ctx, provider, password)  # taken address or not: same work
     adapter = ctx.settings.adapter
     if (yield from call_adapter(adapter, "get_user_by_email", email)):

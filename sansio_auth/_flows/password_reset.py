@@ -24,6 +24,7 @@ from .accounts import (
     send_link,
     use_token,
 )
+from .limits import email_attempt
 from .password import _address, check_new_password, new_hash
 from .strategies import utc
 
@@ -53,6 +54,9 @@ def forgot(ctx: Context) -> Step[Reply]:
     email = _address(ctx.form.get("email"))
     if email is None:
         return _forgot_form(ctx, "invalid_email", status=400)
+    refused = yield from email_attempt(ctx, provider.id, email)  # mails the address either way
+    if refused is not None:
+        return refused
     if (yield from call_adapter(ctx.settings.adapter, "get_user_by_email", email)):
         yield from send_link(
             ctx,

@@ -14,17 +14,25 @@ re-reads the row. A refusal (``invalid_grant``) is logged and remembered in the 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from .._context import Context
 from .._flow import Step, call_adapter, emit, log_error
 from ..errors import AuthError, InvalidEndpoints, RefreshAccessTokenError
 from ..events import Failed, HTTPResponse
 from ..fetch import ProviderResponseError
-from ..oauth.discovery import authorization_server
+from ..oauth.discovery import AuthorizationServer, authorization_server
+from ..oauth.id_token import (
+    IDTokenError,
+    allowed_algorithms,
+    check_claims,
+    provider_signed_claims,
+)
 from ..oauth.refresh import (
     REFUSED,
     REFUSED_MARK,
+    check_refreshed_claims,
+    reference_claims,
     refresh_decision,
     refresh_request,
     refreshed_state,
@@ -34,7 +42,7 @@ from ..oauth.refresh import (
     usable_access_token,
 )
 from ..oauth.tokens import TokenResponseError, TokenSet, parse_token_response
-from ..providers.oauth import OAuthProvider
+from ..providers.oauth import OAuthProvider, OIDCProvider
 from .single_flight import send_once
 
 STATE_CLAIM = "oauth"
@@ -56,7 +64,8 @@ def sign_in_state(
 ) -> dict[str, Any] | None:
     """The token state a JWT session keeps after signing in with ``provider`` when it
     refreshes (default for OIDC: the access token, its expiry and the refresh token, if
-    any) or signs out at the provider (and the ``id_token``, ``sid``)."""
+    any, and the ``sub`` a refreshed ID token must keep) or signs out at the provider (and
+    the ``id_token``, ``sid``)."""
     federated = provider.end_session or provider.backchannel_logout
     if not (provider.refreshes or federated):
         return None
@@ -66,14 +75,38 @@ def sign_in_state(
     sid = (profile or {}).get("sid")
     if isinstance(sid, str) and provider.backchannel_logout:
         state["sid"] = sid
+    sub = (profile or {}).get("sub")
+    if provider.refreshes and "id_token" not in state and isinstance(sub, str):
+        state["sub"] = sub  # what a refreshed ID token must still name (OIDC Core §12.2)
     return state
 
 
+def provider_sid(
+    ctx: Context, account: Mapping[str, Any], profile: Mapping[str, Any] | None
+) -> str | None:
+    """The provider session (``op:<provider>:<sid>``, from the ID token's ``sid``) a database
+    session keeps when its provider does back-channel logout, else ``None``."""
+    provider = oauth_provider(ctx, account.get("provider"))
+    sid = (profile or {}).get("sid")
+    if provider is None or not provider.backchannel_logout or not isinstance(sid, str):
+        return None
+    return provider_session_key(provider.id, sid)
+
+
+def provider_session_key(provider_id: str, sid: str) -> str:
+    """The key of a provider's session (the ``sid`` of its ID and logout tokens): what
+    revocation marks and database session rows name it by."""
+    return f"op:{provider_id}:{sid}"
+
+
 def refresh_tokens(
-    ctx: Context, provider: OAuthProvider, refresh_token: str, *, wait: bool = True
+    ctx: Context, provider: OAuthProvider, state: Mapping[str, Any], *, wait: bool = True
 ) -> Step[tuple[Outcome, TokenSet | None]]:
-    """Ask the token endpoint for new tokens; logs any failure. ``wait=False``: when another
-    process is asking already, do not wait for its answer (``elsewhere``)."""
+    """Ask the token endpoint for new tokens for ``state``; logs any failure. An ID token in
+    the answer is validated as at sign-in, and against ``state``'s (OpenID Connect Core
+    §12.2); a plain OAuth provider's is not kept (nothing can verify it). ``wait=False``:
+    when another process is asking already, do not wait for its answer (``elsewhere``)."""
+    refresh_token = state["refresh_token"]
     try:
         server = yield from authorization_server(provider, ctx.cache, ctx.now, callback=True)
         if server.token_endpoint is None:
@@ -100,6 +133,10 @@ def refresh_tokens(
             now=ctx.now,
             conform=provider.conform_token_response,
         )
+        if isinstance(provider, OIDCProvider) and isinstance(tokens.get("id_token"), str):
+            yield from _check_id_token(ctx, provider, server, tokens["id_token"], state)
+        elif "id_token" in tokens:
+            tokens = cast(TokenSet, {k: v for k, v in tokens.items() if k != "id_token"})
     except TokenResponseError as err:
         refused = err.error in REFUSED
         yield from log_error(RefreshAccessTokenError(err, cause={"provider": provider.id}))
@@ -113,6 +150,36 @@ def refresh_tokens(
     return "refreshed", tokens
 
 
+def _check_id_token(
+    ctx: Context,
+    provider: OIDCProvider,
+    server: AuthorizationServer,
+    id_token: str,
+    state: Mapping[str, Any],
+) -> Step[None]:
+    """Raise :class:`~sansio_auth.oauth.id_token.IDTokenError` unless the refreshed
+    ``id_token`` is signed by the issuer (as at sign-in), for this client, current, and goes
+    on from the one the session began with (:func:`check_refreshed_claims`)."""
+    if server.issuer is None:
+        raise IDTokenError("the issuer's metadata is unknown: ID tokens cannot be verified")
+    claims = yield from provider_signed_claims(
+        id_token,
+        jwks_uri=server.jwks_uri,
+        algorithms=allowed_algorithms(
+            provider.client.id_token_signed_response_alg, server.id_token_algorithms
+        ),
+        cache=ctx.cache,
+        now=ctx.now,
+        client_secret=provider.client_secret,
+    )
+    issuer = provider.id_token_issuer(server.issuer, id_token)
+    without_nonce = {k: v for k, v in claims.items() if k != "nonce"}  # checked below
+    check_claims(
+        without_nonce, issuer=issuer, client_id=provider.client_id or "", now=ctx.now, nonce=None
+    )
+    check_refreshed_claims(claims, reference_claims(state))
+
+
 def fresh_state(
     ctx: Context, provider: OAuthProvider, state: Mapping[str, Any]
 ) -> Step[dict[str, Any] | None]:
@@ -121,9 +188,7 @@ def fresh_state(
     if refresh_decision(state, ctx.now, provider.refresh_skew) != "refresh":
         return None
     valid = usable_access_token(state, ctx.now) is not None
-    outcome, tokens = yield from refresh_tokens(
-        ctx, provider, state["refresh_token"], wait=not valid
-    )
+    outcome, tokens = yield from refresh_tokens(ctx, provider, state, wait=not valid)
     if outcome in ("failed", "elsewhere"):
         return None
     if outcome == "refused":

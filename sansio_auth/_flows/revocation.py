@@ -9,7 +9,10 @@ signed in at or before the latest mark of its user (``user:<id>``), its ``sid``
 The sign-in time, not the token's ``iat``: a token re-issued (``update_age``, a refresh, a new
 secret) by a process that has not seen a revocation yet stays revoked. Answers are memoised for
 ``session.revocation_cache_ttl`` seconds in the engine's cache; a revocation made
-through this engine forgets them at once.
+through this engine forgets them at once. Each mark is made with the time it may be
+forgotten (``jwt.max_age``, the decoder's 15 s and ``revocation_cache_ttl`` later: every
+token it covers has expired by then, even one re-issued by a process that had not seen the
+mark yet), so the stores do not grow with revocations.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from typing import Any
 from .._context import Context
 from .._flow import Step, call_adapter
 from ..errors import Configuration, MissingAdapter
-from .refresh import STATE_CLAIM
+from ..jwt import CLOCK_TOLERANCE
+from .refresh import STATE_CLAIM, provider_session_key
 
 
 def session_keys(token: Mapping[str, Any]) -> list[str]:
@@ -41,11 +45,6 @@ SIGNED_IN_AT = "auth_time"
 """The claim of a revocable JWT session that holds when it was signed in (OIDC's name for it);
 a token without it (made by Auth.js, or by a ``jwt`` callback that dropped it) is judged by
 its ``iat``."""
-
-
-def provider_session_key(provider_id: str, sid: str) -> str:
-    """The key of a provider's session (the ``sid`` of its ID and logout tokens)."""
-    return f"op:{provider_id}:{sid}"
 
 
 def is_revoked(ctx: Context, token: Mapping[str, Any]) -> Step[bool]:
@@ -85,10 +84,26 @@ def revoke(
         raise Configuration("revoking JWT sessions needs session={'revocation': True}")
     else:
         now = datetime.fromtimestamp(ctx.now, UTC)
+        expires = session_mark_expiry(ctx)
         keys = [f"user:{user_id}"] if user_id is not None else []
         keys += [f"sid:{sid}"] if sid is not None else []
         keys += [key] if key is not None else []
         for each in keys:
-            yield from call_adapter(adapter, "set_sessions_not_before", each, now)
+            yield from call_adapter(adapter, "set_sessions_not_before", each, now, expires)
         ctx.cache.revocations.clear()
     return int(deleted or 0)
+
+
+def mark_expiry(ctx: Context, seconds: float) -> datetime:
+    """When a mark made now may be forgotten: once no token it covers can still be valid
+    (a session token issued before now expires ``jwt_max_age`` after it was issued, with
+    the decoder's tolerance; a logout token is refused ``MAX_AGE`` after its ``iat``)."""
+    return datetime.fromtimestamp(ctx.now + seconds, UTC)
+
+
+def session_mark_expiry(ctx: Context) -> datetime:
+    """When a sessions' mark made now may be forgotten: a process that has not seen it yet
+    (for ``revocation_cache_ttl``) may still re-issue a token it covers."""
+    settings = ctx.settings
+    ttl = settings.session.revocation_cache_ttl
+    return mark_expiry(ctx, settings.jwt_max_age + CLOCK_TOLERANCE + ttl)

@@ -1,6 +1,7 @@
 """Flows a binding runs for the server itself, never routed from a browser: the server-side
 actions (sign in, sign out, update and read the session, the ``authorized`` callback; their
-rules are in :mod:`sansio_auth.actions`), the session's provider access token, and ending
+rules are in :mod:`sansio_auth.actions`), the session's provider access token, the session
+token (Auth.js's ``getToken``), and ending
 sessions ("sign out everywhere")."""
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from ..actions import (
 from ..authorized import decide
 from ..errors import AuthError
 from ..http import Response
+from ..jwt import InvalidToken
 from ..oauth.refresh import usable_access_token
+from ..session_token import find_session_token
 from .kinds import KINDS
 from .misc import csrf as csrf_route
-from .revocation import revoke
+from .revocation import is_revoked, revoke
 from .session import current_session
 from .signin import sign_in as sign_in_route
 from .signout import sign_out as sign_out_route
@@ -139,3 +142,19 @@ def revoke_sessions(ctx: Context, user_id: str | None, sid: str | None) -> Step[
     deleted, JWT sessions refused from now on)."""
     deleted = yield from revoke(ctx, user_id=user_id, sid=sid)
     return ctx.respond(json_reply({"deleted": deleted}))
+
+
+def session_token(ctx: Context, raw: bool) -> Step[Response]:
+    """``{"token": ...}``: the session token of ``ctx``'s request (its session cookie, else
+    its ``Authorization: Bearer``) decoded, or as sent with ``raw``; ``null`` when there is
+    none, it does not decode, or (``session.revocation``) it was revoked."""
+    value = find_session_token(ctx.request, ctx.cookie_specs.session_token.name)
+    if value is None or raw:
+        return ctx.respond(json_reply({"token": value}))
+    try:
+        token = yield from ctx.decode_token(value)
+    except InvalidToken:
+        token = None
+    if token is not None and ctx.settings.session.revocation:
+        token = None if (yield from is_revoked(ctx, token)) else token
+    return ctx.respond(json_reply({"token": token}))

@@ -21,6 +21,7 @@ from ..providers import WebAuthnProvider
 from ..two_factor import Pending, enrolled_at
 from .accounts import answer, new_code, password_provider, send
 from .factors import enable, enrol_form, new_codes_page, verify_factor
+from .limits import code_attempt, email_attempt
 from .login import complete_login
 from .second_factor import clear_pending, pending_of, trust_device
 from .strategies import LoginResult
@@ -84,6 +85,10 @@ def answer_challenge(ctx: Context) -> Step[Reply]:
         return (yield from _enrol(ctx, pending))
     if method == "send-email":
         return (yield from _send_code(ctx, pending))
+    if method in ("totp", "recovery", "email"):
+        refused = yield from code_attempt(ctx, pending.account.get("provider"), pending.user_id)
+        if refused is not None:
+            return refused
     if method == "passkey":
         good = yield from _passkey(ctx, pending)
     elif method in ("totp", "recovery", "email"):
@@ -133,10 +138,13 @@ def _send_code(ctx: Context, pending: Pending) -> Step[Reply]:
     email = user.get("email") if user else None
     if not options.email_code or not isinstance(email, str):
         return (yield from _challenge(ctx, pending, "invalid_code", status=400))
+    provider = password_provider(ctx)
+    refused = yield from email_attempt(ctx, provider.id, email)
+    if refused is not None:
+        return refused
     code, expires = yield from new_code(
         ctx, f"two-factor:{pending.user_id}", options.email_code_max_age
     )
-    provider = password_provider(ctx)
     yield from send(
         ctx,
         provider,

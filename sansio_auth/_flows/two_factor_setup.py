@@ -15,6 +15,7 @@ from .._flow import Step, call_adapter
 from ..pages import two_factor as pages
 from .accounts import answer, current_user, notice, sign_in_first
 from .factors import enable, enrol_form, new_codes, new_codes_page, verify_factor
+from .limits import code_attempt
 
 
 def setup_page(ctx: Context) -> Step[Reply]:
@@ -64,6 +65,9 @@ def setup(ctx: Context) -> Step[Reply]:
         return new_codes_page(ctx, codes, here)
     if action not in ("regenerate", "disable"):
         return (yield from _page(ctx, user, "invalid_code", status=400))
+    refused = yield from code_attempt(ctx, None, user_id)
+    if refused is not None:
+        return refused
     if not (yield from fresh_second_factor(ctx, user_id, ctx.form.get("code"))):
         return (yield from _page(ctx, user, "invalid_code", status=400))
     if action == "regenerate":

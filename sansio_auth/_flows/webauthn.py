@@ -25,6 +25,7 @@ from .._flow import Step, call_adapter, invoke, log_warning
 from ..errors import AuthError, InvalidProvider, WebAuthnVerificationError
 from ..oauth.checks import b64url
 from ..providers import WebAuthnProvider
+from .limits import attempt
 from .login import (
     finish_login,
     handle_login,
@@ -123,8 +124,12 @@ def relying_party(ctx: Context, provider: WebAuthnProvider) -> Step[ceremony.Rel
 
 
 def webauthn_callback(ctx: Context, provider: WebAuthnProvider) -> Step[Reply]:
-    """Verify the posted response (``action`` and ``data``) and sign in."""
+    """Verify the posted response (``action`` and ``data``) and sign in (within the client's
+    rate limit)."""
     ctx.check_csrf()
+    refused = yield from attempt(ctx, provider.id, client_rule="passkey_per_client")
+    if refused is not None:
+        return refused
     action = ctx.form.get("action")
     if action not in ("authenticate", "register"):
         raise AuthError("Invalid action parameter")

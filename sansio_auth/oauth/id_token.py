@@ -91,6 +91,15 @@ def read_header(token: str, what: str = "ID token") -> dict[str, Any]:
     return _json_object(parts[0], what, "header")
 
 
+def unverified_claims(id_token: str) -> dict[str, Any]:
+    """The payload of a compact JWS, not verified: only for an ID token verified when it
+    was received (and kept since)."""
+    parts = id_token.split(".")
+    if len(parts) != 3:
+        raise IDTokenError("the ID token is not a compact JWS (a JWE or malformed)")
+    return _json_object(parts[1], "ID token", "payload")
+
+
 def select_key(
     header: Mapping[str, Any], keys: Sequence[Mapping[str, Any]], what: str = "ID token"
 ) -> Key:

@@ -20,6 +20,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from ..events import HTTPResponse, OutboundRequest
+from .id_token import IDTokenError, unverified_claims
 from .tokens import TokenSet, authenticated_post
 
 Decision = Literal["fresh", "refresh", "expired"]
@@ -141,3 +142,39 @@ def open_answer(secret: str, key: str, sealed: bytes) -> HTTPResponse | None:
         return msgspec.json.decode(plain, type=HTTPResponse)
     except (InvalidTag, ValueError, msgspec.ValidationError):
         return None
+
+
+def reference_claims(state: Mapping[str, Any]) -> dict[str, Any]:
+    """What a refreshed ID token is checked against (OpenID Connect Core §12.2): the claims of
+    the ID token the state keeps (verified when it was received), else its ``sub`` alone;
+    empty for a state that has neither (made before these were kept)."""
+    id_token = state.get("id_token")
+    if isinstance(id_token, str):
+        try:
+            return unverified_claims(id_token)
+        except IDTokenError:
+            pass
+    sub = state.get("sub")
+    return {"sub": sub} if isinstance(sub, str) else {}
+
+
+def check_refreshed_claims(claims: Mapping[str, Any], reference: Mapping[str, Any]) -> None:
+    """Raise :class:`IDTokenError` unless a refreshed ID token's ``claims`` (signature,
+    issuer, audience and times already checked) go on from the ``reference`` ones
+    (OpenID Connect Core §12.2): the same ``sub``, ``iss``, ``aud`` and ``azp``; the same
+    ``auth_time`` when both have one; a ``nonce`` only if it is the original one."""
+    for name in ("sub", "iss", "azp"):
+        if name in reference and claims.get(name) != reference[name]:
+            raise IDTokenError(f"the refreshed ID token's `{name}` is not the original one")
+    if "aud" in reference and _audiences(claims.get("aud")) != _audiences(reference["aud"]):
+        raise IDTokenError("the refreshed ID token's `aud` is not the original one")
+    original_time = reference.get("auth_time", claims.get("auth_time"))
+    if claims.get("auth_time", original_time) != original_time:
+        raise IDTokenError("the refreshed ID token's `auth_time` is not the original one")
+    nonce = claims.get("nonce")
+    if nonce is not None and "iss" in reference and nonce != reference.get("nonce"):
+        raise IDTokenError("the refreshed ID token has a `nonce` that is not the original one")
+
+
+def _audiences(value: Any) -> frozenset[Any]:
+    return frozenset([value] if isinstance(value, str) else value or ())

@@ -28,6 +28,7 @@ SIGN_IN_ERRORS = {
     "SessionRequired": "Please sign in to access this page.",
     "MissingCSRF": "The form expired. Please try again.",
     "TwoFactorExpired": "Your sign-in took too long or was interrupted. Please sign in again.",
+    "RateLimited": "Too many attempts. Wait a few minutes, then try again.",
 }
 _TRY_ANOTHER = "Try signing in with a different account."
 for _key in (
@@ -346,3 +347,15 @@ def error_page(
         link = f'<a class="button" href="{escape(origin)}">{escape(origin.partition("://")[2])}</a>'
     body = f"<h1>{escape(heading)}</h1><p>{escape(message)}</p>{debug_hint(hint)}{link}"
     return status, _shell("Error", body, theme)
+
+
+def rate_limited_page(*, retry_after: int, signin_url: str, theme: Theme) -> str:
+    """'Too many attempts': when to try again, and a link back to the sign-in page."""
+    minutes = max(1, -(-retry_after // 60))
+    wait = f"{minutes} minute{'s' if minutes > 1 else ''}"
+    body = (
+        "<h1>Too many attempts</h1>"
+        f"<p>Sign-in is paused for this account or network. Try again in {wait}.</p>"
+        f'<a class="button" href="{escape(signin_url)}">Sign in</a>'
+    )
+    return _shell("Too Many Attempts", body, theme)

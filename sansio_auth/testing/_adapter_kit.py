@@ -77,7 +77,8 @@ class Records:
         }
 
     def session(self, user_id: str, **extra: Any) -> dict[str, Any]:
-        return {"session_token": self.unique("session"), "user_id": user_id, "expires": ONE_WEEK}
+        token = self.unique("session")
+        return {"session_token": token, "user_id": user_id, "expires": ONE_WEEK, **extra}
 
     def token(self, identifier: str = "info@example.com") -> dict[str, Any]:
         hashed = hashlib.sha256(self.unique("anything").encode()).hexdigest()

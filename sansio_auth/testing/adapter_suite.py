@@ -16,8 +16,11 @@ tokens that must match both identifier and token, unlink, cascading deletes,
 authenticators, times that come back in UTC; password hashes and second factors (ours:
 :class:`sansio_auth.adapters.AccountStore`); and what the engine relies on when requests
 race: of concurrent first sign-ups with one e-mail address exactly one makes a user, of
-concurrent uses of one token exactly one gets it. Tests of a method the adapter lacks
-are skipped, saying which. Sync and async methods both work.
+concurrent uses of one token exactly one gets it. Beyond Auth.js: refresh-token rotation's
+and revocation's methods, the rate-limit counters (``increment_counter``), sessions that
+keep their provider session (``sid``, ``delete_sessions_by_sid``) and revocation marks made
+with their expiry. Tests of a method the adapter lacks are skipped, saying which. Sync and
+async methods both work.
 
 The tests are ``async`` and run under anyio's pytest plugin (installed with ``anyio``), on
 asyncio; define an ``anyio_backend`` fixture to run them on trio too. Set
@@ -33,11 +36,12 @@ from __future__ import annotations
 
 from ._adapter_accounts import AccountCases
 from ._adapter_cases import CoreCases
+from ._adapter_hardening import HardeningCases
 from ._adapter_kit import NOW, Records, call, race
 from ._adapter_passkeys import MoreCases
 
 __all__ = ["NOW", "AdapterSuite", "Records", "call", "race"]
 
 
-class AdapterSuite(CoreCases, MoreCases, AccountCases):
+class AdapterSuite(CoreCases, MoreCases, AccountCases, HardeningCases):
     """The whole suite: subclass it as ``Test...`` with a ``make_adapter``."""

@@ -113,6 +113,9 @@ class Browser:
         """Every request sent and its response, in order."""
         self.url = origin + "/"
         """Where the browser is: the last URL requested, or the last redirect not followed."""
+        self.client: str | None = None
+        """The address its requests come from, as a server would see it (rate limits per
+        client count by it); ``None``: unknown."""
         if op is not None:
             op.clock = clock
             performer.http = op.handle
@@ -184,7 +187,9 @@ class Browser:
         if "cookie" not in all_headers and self.cookies():
             all_headers["cookie"] = self.cookie_header()
         url = path if "://" in path else self.origin + path
-        return Request(method=method, url=url, headers=all_headers, body=body or b"")
+        return Request(
+            method=method, url=url, headers=all_headers, body=body or b"", client=self.client
+        )
 
     def send(self, request: Request) -> Response:
         """Serve ``request`` through the engine and keep its cookies."""

@@ -206,6 +206,10 @@ class MemoryOP:
     """The refresh grant returns a new refresh token and revokes the old one."""
     refresh_expires_in: int = 3600
     """``expires_in`` of the access tokens the refresh grant issues."""
+    refresh_id_token: bool = False
+    """The refresh grant returns a new ID token too (OpenID Connect Core §12.2)."""
+    refresh_claims: dict[str, Any] = field(default_factory=dict)
+    """Merged into the ID tokens the refresh grant returns (``None`` removes)."""
     counter: int = 0
 
     # -- set-up ------------------------------------------------------------------------------
@@ -449,6 +453,8 @@ class MemoryOP:
             del self.refresh_tokens[form["refresh_token"]]
             body["refresh_token"] = f"rt-{self.counter}"
             self.refresh_tokens[body["refresh_token"]] = user
+        if self.refresh_id_token:
+            body["id_token"] = self.id_token(user, changes=self.refresh_claims)
         return _json(body)
 
     def _client_ok(self, form: Mapping[str, str], headers: Mapping[str, str]) -> bool:
@@ -489,8 +495,11 @@ class MemoryOP:
 
     # -- ID tokens ---------------------------------------------------------------------------------
 
-    def id_token(self, user: str, *, nonce: str | None = None) -> str:
-        """An ID token for ``user`` (with ``nonce``), as the switches make it."""
+    def id_token(
+        self, user: str, *, nonce: str | None = None, changes: Mapping[str, Any] | None = None
+    ) -> str:
+        """An ID token for ``user`` (with ``nonce``; ``changes`` merged last), as the switches
+        make it."""
         now = int(self.clock())
         claims: dict[str, Any] = {
             "iss": self.issuer,
@@ -504,7 +513,7 @@ class MemoryOP:
         header = merge_claims(
             {"alg": self.signing_alg, "kid": self.signing_kid, "typ": "JWT"}, self.header
         )
-        return self.sign(merge_claims(claims, self.claims), header)
+        return self.sign(merge_claims(merge_claims(claims, self.claims), changes or {}), header)
 
     def sign(
         self, claims: Mapping[str, Any], header: Mapping[str, Any], how: Signing | None = None

@@ -245,6 +245,23 @@ async def test_backchannel_logout_from_the_op_ends_the_session(
     assert await site.session() is None
 
 
+async def test_backchannel_logout_ends_exactly_the_database_session_of_its_sid(
+    make_site: Any,
+) -> None:
+    """One user, two browsers (two OP sessions): the OP logs one out, and its logout token's
+    ``sid`` ends that browser's session row only (the rows keep the sign-in's ``sid``)."""
+    site = await make_site("database", backchannel_logout=True)
+    await site.sign_in()
+    async with httpx.AsyncClient(timeout=10) as second_browser:
+        other = Site(site.url, site.auth, site.op, second_browser)
+        await other.sign_in()
+        await site.logout_at_op()
+        assert await site.session() is None
+        assert await other.session() is not None  # the same user, another OP session
+        await other.logout_at_op()
+        assert await other.session() is None
+
+
 def logout_token(op: OpenIDProvider, client: OIDCClient, **changes: Any) -> str:
     now = int(time.time())
     claims: dict[str, Any] = {

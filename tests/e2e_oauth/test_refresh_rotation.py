@@ -27,6 +27,7 @@ from io_bindings.db.sqlite import SQLiteAdapter
 from io_bindings.http import AnyioBackend, HTTPClient
 from sansio_auth import AuthConfig, Request, Response, jwt
 from sansio_auth.events import HTTPResponse, OutboundRequest
+from sansio_auth.oauth.id_token import unverified_claims
 from tests.oidc_op.provider import OpenIDProvider
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -183,6 +184,9 @@ async def test_expiry_then_refresh_on_the_next_session_read(make_app: Any, oidc_
     assert (
         await userinfo_status(oidc_op, second["access_token"]) == 200
     )  # the OP takes the new access token
+    # the OP's refreshed ID token was validated against the sign-in's (the same `sub`) and kept
+    assert first["sub"] == oidc_op.account.sub
+    assert unverified_claims(second["id_token"])["sub"] == first["sub"]
 
 
 @pytest.mark.parametrize("strategy", ["jwt", "database"])

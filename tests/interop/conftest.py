@@ -22,7 +22,7 @@ import { pathToFileURL } from "node:url";
 
 const core = (file) =>
   import(pathToFileURL(`${process.env.AUTHJS_CORE}/node_modules/@auth/core/${file}`).href);
-const { encode, decode } = await core("jwt.js");
+const { encode, decode, getToken } = await core("jwt.js");
 const { Auth } = await core("index.js");
 const { default: Credentials } = await core("providers/credentials.js");
 
@@ -76,6 +76,10 @@ const ops = {
     const location = response.headers.get("location");
     return { status: response.status, location, cookies: pairs(response) };
   },
+  getToken: async ({ secret, headers, raw, secureCookie }) => {
+    const req = new Request("http://127.0.0.1:3000/api/things", { headers });
+    return { token: await getToken({ req, secret, raw, secureCookie }) };
+  },
   session: async ({ origin, secret, cookie }) => {
     const request = new Request(`${origin}/auth/session`, { headers: { cookie } });
     const response = await Auth(request, config({ secret }));
@@ -96,7 +100,8 @@ class AuthJS:
         self.prefix = prefix
 
     def __call__(self, op: str, **payload: Any) -> Any:
-        """The JSON result of operation ``op`` (``encode``, ``decode``, ``signIn``, ``session``)."""
+        """The JSON result of operation ``op`` (``encode``, ``decode``, ``getToken``, ``signIn``,
+        ``session``)."""
         return node_json(self.script, {"op": op, **payload}, {"AUTHJS_CORE": str(self.prefix)})
 
 

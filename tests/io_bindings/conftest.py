@@ -1,6 +1,6 @@
 """Real servers for the e2e tests: uvicorn (asyncio) and hypercorn (trio) on 127.0.0.1, and
-PostgreSQL, MariaDB and Redis (started once per test session, for the adapter and database
-tests)."""
+PostgreSQL, PgBouncer, MariaDB and Redis (started once per test session, for the adapter and
+database tests)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ import httpx
 import pytest
 from db_servers import (
     MariaDBServer,
+    PgBouncer,
     PostgresServer,
     mariadb_server,
+    pgbouncer,
     postgres_cluster,
     redis_server,
 )
@@ -64,6 +66,22 @@ def postgres_dsn(postgres_server: PostgresServer) -> Iterator[str]:
     dsn = postgres_server.create_database()
     yield dsn
     postgres_server.drop_database(dsn)
+
+
+@pytest.fixture(scope="session")
+def pgbouncer_server(postgres_server: PostgresServer) -> Iterator[PgBouncer]:
+    """PgBouncer in transaction pooling mode in front of the PostgreSQL cluster, two server
+    connections per database."""
+    with pgbouncer(postgres_server) as server:
+        yield server
+
+
+@pytest.fixture
+def pgbouncer_dsn(pgbouncer_server: PgBouncer) -> Iterator[str]:
+    """The DSN, through PgBouncer, of an empty database of its own for this test."""
+    dsn = pgbouncer_server.create_database()
+    yield dsn
+    pgbouncer_server.drop_database(dsn)
 
 
 @pytest.fixture(scope="session")

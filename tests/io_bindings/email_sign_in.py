@@ -1,19 +1,60 @@
-"""Shared by the e-mail and database e2e tests: serve ``db_app``, sign in by e-mail, read
-the session."""
+"""Shared by the e-mail and database e2e tests: new databases of every kind, serve
+``db_app``, sign in by e-mail, read the session."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import parse_qs, urlsplit
 
 import anyio.to_thread
 import httpx
+import pytest
+from db_app import adapter_for
+from db_servers import PgBouncer, PostgresServer
 from live_server import SERVERS, LiveServer, free_port, serve
 from mail_server import MailServer, sign_in_link
 
 SESSION_COOKIE = "authjs.session-token"
 CRASHES = ("unexpected failure serving", "Exception in ASGI application", "Error in ASGI Framework")
+
+
+DATABASE_KINDS = ("sqlite", "postgres", "pgbouncer", "redis")
+
+
+def make_schema(database: str) -> str:
+    """``database`` (an ``E2E_DATABASE``) once its adapter has made the schema, before any
+    server opens it."""
+
+    async def opened() -> None:
+        async with adapter_for(database):
+            pass
+
+    anyio.run(opened)
+    return database
+
+
+@contextmanager
+def new_database(
+    kind: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """The ``E2E_DATABASE`` of a new database of ``kind`` (:data:`DATABASE_KINDS`; the
+    servers are the session's fixtures), its schema made; dropped afterwards."""
+    dropped: PostgresServer | PgBouncer | None = None
+    if kind == "sqlite":
+        url = f"sqlite:{tmp_path_factory.mktemp('db-e2e') / 'auth.db'}"
+    elif kind == "redis":
+        url = f"{request.getfixturevalue('redis_url')}?key_prefix=e2e:{uuid.uuid4().hex}:"
+    elif kind == "pgbouncer":  # PostgreSQL behind transaction pooling
+        dropped = request.getfixturevalue("pgbouncer_server")
+        url = f"pgbouncer:{dropped.create_database()}"
+    else:
+        dropped = request.getfixturevalue("postgres_server")
+        url = dropped.create_database()
+    yield make_schema(url)
+    if dropped is not None:
+        dropped.drop_database(url.removeprefix("pgbouncer:"))
 
 
 @contextmanager

@@ -14,7 +14,6 @@ import anyio
 import httpx
 import psycopg
 import pytest
-from db_app import adapter_for
 from db_servers import PostgresServer, postgres_cluster, sqlalchemy_url
 from live_server import SERVERS, LiveServer, free_port
 from mail_server import MailServer, mail_server
@@ -22,6 +21,7 @@ from mail_server import MailServer, mail_server
 from tests.io_bindings.email_sign_in import (
     SESSION_COOKIE,
     csrf_token,
+    make_schema,
     read_session,
     request_link,
     serve_db_app,
@@ -54,14 +54,7 @@ def cluster() -> Iterator[PostgresServer]:
 
 @pytest.fixture(scope="module")
 def database(cluster: PostgresServer) -> str:
-    dsn = cluster.create_database()
-
-    async def make_schema() -> None:
-        async with adapter_for(dsn):
-            pass
-
-    anyio.run(make_schema)
-    return dsn
+    return make_schema(cluster.create_database())
 
 
 def as_adapter(kind: str, dsn: str) -> str:

@@ -14,14 +14,15 @@ import anyio
 import httpx
 import pytest
 from db_app import adapter_for
-from db_servers import PostgresServer
 from live_server import SERVERS, LiveServer
 from mail_server import MailServer, mail_server
 
 from io_bindings.db._base import StoreAdapter
 from tests.io_bindings.email_sign_in import (
+    DATABASE_KINDS,
     SESSION_COOKIE,
     csrf_token,
+    new_database,
     read_session,
     request_link,
     serve_db_app,
@@ -45,29 +46,13 @@ def smtp() -> Iterator[MailServer]:
         yield server
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres", "redis"])
+@pytest.fixture(scope="module", params=DATABASE_KINDS)
 def database(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
     """``E2E_DATABASE`` of a new database, its schema made before any server opens it."""
-    if request.param == "sqlite":
-        path: Path = tmp_path_factory.mktemp("db-e2e") / "auth.db"
-        url = f"sqlite:{path}"
-    elif request.param == "redis":
-        redis_url: str = request.getfixturevalue("redis_url")
-        url = f"{redis_url}?key_prefix=e2e:{uuid.uuid4().hex}:"
-    else:
-        server: PostgresServer = request.getfixturevalue("postgres_server")
-        url = server.create_database()
-
-    async def make_schema() -> None:
-        async with adapter_for(url):
-            pass
-
-    anyio.run(make_schema)
-    yield url
-    if request.param == "postgres":
-        server.drop_database(url)
+    with new_database(request.param, request, tmp_path_factory) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

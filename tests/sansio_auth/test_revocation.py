@@ -164,3 +164,24 @@ def test_without_the_option_tokens_have_no_sid_and_no_check():
 
 def _utc(seconds: float) -> datetime:
     return datetime.fromtimestamp(seconds, UTC)
+
+
+def test_marks_are_made_to_expire_once_every_token_they_cover_has():
+    """A mark covers tokens issued before it; those expire ``jwt.max_age`` later (and the
+    decoder's 15 s): the store may forget the mark from then on, and the store stays small."""
+    adapter = MemoryAdapter()
+    pair, _ = jwt_pair(adapter, max_age=3600)
+    token = token_of(pair)
+    pair.performer.clear()
+    revoke(pair, user_id=token["sub"])
+    [call] = [
+        a for a in pair.performer.actions if getattr(a, "method", "") == "set_sessions_not_before"
+    ]
+    key, not_before, expires = call.args
+    assert key == f"user:{token['sub']}"
+    assert expires.timestamp() - not_before.timestamp() == 3600 + jwt.CLOCK_TOLERANCE
+    assert token["exp"] <= expires.timestamp() - jwt.CLOCK_TOLERANCE  # the token is dead then
+    pair.clock.advance(3600 + jwt.CLOCK_TOLERANCE)
+    revoke(pair, user_id="someone-else")  # a later mark: the first one is forgotten
+    assert f"user:{token['sub']}" not in adapter.store.not_before
+    assert pair.browser.session() is None  # the old token has expired anyway

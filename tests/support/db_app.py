@@ -3,7 +3,8 @@
 Configured by the environment of the server process:
 
 * ``E2E_DATABASE`` — ``sqlite:<path>``, ``redis://host:port/db?key_prefix=<prefix>``,
-  ``sqlalchemy:<SQLAlchemy URL>`` or a PostgreSQL DSN;
+  ``sqlalchemy:<SQLAlchemy URL>``, a PostgreSQL DSN, or ``pgbouncer:<DSN>`` (PostgreSQL
+  behind PgBouncer in transaction pooling mode: statements are not prepared);
 * ``E2E_DB_TIMEOUT`` — how long the PostgreSQL or SQLAlchemy pool waits for a connection
   (default 10 s);
 * ``E2E_SMTP_PORT`` — a plain SMTP server on 127.0.0.1 that takes the sign-in e-mails
@@ -52,6 +53,8 @@ def adapter_for(database: str, timeout: float = 10.0) -> StoreAdapter:
         return RedisAdapter(url, key_prefix=prefix)
     from io_bindings.db.postgres import PostgresAdapter
 
+    if database.startswith("pgbouncer:"):
+        return PostgresAdapter(database.removeprefix("pgbouncer:"), timeout=timeout, prepare=False)
     return PostgresAdapter(database, timeout=timeout)
 
 

@@ -1,8 +1,9 @@
-"""Throw-away PostgreSQL, MariaDB and Redis servers on 127.0.0.1, from the Debian packages.
+"""Throw-away PostgreSQL, PgBouncer, MariaDB and Redis servers on 127.0.0.1, from the Debian
+packages.
 
 Used by the tests' fixtures (``tests/io_bindings/conftest.py``) and by ``make bench``.
-``make system-deps`` installs the servers; when we are root, PostgreSQL runs as
-``postgres`` and MariaDB as ``mysql``.
+``make system-deps`` installs the servers; when we are root, PostgreSQL and PgBouncer run
+as ``postgres`` and MariaDB as ``mysql``.
 """
 
 from __future__ import annotations
@@ -265,4 +266,68 @@ def mariadb_server() -> Iterator[MariaDBServer]:
         yield MariaDBServer(port=port, control=control)
     finally:
         control("stop")
+
+
+@dataclass(frozen=True)
+class PgBouncer:
+    """A PgBouncer in front of a :class:`PostgresServer`, pooling by ``pool_mode``."""
+
+    port: int
+    postgres: PostgresServer
+
+    def dsn(self, dbname: str = "postgres") -> str:
+        """A DSN of database ``dbname`` through the pooler."""
+        return f"host=127.0.0.1 port={self.port} user=postgres dbname={dbname}"
+
+    def create_database(self) -> str:
+        """A new empty database (made on the server itself); its DSN through the pooler."""
+        return self.dsn(self.postgres.create_database().rpartition("dbname=")[2])
+
+    def drop_database(self, dsn: str) -> None:
+        """Drop the database of ``dsn`` (made by :meth:`create_database`)."""
+        self.postgres.drop_database(self.postgres.dsn(dsn.rpartition("dbname=")[2]))
+
+
+@contextlib.contextmanager
+def pgbouncer(
+    postgres: PostgresServer, *, pool_mode: str = "transaction", pool_size: int = 2
+) -> Iterator[PgBouncer]:
+    """A throw-away PgBouncer on 127.0.0.1 for every database of ``postgres``, ``pool_size``
+    server connections per database (few: clients share them, as in production)."""
+    program = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
+    if not os.access(program, os.X_OK):
+        raise RuntimeError("pgbouncer is not installed: run `make system-deps`")
+    root, port = Path(tempfile.mkdtemp(prefix="sansio-auth-pgbouncer-")), free_port()
+    (root / "users.txt").write_text('"postgres" ""\n')
+    (root / "pgbouncer.ini").write_text(
+        f"""[databases]
+* = host=127.0.0.1 port={postgres.port}
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = {port}
+unix_socket_dir =
+auth_type = trust
+auth_file = {root / "users.txt"}
+pool_mode = {pool_mode}
+default_pool_size = {pool_size}
+max_client_conn = 500
+ignore_startup_parameters = extra_float_digits
+logfile = {root / "pgbouncer.log"}
+pidfile = {root / "pgbouncer.pid"}
+"""
+    )
+    as_user: list[str] = []
+    if os.geteuid() == 0:  # PgBouncer refuses to run as root
+        shutil.chown(root, "postgres", "postgres")
+        for name in ("users.txt", "pgbouncer.ini"):
+            shutil.chown(root / name, "postgres", "postgres")
+        as_user = ["runuser", "-u", "postgres", "--"]
+    command = [*as_user, program, "--quiet", str(root / "pgbouncer.ini")]  # logs to its file
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, process)
+        yield PgBouncer(port=port, postgres=postgres)
+    finally:
+        process.terminate()
+        process.wait(10)
         shutil.rmtree(root, ignore_errors=True)

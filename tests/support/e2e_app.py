@@ -91,5 +91,8 @@ config = AuthConfig(
     ],
     callbacks=Callbacks(sign_in=sign_in, jwt=jwt, session=session_callback),
     events=Events(sign_out=sign_out_event),
+    # one module of tests signs the same accounts in and out dozens of times from one
+    # address; the limits themselves are tested with hardening_app
+    rate_limits={"enabled": False},
 )  # fmt: skip
 app = AuthApp(config, max_body_size=MAX_BODY_SIZE)

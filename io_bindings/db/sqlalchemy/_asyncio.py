@@ -21,7 +21,6 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import anyio
 from sqlalchemy import Engine, QueuePool, Select, exc
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
@@ -117,15 +116,15 @@ class AsyncioSessions:
         self.direct = DriverQuery(engine, store.session_check) if suits else None
 
     async def session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
-        """The session of ``session_token`` and its user (a cancelled read still ends first,
-        so the connection goes back to the pool clean)."""
-        with anyio.CancelScope(shield=True):
-            if self.direct is not None:
-                row = await self.direct.first({"token": session_token})
-            else:
-                async with self.engine.connect() as conn:
-                    result = await conn.execute(self.store.session_check, {"token": session_token})
-                    row = result.first()
+        """The session of ``session_token`` and its user. A cancelled read (a deadline)
+        returns at once: the driver cancels the query and the connection is not reused
+        (invalidated on the direct path, dropped by the pool on SQLAlchemy's)."""
+        if self.direct is not None:
+            row = await self.direct.first({"token": session_token})
+        else:
+            async with self.engine.connect() as conn:
+                result = await conn.execute(self.store.session_check, {"token": session_token})
+                row = result.first()
         return None if row is None else self.store.session_and_user_records(row)
 
     async def close(self) -> None:

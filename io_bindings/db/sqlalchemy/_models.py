@@ -2,9 +2,11 @@
 
 The default tables are those of ``@auth/pg-adapter`` (``users``, ``accounts``,
 ``sessions``, ``verification_token``) with their camelCase column names, plus
-``authenticators`` (passkeys) in the same style and ``session_revocations``
-(revocable sessions, not in Auth.js). Attributes are snake_case, as the adapter's
-records are: ``User.email_verified`` is the column ``"emailVerified"``.
+``authenticators`` (passkeys) in the same style, ``session_revocations`` (revocable
+sessions) and ``rate_limit_counters``, and a ``sid`` on sessions (the provider session, for
+back-channel logout), as our PostgreSQL adapter's schema has them (not in Auth.js).
+Attributes are snake_case, as the adapter's records are: ``User.email_verified`` is the
+column ``"emailVerified"``.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ TABLES = {
     "verification_tokens": "verification_token",
     "authenticators": "authenticators",
     "session_revocations": "session_revocations",
+    "rate_limit_counters": "rate_limit_counters",
 }
 """Our name of each table → its default table name (``@auth/pg-adapter``'s where it has one)."""
 
@@ -145,6 +148,7 @@ def _session_columns(user_id: Column[Any], table: str) -> dict[str, Any]:
         "user_id": _owner(user_id),
         "expires": mapped_column(UTCDateTime, nullable=False),
         "session_token": mapped_column("sessionToken", Key(), unique=True, nullable=False),
+        "sid": mapped_column(Key(), index=True),
     }
 
 
@@ -176,6 +180,16 @@ def _revocation_columns(table: str) -> dict[str, Any]:
         "__tablename__": table,
         "key": mapped_column(Key(), primary_key=True),
         "not_before": mapped_column("notBefore", UTCDateTime, nullable=False),
+        "expires": mapped_column(UTCDateTime, index=True),
+    }
+
+
+def _counter_columns(table: str) -> dict[str, Any]:
+    return {
+        "__tablename__": table,
+        "key": mapped_column(Key(), primary_key=True),
+        "count": mapped_column(Integer, nullable=False),
+        "reset_at": mapped_column("resetAt", UTCDateTime, nullable=False, index=True),
     }
 
 
@@ -191,11 +205,12 @@ def _make_models(base: type[DeclarativeBase], users: Column[Any], names: Mapping
         model("VerificationToken", _verification_token_columns(names["verification_tokens"])),
         model("Authenticator", _authenticator_columns(users, names["authenticators"])),
         model("SessionRevocation", _revocation_columns(names["session_revocations"])),
+        model("RateLimitCounter", _counter_columns(names["rate_limit_counters"])),
     )
 
 
-Account, Session, VerificationToken, Authenticator, SessionRevocation = _make_models(
-    AuthBase, User.__mapper__.columns["id"], TABLES
+Account, Session, VerificationToken, Authenticator, SessionRevocation, RateLimitCounter = (
+    _make_models(AuthBase, User.__mapper__.columns["id"], TABLES)
 )
 
 
@@ -213,7 +228,8 @@ class AuthModels:
     attributes when they differ. Its other columns come back in the user records and take
     the values of the keys of that name. The other models are made on ``base`` (table names
     from :data:`TABLES`, overridden by ``tables``) and are the attributes ``Account``,
-    ``Session``, ``VerificationToken``, ``Authenticator`` and ``SessionRevocation``.
+    ``Session``, ``VerificationToken``, ``Authenticator``, ``SessionRevocation`` and
+    ``RateLimitCounter``.
     """
 
     def __init__(
@@ -242,7 +258,14 @@ class AuthModels:
         """The user model's columns by attribute name."""
         self._check_user()
         if user is User and self.tables == TABLES:
-            made = (Account, Session, VerificationToken, Authenticator, SessionRevocation)
+            made = (
+                Account,
+                Session,
+                VerificationToken,
+                Authenticator,
+                SessionRevocation,
+                RateLimitCounter,
+            )
         else:
             made = _make_models(base, self.user_columns[self.user_fields["id"]], self.tables)
         (
@@ -251,6 +274,7 @@ class AuthModels:
             self.VerificationToken,
             self.Authenticator,
             self.SessionRevocation,
+            self.RateLimitCounter,
         ) = made
 
     def _check_user(self) -> None:
@@ -264,8 +288,8 @@ class AuthModels:
     def auth_tables(self) -> list[Table]:
         """The adapter's tables (for ``metadata.create_all(engine, tables=...)`` when your
         metadata holds other tables you create otherwise)."""
-        models = (self.User, self.Account, self.Session, self.VerificationToken)
-        models += (self.Authenticator, self.SessionRevocation)  # type: ignore[assignment]
+        models = (self.User, self.Account, self.Session, self.VerificationToken, self.Authenticator)
+        models += (self.SessionRevocation, self.RateLimitCounter)  # type: ignore[assignment]
         return [model.__table__ for model in models]
 
     def new_user_id(self, proposed: str) -> Any:

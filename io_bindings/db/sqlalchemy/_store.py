@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import (
@@ -31,11 +31,20 @@ from sqlalchemy import (
 
 from sansio_auth.adapters import AdapterConflict
 
-from .._base import AUTHENTICATOR_FIELDS, SESSION_FIELDS, TOKEN_FIELDS, USER_FIELDS, Record
+from .._base import (
+    AUTHENTICATOR_FIELDS,
+    PURGE_INTERVAL,
+    SESSION_FIELDS,
+    TOKEN_FIELDS,
+    USER_FIELDS,
+    Every,
+    Record,
+)
 from .._errors import constraint_error, is_transient
 from ._models import AuthModels, as_utc
 
 ACCOUNT_KEYS = ("user_id", "type", "provider", "provider_account_id", *TOKEN_FIELDS)
+SESSION_KEYS = (*SESSION_FIELDS, "sid")
 _ATTEMPTS = 5
 
 
@@ -87,9 +96,11 @@ class SQLAlchemyStore:
         self.token = _columns(models.VerificationToken)
         self.authenticator = _columns(models.Authenticator)
         self.revocation = _columns(models.SessionRevocation)
+        self.counter = _columns(models.RateLimitCounter)
+        self._purge = Every(PURGE_INTERVAL)
         self.users: Table = models.users
         self._user_columns = list(self.user.items())
-        session_columns = [self.session[key] for key in SESSION_FIELDS]
+        session_columns = [self.session[key] for key in SESSION_KEYS]
         self.session_check = (  # the session check: one JOIN, the token bound as "token"
             select(*session_columns, *self.user.values())
             .join_from(
@@ -164,7 +175,10 @@ class SQLAlchemyStore:
         return self._record(row, ACCOUNT_KEYS)
 
     def _session(self, row: Sequence[Any] | None) -> Record | None:
-        return self._record(row, SESSION_FIELDS)
+        record = self._record(row, SESSION_KEYS)
+        if record is not None and record["sid"] is None:
+            del record["sid"]  # only a session of a provider session has a sid
+        return record
 
     def _authenticator(self, row: Sequence[Any] | None) -> Record | None:
         record = self._record(row, AUTHENTICATOR_FIELDS)
@@ -341,6 +355,7 @@ class SQLAlchemyStore:
 
     def create_session(self, session: Record) -> Record:
         values = {self.session[k].key: session[k] for k in SESSION_FIELDS}
+        values[self.session["sid"].key] = session.get("sid")
         values[self.session["user_id"].key] = self._owner(session["user_id"])
 
         def work(conn: Connection) -> None:
@@ -356,9 +371,9 @@ class SQLAlchemyStore:
 
     def session_and_user_records(self, row: Sequence[Any]) -> tuple[Record, Record]:
         """A row of the session check as the session and its user."""
-        token, user_id, expires = row[0], row[1], row[2]
-        session = {"session_token": token, "user_id": str(user_id), "expires": as_utc(expires)}
-        user = self._user(row, 3)
+        session = self._session(row[: len(SESSION_KEYS)])
+        user = self._user(row, len(SESSION_KEYS))
+        assert session is not None
         assert user is not None
         return session, user
 
@@ -374,7 +389,7 @@ class SQLAlchemyStore:
             if values:
                 conn.execute(update(self.models.Session.__table__).where(where).values(values))
             return self._session(
-                conn.execute(self._select(self.session, SESSION_FIELDS).where(where)).first()
+                conn.execute(self._select(self.session, SESSION_KEYS).where(where)).first()
             )
 
         return self._retried(work)  # type: ignore[no-any-return]
@@ -384,7 +399,7 @@ class SQLAlchemyStore:
 
         def work(conn: Connection) -> Record | None:
             found = self._session(
-                conn.execute(self._select(self.session, SESSION_FIELDS).where(where)).first()
+                conn.execute(self._select(self.session, SESSION_KEYS).where(where)).first()
             )
             if found is None:
                 return None
@@ -483,26 +498,45 @@ class SQLAlchemyStore:
 
     # revocations
 
-    def set_sessions_not_before(self, key: str, not_before: datetime) -> None:
+    def delete_sessions_by_sid(self, sid: str) -> int:
+        def work(conn: Connection) -> int:
+            table = self.models.Session.__table__
+            return conn.execute(delete(table).where(self.session["sid"] == sid)).rowcount
+
+        return self._retried(work)  # type: ignore[no-any-return]
+
+    def set_sessions_not_before(
+        self, key: str, not_before: datetime, expires: datetime | None = None
+    ) -> None:
+        """A later mark wins, its expiry the later one (``None``, kept, wins); marks whose
+        expiry ``not_before`` (the engine's now) has passed are forgotten."""
         table = self.models.SessionRevocation.__table__
-        column, mark = self.revocation["key"], self.revocation["not_before"]
+        column, mark, until = (self.revocation[k] for k in ("key", "not_before", "expires"))
 
         def work(conn: Connection) -> None:
-            raise_mark = update(table).where(column == key, mark < not_before)
-            if conn.execute(raise_mark.values({mark.key: not_before})).rowcount:
+            conn.execute(delete(table).where(until <= not_before))
+            row = conn.execute(select(mark, until).where(column == key).with_for_update()).first()
+            if row is None:
+                values = {column.key: key, mark.key: not_before, until.key: expires}
+                conn.execute(insert(table).values(values))
                 return
-            if conn.execute(select(column).where(column == key)).first() is None:
-                conn.execute(insert(table).values({column.key: key, mark.key: not_before}))
-            else:  # it may have been committed since the update looked (READ COMMITTED)
-                conn.execute(raise_mark.values({mark.key: not_before}))
+            was, kept = as_utc(row[0]), row[1]
+            later = None if kept is None or expires is None else max(as_utc(kept), expires)
+            values = {mark.key: max(was, not_before), until.key: later}
+            conn.execute(update(table).where(column == key).values(values))
 
-        for attempt in range(_ATTEMPTS):  # a racing first mark of the key: the update wins
+        self._first_write_wins(work)
+
+    def _first_write_wins(self, work: Any) -> Any:
+        """``work`` in a transaction, again when a racing one inserted the same key first
+        (``work`` then finds and updates that row)."""
+        for attempt in range(_ATTEMPTS):
             try:
-                self._retried(work)
-                return
+                return self._retried(work)
             except AdapterConflict:
                 if attempt == _ATTEMPTS - 1:
                     raise
+        raise AssertionError("unreachable")
 
     def get_sessions_not_before(self, keys: list[str]) -> datetime | None:
         query = select(func.max(self.revocation["not_before"])).where(
@@ -511,3 +545,30 @@ class SQLAlchemyStore:
         with self._read() as conn:
             latest = conn.execute(query).scalar()
         return None if latest is None else as_utc(latest)
+
+    # rate-limit counters
+
+    def increment_counter(self, key: str, window: int, now: datetime) -> tuple[int, datetime]:
+        """See :class:`sansio_auth.adapters.Counters`: a counter whose window has passed
+        starts again; expired counters are purged now and then."""
+        table = self.models.RateLimitCounter.__table__
+        column, count, reset_at = (self.counter[k] for k in ("key", "count", "reset_at"))
+
+        def work(conn: Connection) -> tuple[int, datetime]:
+            if self._purge.due():
+                conn.execute(delete(table).where(reset_at <= now))
+            row = conn.execute(
+                select(count, reset_at).where(column == key).with_for_update()
+            ).first()
+            if row is not None and as_utc(row[1]) > now:
+                conn.execute(update(table).where(column == key).values({count.key: count + 1}))
+                return int(row[0]) + 1, as_utc(row[1])
+            fresh = now + timedelta(seconds=window)
+            values = {count.key: 1, reset_at.key: fresh}
+            if row is None:
+                conn.execute(insert(table).values({column.key: key, **values}))
+            else:
+                conn.execute(update(table).where(column == key).values(values))
+            return 1, fresh
+
+        return self._first_write_wins(work)  # type: ignore[no-any-return]

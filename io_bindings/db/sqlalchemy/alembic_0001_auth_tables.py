@@ -3,10 +3,11 @@
 Copy this file into your Alembic ``versions/`` directory and set ``down_revision`` to your
 latest revision (or leave ``None`` if it is your first). It creates what
 ``io_bindings.db.sqlalchemy.models.metadata.create_all()`` creates: ``users``,
-``accounts``, ``sessions``, ``verification_token``, ``authenticators`` and
-``session_revocations`` (a test checks that ``alembic revision --autogenerate`` finds
-nothing to add after it, on SQLite, PostgreSQL and MariaDB). With your own models
-(``AuthModels(Base, user=User)``), let ``--autogenerate`` write the revision instead.
+``accounts``, ``sessions``, ``verification_token``, ``authenticators``,
+``session_revocations`` and ``rate_limit_counters`` (a test checks that ``alembic
+revision --autogenerate`` finds nothing to add after it, on SQLite, PostgreSQL and MariaDB).
+With your own models (``AuthModels(Base, user=User)``), let ``--autogenerate`` write the
+revision instead.
 
 Revision ID: sansio_auth_0001
 Revises:
@@ -68,6 +69,7 @@ def upgrade() -> None:
         _owner(),
         sa.Column("expires", UTCDateTime(), nullable=False),
         sa.Column("sessionToken", Key(), nullable=False, unique=True),
+        sa.Column("sid", Key(), index=True),
     )
     op.create_table(
         "verification_token",
@@ -90,12 +92,20 @@ def upgrade() -> None:
         "session_revocations",
         sa.Column("key", Key(), primary_key=True),
         sa.Column("notBefore", UTCDateTime(), nullable=False),
+        sa.Column("expires", UTCDateTime(), index=True),
+    )
+    op.create_table(
+        "rate_limit_counters",
+        sa.Column("key", Key(), primary_key=True),
+        sa.Column("count", sa.Integer(), nullable=False),
+        sa.Column("resetAt", UTCDateTime(), nullable=False, index=True),
     )
 
 
 def downgrade() -> None:
     """Drop the tables (and everything in them)."""
-    for table in ("session_revocations", "authenticators", "verification_token"):
+    for table in ("rate_limit_counters", "session_revocations", "authenticators",
+                  "verification_token"):  # fmt: skip
         op.drop_table(table)
     for table in ("sessions", "accounts", "users"):
         op.drop_table(table)

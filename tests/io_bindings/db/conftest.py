@@ -1,8 +1,9 @@
 """Fixtures for the adapter tests: one adapter per kind.
 
-Every async test runs on asyncio and on trio. The real PostgreSQL and Redis servers
-come from ``tests/io_bindings/conftest.py`` (started once per test session); each
-test gets its own PostgreSQL database and its own Redis key prefix.
+Every async test runs on asyncio and on trio. The real PostgreSQL, PgBouncer and Redis
+servers come from ``tests/io_bindings/conftest.py`` (started once per test session); each
+test gets its own PostgreSQL database (direct, and through PgBouncer in transaction pooling
+mode) and its own Redis key prefix.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ ADAPTER_KINDS = [
     pytest.param("memory"),
     pytest.param("sqlite"),
     pytest.param("postgres", marks=pytest.mark.e2e),
+    pytest.param("pgbouncer", marks=pytest.mark.e2e),  # PostgreSQL behind transaction pooling
     pytest.param("redis", marks=pytest.mark.e2e),
     pytest.param("sqlalchemy-sqlite"),
     pytest.param("sqlalchemy-postgres", marks=pytest.mark.e2e),
@@ -67,6 +69,11 @@ def make_adapter(
 
         dsn = request.getfixturevalue("postgres_dsn")
         return lambda: PostgresAdapter(dsn)
+    if adapter_kind == "pgbouncer":
+        from io_bindings.db.postgres import PostgresAdapter
+
+        dsn = request.getfixturevalue("pgbouncer_dsn")
+        return lambda: PostgresAdapter(dsn, prepare=False)
     from io_bindings.db.redis import RedisAdapter
 
     url, prefix = request.getfixturevalue("redis_url"), f"test:{uuid.uuid4().hex}:"

@@ -56,6 +56,10 @@ AUTHJS_TABLES = {
 }
 
 
+# What we add to them: nullable columns Auth.js's adapter neither reads nor needs.
+OUR_COLUMNS = {"sessions": {"sid": "text"}}
+
+
 def columns(dsn: str, table: str) -> dict[str, str]:
     with psycopg.connect(dsn) as conn:
         rows = conn.execute(
@@ -76,7 +80,7 @@ async def test_the_tables_are_those_of_authjs(postgres_dsn: str) -> None:
     async with PostgresAdapter(postgres_dsn):
         pass
     for table, expected in AUTHJS_TABLES.items():
-        assert columns(postgres_dsn, table) == expected, table
+        assert columns(postgres_dsn, table) == expected | OUR_COLUMNS.get(table, {}), table
     assert set(columns(postgres_dsn, "authenticators")) == {
         "credentialID",
         "userId",
@@ -306,6 +310,37 @@ async def test_concurrent_first_starts_migrate_once(postgres_dsn: str) -> None:
     assert rows == [(SCHEMA_VERSION,)]
 
 
+async def test_a_version_2_database_gains_sids_expiring_marks_and_counters(
+    postgres_dsn: str,
+) -> None:
+    """A database written before issue 21 opens with its data: its sessions have no ``sid``,
+    its marks never expire, and the new methods work on it."""
+    from io_bindings.db.postgres import MIGRATIONS
+
+    execute(
+        postgres_dsn,
+        *(statement for version in MIGRATIONS[:2] for statement in version),
+        "CREATE TABLE sansio_auth_schema (version INTEGER NOT NULL)",
+        "INSERT INTO sansio_auth_schema VALUES (2)",
+        "INSERT INTO users (email) VALUES ('a@b.c')",
+        f"INSERT INTO sessions (\"sessionToken\", \"userId\", expires) VALUES ('old', 1, '{NOW}')",
+        "INSERT INTO session_revocations VALUES ('user:1', '2020-01-01Z')",
+    )
+    async with PostgresAdapter(postgres_dsn) as adapter:
+        found = await adapter.get_session_and_user("old")
+        assert found is not None
+        assert found["session"] == {"session_token": "old", "user_id": "1", "expires": NOW}
+        await adapter.set_sessions_not_before("user:other", NOW + timedelta(days=60), None)
+        assert await adapter.get_sessions_not_before(["user:1"]) is not None  # kept for good
+        assert (await adapter.increment_counter("k", 60, NOW))[0] == 1
+        session = {**found["session"], "session_token": "new", "sid": "op:p:s"}
+        await adapter.create_session(session)  # type: ignore[arg-type]
+        assert await adapter.delete_sessions_by_sid("op:p:s") == 1
+    with psycopg.connect(postgres_dsn) as conn:
+        rows = conn.execute("SELECT version FROM sansio_auth_schema").fetchall()
+    assert rows == [(SCHEMA_VERSION,)]
+
+
 async def test_a_newer_schema_is_refused(postgres_dsn: str) -> None:
     async with PostgresAdapter(postgres_dsn):
         pass
@@ -379,3 +414,36 @@ async def test_connections_the_server_closed_are_replaced_unnoticed(postgres_dsn
             assert found is not None
             assert found["session"]["session_token"] == token
             assert await adapter.get_user(found["user"]["id"]) == found["user"]
+
+
+async def test_a_deadline_cuts_calls_stuck_on_a_lock_and_the_pool_recovers(
+    postgres_dsn: str,
+) -> None:
+    """A session check (the asyncio path on asyncio, a worker thread on trio) and a write
+    stuck behind a table lock return at the caller's deadline; once the lock is gone, the
+    pools' connections work (none is left mid-query)."""
+    async with PostgresAdapter(postgres_dsn, max_size=2) as adapter:
+        token = await signed_in(adapter)
+        locker = psycopg.connect(postgres_dsn)
+        locker.execute("LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE")
+        later = NOW + timedelta(days=3)
+        calls = (
+            lambda: adapter.get_session_and_user(token),
+            lambda: adapter.update_session({"session_token": token, "expires": later}),
+            lambda: adapter.create_session(
+                {"session_token": "other", "user_id": "1", "expires": later}
+            ),
+        )
+        for call in calls * 2:
+            started = anyio.current_time()
+            with anyio.move_on_after(0.2) as scope:
+                await call()
+            assert scope.cancelled_caught
+            assert anyio.current_time() - started < 1.5
+        locker.rollback()
+        locker.close()
+        with anyio.fail_after(10):
+            for _ in range(5):
+                assert await adapter.get_session_and_user(token) is not None
+                user = await adapter.get_user("1")
+                assert user is not None

@@ -170,3 +170,29 @@ async def test_a_waiter_gets_the_answer_as_soon_as_it_is_kept(adapter: RedisAdap
         group.start_soon(answer_soon)
         with anyio.fail_after(2):
             assert await adapter.await_refresh("refresh:w", 5) == b"tokens"
+
+
+async def test_marks_counters_and_sid_sets_expire_by_ttl(
+    adapter: RedisAdapter, client: redis.Redis, prefix: str
+) -> None:
+    """TTLs are durations on the engine's clock (a test clock far from Redis's still works)."""
+    long_ago = datetime(2001, 1, 1, tzinfo=UTC)
+    await adapter.set_sessions_not_before("user:u1", long_ago, long_ago + timedelta(hours=1))
+    assert 3_590_000 < client.pttl(f"{prefix}revocation:user:u1") <= 3_600_000
+    await adapter.set_sessions_not_before("user:u1", long_ago, long_ago + timedelta(hours=2))
+    assert client.pttl(f"{prefix}revocation:user:u1") > 7_000_000  # the later expiry wins
+    await adapter.set_sessions_not_before("user:u2", long_ago, None)
+    assert client.pttl(f"{prefix}revocation:user:u2") == -1  # kept for good
+    await adapter.set_sessions_not_before("user:u2", long_ago, long_ago + timedelta(hours=1))
+    assert client.pttl(f"{prefix}revocation:user:u2") == -1  # and stays so
+    one_minute_later = long_ago + timedelta(minutes=1)
+    assert await adapter.increment_counter("k", 60, long_ago) == (1, one_minute_later)
+    assert 59_000 < client.pttl(f"{prefix}counter:k") <= 60_000
+    await adapter.create_user({"id": "u1", "email": None, "email_verified": None})
+    expires = datetime.now(UTC) + timedelta(days=1)
+    session = {"session_token": "s1", "user_id": "u1", "expires": expires, "sid": "op:p:x"}
+    await adapter.create_session(session)  # type: ignore[typeddict-unknown-key]
+    assert client.smembers(f"{prefix}sid:op:p:x") == {"s1"}
+    assert client.pttl(f"{prefix}sid:op:p:x") > 86_000_000
+    await adapter.delete_session("s1")
+    assert client.smembers(f"{prefix}sid:op:p:x") == set()

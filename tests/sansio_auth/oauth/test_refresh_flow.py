@@ -58,6 +58,7 @@ def test_a_jwt_session_keeps_the_provider_tokens():
         "access_token": "at-1-alice",
         "refresh_token": "rt-1",
         "expires_at": int(pair.clock.now) + 3600,
+        "sub": "alice-sub",  # what a refreshed ID token must keep
     }
     assert access_token(pair) == "at-1-alice"
 
