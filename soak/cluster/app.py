@@ -7,8 +7,8 @@ Two sign-ins on one OpenID Provider, each with a refresh token the OP rotates:
 * under ``/jwt/auth``: **JWT sessions** (the token state in the cookie) that can be revoked,
   users and accounts in a PostgreSQL database of their own.
 
-Both keep their revocation and logout-token marks and rate-limit counters in Redis
-(:class:`MarksInRedis`). Beside the
+Both keep their revocation and logout-token marks (:class:`MarksInRedis`), their single
+flight and their rate-limit counters in Redis. Beside the
 auth routes each serves ``GET <prefix>/api/token`` (the provider's access token, refreshed
 when due: ``{"token", "node"}``), ``POST <prefix>/api/revoke`` ("sign out everywhere":
 ``{"revoked"}``) and ``GET /health`` (liveness only: a node whose stores are down still
@@ -70,9 +70,8 @@ class NodeConfig(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class MarksInRedis:
-    """An adapter that is ``postgres`` except for the revocation and logout-token marks and
-    the rate-limit counters, which are kept in ``redis``: every node must see them within a
-    second, and they expire."""
+    """An adapter that is ``postgres`` except for the revocation and logout-token marks,
+    which are kept in ``redis``: every node must see them within a second, and they expire."""
 
     def __init__(self, postgres: PostgresAdapter, redis: RedisAdapter) -> None:
         self.postgres, self.redis = postgres, redis
@@ -85,9 +84,6 @@ class MarksInRedis:
 
     async def get_sessions_not_before(self, *args: Any) -> Any:
         return await self.redis.get_sessions_not_before(*args)
-
-    async def increment_counter(self, *args: Any) -> Any:
-        return await self.redis.increment_counter(*args)
 
     async def aclose(self) -> None:
         await self.postgres.aclose()
@@ -146,6 +142,7 @@ def site_config(options: NodeConfig, strategy: str, adapter: MarksInRedis) -> Au
         providers=[provider],
         callbacks={"session": expose_user_id},
         single_flight=adapter.redis,
+        rate_limits={"store": adapter.redis},
     )
 
 
