@@ -15,6 +15,7 @@ from functools import partial
 import anyio
 import anyio.to_thread
 import httpx
+from db_servers import PostgresServer, RedisServer
 
 from .app import PREFIXES
 from .fleet import Fleet, Node, new_secret
@@ -120,26 +121,27 @@ async def kill_mid_refresh(stage: Stage, victim: Node, down: float = 2.0) -> Non
 
 
 async def restart_postgres(stage: Stage, down: float = 3.0) -> None:
-    """PostgreSQL stopped, ``down`` seconds, started again; the outage lasts until every node
-    answers every sentinel again."""
-    outage = stage.world.outages.begin("PostgreSQL restart")
-    await _in_thread(stage.fleet.postgres.stop)
-    await anyio.sleep(down)
-    await _in_thread(stage.fleet.postgres.start)
-    await until_recovered(stage)
-    outage.end = time.monotonic()
-    stage.note("PostgreSQL restarted", outage.start)
+    """PostgreSQL stopped, ``down`` seconds, started again."""
+    await _stopped(stage, stage.fleet.postgres, down, "PostgreSQL restart", "PostgreSQL restarted")
 
 
 async def stop_redis(stage: Stage, down: float = 10.0) -> None:
     """Redis stopped for ``down`` seconds, then started again (its data kept on disk)."""
-    outage = stage.world.outages.begin("Redis stopped")
-    await _in_thread(stage.fleet.redis.stop)
+    await _stopped(stage, stage.fleet.redis, down, "Redis stopped", f"Redis stopped {down:.0f} s")
+
+
+async def _stopped(
+    stage: Stage, server: PostgresServer | RedisServer, down: float, outage_name: str, note: str
+) -> None:
+    """``server`` stopped for ``down`` seconds and started again; the outage lasts until every
+    node answers every sentinel again."""
+    outage = stage.world.outages.begin(outage_name)
+    await _in_thread(server.stop)
     await anyio.sleep(down)
-    await _in_thread(stage.fleet.redis.start)
+    await _in_thread(server.start)
     await until_recovered(stage)
     outage.end = time.monotonic()
-    stage.note(f"Redis stopped {down:.0f} s", outage.start)
+    stage.note(note, outage.start)
 
 
 async def roll_secret(stage: Stage) -> None:

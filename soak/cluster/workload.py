@@ -394,12 +394,9 @@ async def revoke_everywhere(browser: FleetBrowser) -> None:
     """ "Sign out everywhere": every node refuses the session within :data:`REFUSAL_LIMIT`,
     and then the sessions of the user's other browsers signed in before it too (whatever
     cookie they hold by then: one re-issued meanwhile must be refused as well)."""
-    if not await browser.ensure_signed_in():
+    cookie = await _signed_in_cookie(browser)
+    if cookie is None:
         return
-    cookie = browser.session_cookie()
-    jar = sorted(c.name for c in browser.http.cookies.jar)
-    expect(cookie is not None, f"no session cookie to revoke ({browser.expected}; {jar})")
-    assert cookie is not None
     started = time.monotonic()
     async with revoking(browser):
         response = await browser.send("revoke", "POST", "/api/revoke", json={})
@@ -423,12 +420,9 @@ async def backchannel_logout(browser: FleetBrowser) -> None:
     refuses the session within :data:`REFUSAL_LIMIT`."""
     if not browser.op_session:
         await browser.sign_in()
-    if not await browser.ensure_signed_in():
+    cookie = await _signed_in_cookie(browser)
+    if cookie is None:
         return
-    cookie = browser.session_cookie()
-    jar = sorted(c.name for c in browser.http.cookies.jar)
-    expect(cookie is not None, f"no session cookie to log out ({browser.expected}; {jar})")
-    assert cookie is not None
     page = await browser.http.get(f"{browser.op.issuer}/session/end")
     expect(page.status_code == 200, f"the OP's logout page answered {page.status_code}")
     form = _first_form(page.text)
@@ -439,6 +433,17 @@ async def backchannel_logout(browser: FleetBrowser) -> None:
     browser.op_session = False
     expect(done.status_code in (200, 302, 303), f"the OP's logout answered {done.status_code}")
     await _refused_everywhere(browser, cookie, "back-channel", started)
+
+
+async def _signed_in_cookie(browser: FleetBrowser) -> str | None:
+    """The session cookie of ``browser``, signed in first if need be (``None``: it could not
+    be, for a reason the tally knows)."""
+    if not await browser.ensure_signed_in():
+        return None
+    cookie = browser.session_cookie()
+    jar = sorted(c.name for c in browser.http.cookies.jar)
+    expect(cookie is not None, f"no session cookie ({browser.expected}; {jar})")
+    return cookie
 
 
 @asynccontextmanager
