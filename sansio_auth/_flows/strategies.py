@@ -19,7 +19,7 @@ import msgspec
 from .._context import Context
 from .._flow import Step, call_adapter, emit, invoke, log_error
 from ..cookies import read_chunked
-from ..errors import AuthError, Configuration, JWTSessionError, SessionTokenError
+from ..errors import AdapterError, AuthError, Configuration, JWTSessionError, SessionTokenError
 from ..http import iso_date
 from ..jwt import InvalidToken, made_with
 from ..settings import Settings
@@ -192,7 +192,11 @@ class JWTSessions(SessionStrategy):
             token = yield from ctx.decode_token(value)
         except Exception:  # an unreadable session cookie means "not signed in", as in Auth.js
             return None
-        if ctx.settings.session.revocation and token and (yield from is_revoked(ctx, token)):
+        if (
+            ctx.settings.session.revocation
+            and token
+            and (yield from _revoked_or_unknown(ctx, token))
+        ):
             return None
         sub = token.get("sub") if isinstance(token, dict) else None
         if not isinstance(sub, str) or not sub:
@@ -431,3 +435,14 @@ def session_and_user(found: Any) -> tuple[Mapping[str, Any], Mapping[str, Any]] 
 
 STRATEGIES: dict[str, SessionStrategy] = {"jwt": JWTSessions(), "database": DatabaseSessions()}
 """One stateless instance per ``session.strategy``."""
+
+
+def _revoked_or_unknown(ctx: Context, token: Mapping[str, Any]) -> Step[bool]:
+    """Whether ``token`` is revoked, or cannot be known to be live now (the marks' store
+    failed, logged): a session read answers ``null`` then, so a sign-in or a link made
+    meanwhile treats the browser as signed out too, instead of failing."""
+    try:
+        return (yield from is_revoked(ctx, token))
+    except AdapterError as err:
+        yield from log_error(err)
+        return True

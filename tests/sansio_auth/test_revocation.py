@@ -92,6 +92,23 @@ def test_a_revocation_store_that_fails_keeps_the_cookie_for_when_it_answers_agai
     assert pair.browser.session()["user"]["email"] == "alice@example.com"
 
 
+def test_a_sign_in_while_the_revocation_store_fails_signs_the_browser_in_afresh():
+    """A browser whose session reads ``null`` (its marks cannot be read) signs in again: the
+    callback treats it as signed out too, instead of failing on the check (found by the
+    cluster soak: every such sign-in ended on the error page while Redis was down)."""
+    adapter = FaultyAdapter()
+    pair, op = jwt_pair(adapter, revocation_cache_ttl=0)  # type: ignore[arg-type]
+    before = token_of(pair)
+    adapter.fail_on("get_sessions_not_before")
+    response = sign_in(pair.browser, op)
+    assert "error" not in (response.location or "")
+    assert "AdapterError" in pair.performer.log_codes("error")
+    after = token_of(pair)
+    assert after["sub"] == before["sub"]
+    assert after["sid"] != before["sid"]  # a new session
+    assert pair.browser.session()["user"]["email"] == "alice@example.com"
+
+
 def test_a_token_re_issued_by_a_process_that_has_not_seen_the_revocation_stays_revoked():
     """Another process cached "not revoked" just before the revocation, and re-issues the
     cookie (``update_age=0``: every read) in its cache window: the new token is refused once
