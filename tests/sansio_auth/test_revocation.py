@@ -11,6 +11,7 @@ import pytest
 
 from io_bindings.db.memory import MemoryAdapter
 from sansio_auth import Engine, jwt
+from sansio_auth._flows.revocation import judged_from
 from sansio_auth.errors import MissingAdapter
 from sansio_auth.testing import Performer, seeded_entropy
 from sansio_auth.testing.performer import step as run_sync
@@ -90,6 +91,19 @@ def test_a_revocation_store_that_fails_keeps_the_cookie_for_when_it_answers_agai
     assert "JWTSessionError" in pair.performer.log_codes("error")
     assert pair.browser.cookies()[SESSION] == cookie
     assert pair.browser.session()["user"]["email"] == "alice@example.com"
+
+
+@pytest.mark.parametrize(
+    ("claims", "judged"),
+    [
+        ({"iat": 30, "auth_time": 10, "kept_at": 20}, 20),  # kept by a password change
+        ({"iat": 30, "auth_time": 10}, 10),  # re-issued: still judged by its sign-in
+        ({"iat": 30}, 30),  # Auth.js's token
+        ({}, None),
+    ],
+)
+def test_revocations_judge_a_token_by_when_it_was_kept_else_signed_in_else_issued(claims, judged):
+    assert judged_from(claims) == judged
 
 
 def test_a_sign_in_while_the_revocation_store_fails_signs_the_browser_in_afresh():
