@@ -285,6 +285,17 @@ def live_token(ctx: Context, value: str) -> Step[dict[str, Any] | None]:
     return token if isinstance(sub, str) and sub else None
 
 
+def _revoked_or_unknown(ctx: Context, token: Mapping[str, Any]) -> Step[bool]:
+    """Whether ``token`` is revoked, or cannot be known to be live now (the marks' store
+    failed, logged): a session read answers ``null`` then, so a sign-in or a link made
+    meanwhile treats the browser as signed out too, instead of failing."""
+    try:
+        return (yield from is_revoked(ctx, token))
+    except AdapterError as err:
+        yield from log_error(err)
+        return True
+
+
 def _readable_cookie(ctx: Context) -> Step[dict[str, Any] | None]:
     """The browser's session token, if its cookie decodes (a sign-in replaces it)."""
     value, _ = read_chunked(ctx.cookies, ctx.cookie_specs.session_token.name)
@@ -493,14 +504,3 @@ def session_and_user(found: Any) -> tuple[Mapping[str, Any], Mapping[str, Any]] 
 
 STRATEGIES: dict[str, SessionStrategy] = {"jwt": JWTSessions(), "database": DatabaseSessions()}
 """One stateless instance per ``session.strategy``."""
-
-
-def _revoked_or_unknown(ctx: Context, token: Mapping[str, Any]) -> Step[bool]:
-    """Whether ``token`` is revoked, or cannot be known to be live now (the marks' store
-    failed, logged): a session read answers ``null`` then, so a sign-in or a link made
-    meanwhile treats the browser as signed out too, instead of failing."""
-    try:
-        return (yield from is_revoked(ctx, token))
-    except AdapterError as err:
-        yield from log_error(err)
-        return True
