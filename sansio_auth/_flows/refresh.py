@@ -48,6 +48,8 @@ from .single_flight import send_once
 STATE_CLAIM = "oauth"
 """The session token claim holding the sign-in provider's token state (JWT strategy)."""
 STATE_FIELDS = ("access_token", "refresh_token", "expires_at")
+ACCOUNT_TOKEN_FIELDS = (*STATE_FIELDS, "id_token", "scope", "token_type")
+"""What a refresh or a returning sign-in changes on a database session's account row."""
 Outcome = Literal["refreshed", "refused", "failed", "elsewhere"]
 """``elsewhere``: another process is refreshing it and the old access token is still valid."""
 
@@ -235,7 +237,7 @@ def database_token_states(ctx: Context, user_id: str) -> Step[None]:
         new = yield from fresh_state(ctx, provider, state)
         if new is None:
             continue
-        changes = {k: new.get(k) for k in (*STATE_FIELDS, "id_token", "scope", "token_type")}
+        changes = {k: new.get(k) for k in ACCOUNT_TOKEN_FIELDS}
         key = (provider.id, str(account["provider_account_id"]), state["refresh_token"])
         stored = yield from call_adapter(adapter, "update_account_tokens", *key, changes)
         if stored is None:  # another process refreshed it first: use what it stored
@@ -257,7 +259,7 @@ def renew_account_tokens(
     refresh again. A concurrent refresh that wins the swap leaves its own, live tokens."""
     if ctx.settings.strategy != "database" or not (provider.refreshes or provider.end_session):
         return
-    changes = {k: account.get(k) for k in (*STATE_FIELDS, "id_token", "scope", "token_type")}
+    changes = {k: account.get(k) for k in ACCOUNT_TOKEN_FIELDS}
     if not changes.get("access_token"):
         return
     adapter, account_id = ctx.settings.adapter, str(account["provider_account_id"])
