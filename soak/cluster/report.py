@@ -12,7 +12,7 @@ from soak.memory import Sample, slope_kib_per_minute
 
 from .checks import Rotations, held_tokens
 from .logs import NodeLog
-from .workload import REFUSAL_LIMIT
+from .probes import REFUSAL_LIMIT
 
 if TYPE_CHECKING:
     from .run import Observed, Options

@@ -29,22 +29,14 @@ from tests.oidc_op.login import _first_form
 from tests.oidc_op.provider import LoginFailed, OpenIDProvider
 
 from .app import NODE_HEADER, PREFIXES
+from .probes import PROBE_FOR, REFUSAL_LIMIT, probe, signed_in_somewhere
 
 BURST = 6
 """Concurrent access-token reads in a burst: two per node."""
-REFUSED_IN_A_ROW = 3
-"""Refusals in a row, each on a new connection (so both workers answer), that count as a
-node refusing a session."""
-REFUSAL_LIMIT = 1.0
-"""Seconds within which every node must refuse a revoked session."""
 RACE_MARGIN = 1.5
 """Seconds before a browser last saw its session within which a revocation of its user may
 still end it: token times are whole seconds, and other workers cache a revocation check for
 ``revocation_cache_ttl``."""
-PROBE_FOR = 10.0
-PROBE_MIN = REFUSAL_LIMIT + 0.5
-"""Seconds every node is probed at least (past any revocation cache of 0.5 s)."""
-"""Seconds a probe keeps trying before it reports the session was never refused."""
 FAIL_CLOSED_5XX = frozenset({("revoke", 503), ("error page", 500)})
 """The 5xx answers documented for a store that is down: "sign out everywhere" cannot be
 done (503), and a sign-in that could not be completed shows the error page (500,
@@ -251,65 +243,6 @@ class FleetBrowser(Browser):
         return self.expected is not None
 
 
-async def probe(world: World, strategy: str, cookie: str) -> tuple[float | None, list[str]]:
-    """Seconds until every node up refuses the session ``cookie`` for good (``None``: not
-    within :data:`PROBE_FOR`), and what each node that did not last answered.
-
-    Each node is asked back to back, each time on a new connection (so that its workers all
-    answer: each keeps its own revocation cache), for :data:`PROBE_MIN` seconds at least and
-    until it refused :data:`REFUSED_IN_A_ROW` times in a row; it refused from the first of
-    its last refusals. A node going down meanwhile is not one of "every node"."""
-    start = time.monotonic()
-    path = f"{PREFIXES[strategy]}/auth/session"
-    headers = {"cookie": f"authjs.session-token={cookie}", "connection": "close"}
-    refused: list[float] = []
-    holdouts: list[str] = []
-
-    async def ask(url: str, http: httpx.AsyncClient) -> None:
-        streak, first, last = 0, 0.0, ""
-        while (sent := time.monotonic()) - start < PROBE_FOR:
-            if streak >= REFUSED_IN_A_ROW and sent - start >= PROBE_MIN:
-                refused.append(first - start)
-                return
-            try:
-                response = await http.get(url + path, headers=headers)
-            except httpx.TransportError:
-                return  # going down for a restart
-            if response.status_code == 200 and response.json() is None:
-                streak, first = streak + 1, first if streak else sent
-            else:
-                streak = 0
-                node = response.headers.get(NODE_HEADER)
-                last = f"{node}: {response.status_code} {response.text[:120]}"
-        holdouts.append(last)
-
-    client = httpx.AsyncClient(timeout=10, trust_env=False)
-    async with client as http, anyio.create_task_group() as group:
-        for url in world.nodes():
-            group.start_soon(ask, url, http)
-    if holdouts or not refused:
-        return None, holdouts
-    return max(refused), []
-
-
-async def signed_in_somewhere(world: World, strategy: str, cookie: str) -> list[str]:
-    """The nodes (asked directly, :data:`REFUSED_IN_A_ROW` times each) that still answer the
-    session ``cookie``."""
-    path = f"{PREFIXES[strategy]}/auth/session"
-    headers = {"cookie": f"authjs.session-token={cookie}", "connection": "close"}
-    found = []
-    async with httpx.AsyncClient(timeout=10, trust_env=False) as http:
-        for url in world.nodes():
-            for _ in range(REFUSED_IN_A_ROW):
-                try:
-                    response = await http.get(url + path, headers=headers)
-                except httpx.TransportError:
-                    break
-                if response.status_code == 200 and response.json() is not None:
-                    found.append(str(response.headers.get(NODE_HEADER)))
-    return found
-
-
 # -- scenarios ---------------------------------------------------------------------------------
 
 
@@ -410,7 +343,7 @@ async def revoke_everywhere(browser: FleetBrowser) -> None:
         held = other.session_cookie()
         if held is None:
             continue
-        nodes = await signed_in_somewhere(browser.world, browser.strategy, held)
+        nodes = await signed_in_somewhere(browser.world.nodes(), browser.strategy, held)
         expect(not nodes, f"another browser of the user still signed in on {nodes}")
         browser.tally.others_refused += 1
 
@@ -461,7 +394,7 @@ async def revoking(browser: FleetBrowser) -> AsyncIterator[None]:
 async def _refused_everywhere(browser: FleetBrowser, cookie: str, how: str, started: float) -> None:
     """Every node refuses ``cookie`` within :data:`REFUSAL_LIMIT` of the revocation's answer
     (a revocation made while a store was down may not be done: that is the outage's)."""
-    seconds, holdouts = await probe(browser.world, browser.strategy, cookie)
+    seconds, holdouts = await probe(browser.world.nodes(), browser.strategy, cookie)
     what = f"a {how} of {browser.strategy} session"
     expect(seconds is not None, f"{what} not refused by every node in {PROBE_FOR} s: {holdouts}")
     assert seconds is not None
