@@ -5,7 +5,7 @@ Besides what :mod:`soak.workload` checks on every answer (the session is the one
 expects, no 5xx), the scenarios here measure the fleet: which node each request landed on,
 bursts of concurrent access-token reads at expiry (every token they get must be one the OP
 takes), renewals after ``update_age``, and how long a revocation or a back-channel logout
-takes to be refused by *every* node (probed directly, past the balancer).
+takes to be refused by *every* node (probed directly, past the balancer: :mod:`.probes`).
 
 A problem met while a store is down (see :class:`Outages`) is a fail-closed answer, counted
 by outage and scenario; anywhere else it is a mismatch and fails the soak.
