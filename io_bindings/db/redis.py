@@ -54,6 +54,7 @@ from ._base import Record, StoreAdapter, format_time, new_id, parse_time
 from ._redis_accounts import RedisAccounts
 
 MINIMUM_VERSION = (6, 2)  # GETDEL, SET PXAT
+"""The oldest Redis server the adapter runs on (it needs ``GETDEL`` and ``SET PXAT``)."""
 DEFAULT_TIMEOUT = 10.0
 """Seconds a command waits for the server (redis-py's ``socket_timeout``) unless given."""
 

@@ -19,6 +19,7 @@ from ..runtimes import ConfigSource
 from ._signals import with_signals
 
 LazyConfig: TypeAlias = Callable[[HttpRequest], AuthConfig | Awaitable[AuthConfig]]
+"""A function of the request that returns its configuration (or an awaitable of it)."""
 
 
 def platform_env() -> dict[str, str]:
