@@ -4,11 +4,15 @@
 or an unresolved cross-reference; on top of that, these tests fail when a page of docs/ is
 left out of the navigation, when a public name of a documented module has no docstring or
 is missing from the API reference, when a module the reference must cover is not there,
-and when a Mermaid diagram does not reach the page as one.
+when a Mermaid diagram does not parse (Mermaid itself, under node), names an adapter
+method, a callback or an event the engine never calls, or does not reach the page as one.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import os
 import re
 import subprocess
 import sys
@@ -18,11 +22,16 @@ from pathlib import Path
 
 import griffe
 import pytest
+from npm_cache import require_npm
+
+from sansio_auth import Events
 
 ROOT = Path(__file__).parents[2]
 DOCS = ROOT / "docs"
 REFERENCE = DOCS / "reference"
 DIRECTIVE = re.compile(r"^::: (\S+)$", re.M)
+MERMAID = re.compile(r"^```mermaid\n(.*?)^```$", re.S | re.M)
+MERMAID_PACKAGES = {"mermaid": "11.12.2", "jsdom": "27.0.0"}
 
 REQUIRED = {
     "sansio_auth",
@@ -167,3 +176,76 @@ def test_the_site_has_search_and_no_test_words(site: Path) -> None:
     for page in site.rglob("*.html"):
         text = page.read_text()
         assert "not-run:" not in text and "given=" not in text, page
+
+
+# -- the diagrams -----------------------------------------------------------------------------
+
+
+def diagrams() -> list[tuple[str, str]]:
+    """Every Mermaid diagram of docs/: ``(page, text)``."""
+    return [
+        (str(page.relative_to(DOCS)), text)
+        for page in sorted(DOCS.rglob("*.md"))
+        for text in MERMAID.findall(page.read_text())
+    ]
+
+
+def engine_calls() -> dict[str, set[str]]:
+    """What the engine's flows can ask for: the adapter methods it calls, the callbacks it
+    invokes (by the name it gives them), the event handlers it has."""
+    source = "\n".join(p.read_text() for p in (ROOT / "sansio_auth").rglob("*.py"))
+    return {
+        "adapter": set(re.findall(r'call_adapter\(\s*[\w.]+,\s*"(\w+)"', source)),
+        "callbacks": set(re.findall(r'invoke\(\s*"(\w+)"', source)),
+        "events": {field.name for field in dataclasses.fields(Events)},
+    }
+
+
+def test_the_diagrams_name_only_what_the_engine_does() -> None:
+    calls = engine_calls()
+    assert {"get_user_by_account", "create_session"} <= calls["adapter"]
+    assert {"jwt", "session", "sign_in", "authorize"} <= calls["callbacks"]
+    assert len(diagrams()) >= 8
+    wrong = [
+        f"{page}: {kind}.{name}"
+        for page, text in diagrams()
+        for kind, name in re.findall(r"\b(adapter|callbacks|events)\.(\w+)", text)
+        if name not in calls[kind]
+    ]
+    assert not wrong, f"the diagrams name what the engine never does: {wrong}"
+
+
+PARSE = r"""
+import { JSDOM } from "jsdom";
+const dom = new JSDOM("<!doctype html><html><body></body></html>");
+globalThis.window = dom.window;
+globalThis.document = dom.window.document;
+const { default: mermaid } = await import(`${process.env.MERMAID}/node_modules/mermaid/dist/mermaid.core.mjs`);
+mermaid.initialize({ startOnLoad: false });
+let input = "";
+for await (const chunk of process.stdin) input += chunk;
+const errors = [];
+for (const text of JSON.parse(input)) {
+  try { await mermaid.parse(text); errors.push(null); } catch (e) { errors.push(String(e.message || e)); }
+}
+console.log(JSON.stringify(errors));
+"""
+
+
+@pytest.mark.e2e
+def test_every_diagram_parses_with_mermaid(tmp_path: Path) -> None:
+    prefix = require_npm("mermaid", MERMAID_PACKAGES)
+    script = tmp_path / "parse.mjs"
+    script.write_text(PARSE.replace("from \"jsdom\"", f"from \"{prefix}/node_modules/jsdom/lib/api.js\""))
+    found = diagrams()
+    broken = "sequenceDiagram\n    A->>B: a semicolon; ends the line\n"  # the check has teeth
+    texts = [text for _, text in found] + [broken]
+    done = subprocess.run(
+        ["node", str(script)], input=json.dumps(texts), capture_output=True, text=True,
+        timeout=120, check=False, env={"MERMAID": str(prefix), "PATH": os.environ["PATH"]},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    errors = json.loads(done.stdout.strip().splitlines()[-1])
+    assert errors[-1] is not None
+    wrong = [f"{page}: {error}" for (page, _), error in zip(found, errors, strict=False) if error]
+    assert not wrong, "\n".join(wrong)
