@@ -87,10 +87,12 @@ fuzz: install
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis site
 
-# generated from the code: the route table, the built-in providers (builtin.py and their table);
+# generated from the code: the route table, the built-in providers (builtin.py and their table),
+# the Auth.js migration guide's option and provider lists;
 # then the site (MkDocs, strict: a broken link or a missing page fails) into site/
 docs: install
 	$(PY) -m tools.catalogue
+	$(PY) -m tools.migration
 	$(PY) -c 'from sansio_auth._routes import routes_markdown as m; print(m(), end="")' > docs/routes.md
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 

@@ -125,7 +125,8 @@ def sign_in_and_out(client: httpx.Client, protected: str) -> None:
     confirm = client.get(sign_out[1], follow_redirects=True)
     submit_sign_in_form(client, confirm.text, "/signout")
     again = client.get(protected, follow_redirects=True)
-    assert "/signin" in again.url.path and "Signed in as" not in again.text
+    assert "/signin" in again.url.path
+    assert "Signed in as" not in again.text
 
 
 @pytest.mark.parametrize(("page", "number"), cases())
@@ -143,6 +144,10 @@ def test_the_tutorial_as_written(page: Path, number: int, tmp_path: Path) -> Non
     assert any(DEMO_OP_LINE in code for code in blocks(page, "sh")), page.name
     demo_op = [sys.executable, "-m", "io_bindings.demo_op", "--port", str(op_port)]
     script = script.replace(DOC_APP_PORT, str(app_port))
-    with serve(demo_op, op_port), shell(script, tmp_path, app_port):
-        with httpx.Client(base_url=f"http://127.0.0.1:{app_port}", timeout=30) as client:
-            sign_in_and_out(client, protected="/dashboard")
+    origin = f"http://127.0.0.1:{app_port}"
+    with (
+        serve(demo_op, op_port),
+        shell(script, tmp_path, app_port),
+        httpx.Client(base_url=origin, timeout=30) as client,
+    ):
+        sign_in_and_out(client, protected="/dashboard")
