@@ -21,10 +21,15 @@ def markdown(text: str) -> str:
     """``text``, a docstring written for reStructuredText, as Markdown."""
     out: list[str] = []
     lines = text.splitlines()
-    index = 0
+    index, fenced = 0, False
     while index < len(lines):
         line = lines[index]
         stripped = line.lstrip()
+        if stripped.startswith("```") or fenced:  # Markdown already (a second pass too)
+            fenced ^= stripped.startswith("```")
+            out.append(line)
+            index += 1
+            continue
         if stripped.startswith(">>>"):
             indent = line[: len(line) - len(stripped)]
             block = []
@@ -43,7 +48,8 @@ def markdown(text: str) -> str:
             code = [b for b in block if b.strip()]
             if code:
                 margin = min(len(b) - len(b.lstrip()) for b in code)
-                out += ["", "```text", *(b[margin:] for b in block), "```", ""]
+                first, last = block.index(code[0]), len(block) - block[::-1].index(code[-1])
+                out += ["", "```text", *(b[margin:] for b in block[first:last]), "```", ""]
             else:
                 out += block
             continue
@@ -58,9 +64,18 @@ def _inline(line: str) -> str:
 
 
 class RestructuredToMarkdown(griffe.Extension):
-    """Rewrites every docstring once the tree is loaded."""
+    """Rewrites every docstring once the tree is loaded, and leaves ``__slots__`` out."""
 
     def on_object(self, *, obj: griffe.Object, **_: Any) -> None:
         """Rewrite ``obj``'s docstring (aliases share their target's)."""
         if obj.docstring is not None:
             obj.docstring.value = markdown(obj.docstring.value)
+
+    def on_package(self, *, pkg: griffe.Module, **_: Any) -> None:
+        """A package's own docstring (the top ones are not among the objects above)."""
+        self.on_object(obj=pkg)
+
+    def on_class_members(self, *, cls: griffe.Class, **_: Any) -> None:
+        """``__slots__`` is how a class is stored, not what it offers."""
+        if "__slots__" in cls.members:
+            cls.del_member("__slots__")

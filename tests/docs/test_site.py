@@ -265,3 +265,15 @@ def test_every_diagram_parses_with_mermaid(tmp_path: Path) -> None:
     assert errors[-1] is not None
     wrong = [f"{page}: {error}" for (page, _), error in zip(found, errors, strict=False) if error]
     assert not wrong, "\n".join(wrong)
+
+
+def test_docstrings_read_as_markdown() -> None:
+    from tools.griffe_docstrings import markdown
+
+    text = "Run it::\n\n    python x.py\n\n>>> a = 1\n>>> b()\n2\n\nThen :class:`~a.B` and ``c``."
+    once = markdown(text)
+    assert once == (
+        "Run it:\n\n```text\npython x.py\n```\n\n```pycon\n>>> a = 1\n>>> b()\n2\n```\n\n"
+        "Then `B` and `c`."
+    )
+    assert markdown(once) == once  # a second pass changes nothing
