@@ -37,6 +37,10 @@ NOT_IN_AUTHJS = {
     "session.revocation": "revocable JWT sessions ([sessions](sessions.md#revocable-sessions))",
     "session.revocation_cache_ttl": "how long a revocation check is reused",
     "events.token_refreshed": "a provider's access token was refreshed ([sessions](sessions.md))",
+    "events.rate_limited": "a request was refused by a rate limit ([security](security.md#rate-limits))",
+    "deadlines": "time limits on the provider, callbacks, the database and a whole sign-in "
+    "([security](security.md#deadlines))",
+    "rate_limits": "brute-force protection ([security](security.md#rate-limits))",
 }
 """Our options that Auth.js does not have, with what they are for."""
 NOT_HERE = {
@@ -86,6 +90,8 @@ def authjs_name(option: str) -> str | None:
 def _default(value: Any) -> str:
     if value is None or value == {} or value == ():
         return "none"
+    if dataclasses.is_dataclass(value):  # a record of options not in Auth.js: its defaults
+        return f"`{type(value).__name__}()`"
     return f"`{value!r}`"
 
 
