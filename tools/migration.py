@@ -37,7 +37,8 @@ NOT_IN_AUTHJS = {
     "session.revocation": "revocable JWT sessions ([sessions](sessions.md#revocable-sessions))",
     "session.revocation_cache_ttl": "how long a revocation check is reused",
     "events.token_refreshed": "a provider's access token was refreshed ([sessions](sessions.md))",
-    "events.rate_limited": "a request was refused by a rate limit ([security](security.md#rate-limits))",
+    "events.rate_limited": "a request was refused by a rate limit "
+    "([security](security.md#rate-limits))",
     "deadlines": "time limits on the provider, callbacks, the database and a whole sign-in "
     "([security](security.md#deadlines))",
     "rate_limits": "brute-force protection ([security](security.md#rate-limits))",

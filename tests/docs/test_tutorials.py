@@ -3,8 +3,8 @@
 For each one: the files its Python blocks name on their first line (``# app.py``) are
 written into an empty directory, the demo provider runs as its ``python -m
 io_bindings.demo_op --port 9000`` block says, and each block that starts the app (the one
-that exports ``AUTH_SECRET``) runs under bash in that directory, in a session of its own
-(whatever it starts is stopped with it); the ports become free ones. Then a client does
+that exports ``AUTH_SECRET``) runs under bash in that directory, in a process group of its
+own (whatever it starts is stopped with it); the ports become free ones. Then a client does
 what the tutorial tells a person to do: it opens the protected page, is sent to the
 sign-in page, presses the demo provider's button, allows on the provider's consent page,
 and lands on the protected page signed in; then it signs out and is sent away again.
@@ -14,13 +14,7 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import socket
-import subprocess
 import sys
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
@@ -67,43 +61,6 @@ def cases() -> list[object]:
     ]
 
 
-def _listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
-
-@contextmanager
-def shell(script: str, cwd: Path, port: int) -> Iterator[Path]:
-    """Run ``script`` with bash in ``cwd`` until it listens on ``port``; then stop it and
-    everything it started. The log file."""
-    log = cwd / f"server-{port}.log"
-    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AUTH_", "NEXTAUTH_"))}
-    env.update(PATH=path, PYTHONUNBUFFERED="1")
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            ["bash", "-e", "-c", script], cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
-        while not _listening(port):
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"the tutorial's server did not start:\n{log.read_text()}")
-            time.sleep(0.1)
-        yield log
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-
-
 def sign_in_and_out(client: httpx.Client, protected: str) -> None:
     """What the tutorial tells a person to do, from the protected page and back."""
     page = client.get(protected, follow_redirects=True)
@@ -145,9 +102,11 @@ def test_the_tutorial_as_written(page: Path, number: int, tmp_path: Path) -> Non
     demo_op = [sys.executable, "-m", "io_bindings.demo_op", "--port", str(op_port)]
     script = script.replace(DOC_APP_PORT, str(app_port))
     origin = f"http://127.0.0.1:{app_port}"
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    app = ["bash", "-e", "-c", script]  # as the reader runs it, in the project's directory
     with (
         serve(demo_op, op_port),
-        shell(script, tmp_path, app_port),
+        serve(app, app_port, env={"PATH": path}, cwd=tmp_path, process_group=True),
         httpx.Client(base_url=origin, timeout=30) as client,
     ):
         sign_in_and_out(client, protected="/dashboard")
