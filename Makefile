@@ -76,6 +76,7 @@ BENCH_ROUNDS ?= 10
 # every figure with its ratio (Auth.js side by side: node, @auth/core, @auth/pg-adapter installed
 # into ~/.cache/sansio-auth/npm on first use), also written to bench/results.json
 bench: install bench-deps
+	$(PY) -m pip install --quiet -e '.[test,bench]'
 	$(PY) -m bench --seconds $(BENCH_SECONDS) --rounds $(BENCH_ROUNDS)
 
 FUZZ_SECONDS ?= 60

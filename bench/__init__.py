@@ -13,6 +13,13 @@ One module per measurement:
   (:mod:`bench.authjs`), with the bare handler of each server (:mod:`bench.bare`) as floor;
 * :mod:`bench.database_http`: database sessions over HTTP, ours on SQLite and PostgreSQL,
   Auth.js with ``@auth/pg-adapter`` on the same PostgreSQL;
+* :mod:`bench.python_peers` (apps in :mod:`bench.peer_apps`, :mod:`bench.fastapi_users_app`):
+  a signed-in FastAPI endpoint over HTTP, ours against Starlette's ``SessionMiddleware`` with
+  Authlib, PyJWT and fastapi-users (the ``bench`` extra);
+* :mod:`bench.frameworks` (Django project in :mod:`bench.django_peers`): aiohttp's
+  ``get_session`` and Django's ``request.auth()`` against their bare endpoints in process,
+  and django-allauth;
+* :mod:`bench.goals`: the targets, each checked against figures of the same run;
 * :mod:`bench.workers`: uvicorn with one worker and with two;
 * :mod:`bench.oauth_round_trip`: the OpenID Connect sign-in round trip against a local OP.
 

@@ -22,15 +22,19 @@ from .database import (
     sqlalchemy_figures,
     sqlite_adapters,
 )
-from .database_http import database_http_figures
+from .database_http import database_http_figures, postgres_goal
 from .django_orm import django_figures
+from .frameworks import framework_figures
+from .goals import goals_table
 from .inprocess import session_checks_per_second
 from .load import generator
 from .oauth_round_trip import oauth_rows
+from .peer_apps import missing_peers
 from .plan import Plan
+from .python_peers import peer_figures
 from .report import Figure, machine, table, write_json
 from .revocation import revocation_rows
-from .side_by_side import http_figures
+from .side_by_side import http_figures, route_goals
 from .workers import worker_figures
 
 if TYPE_CHECKING:
@@ -102,14 +106,25 @@ def main(argv: list[str] | None = None) -> None:
     with postgres() as postgres_server:
         figures = _in_process(in_process_seconds, postgres_server)
         figures += http_figures(plan)
-        figures += database_http_figures(plan, postgres_server)
+        goals = route_goals(figures)
+        database = database_http_figures(plan, postgres_server)
+        figures += database
         figures += django_figures(plan, postgres_server)
+    if (missing := missing_peers()) is None:
+        peers, peer_goals = peer_figures(plan)
+        frameworks, framework_goals = framework_figures(in_process_seconds * 5)
+        figures += peers + frameworks
+        goals += [*peer_goals, *framework_goals]
+    else:
+        print(f"\nno Python peers, no aiohttp and Django figures: {missing}", flush=True)
     figures += worker_figures(plan)
     figures += hashing_figures(plan)
     figures += totp_figures(in_process_seconds)
+    goals.append(postgres_goal(database))
     figures += [Figure(OAUTH, name, "per second", rate) for name, rate in oauth_rows()]
     print(table(figures), flush=True)
-    write_json(json_path, figures, about)
+    print(goals_table(goals), flush=True)
+    write_json(json_path, figures, {**about, "targets": [goal.as_json() for goal in goals]})
     print(f"\nfigures written to {json_path}")
 
 

@@ -2,19 +2,22 @@
 same small JSON, served by the same uvicorn as the auth app
 (``--factory bench.bare:create_app``); the crypto ceiling: the same handler that first
 decrypts the session cookie, and does nothing else (``bench.bare:create_decrypt_app``); and
-a session read written straight, without the engine (``bench.bare:create_straight_app``):
-what routing, the request context, the flow and the ASGI translation cost is the gap
-between it and the auth app."""
+a session read written straight, without the engine (``bench.bare:create_straight_app``),
+and the same read re-issuing its cookie as ``update_age=0`` does
+(``bench.bare:create_straight_reissue_app``): what routing, the request context, the flow
+and the ASGI translation cost is the gap between them and the auth app."""
 
 from __future__ import annotations
 
+import secrets
 import time
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
 from sansio_auth import jwt
-from sansio_auth.http import iso_date, parse_cookie_header
+from sansio_auth.http import http_date, iso_date, parse_cookie_header
 
 from .app import SECRET, SESSION_COOKIE
 
@@ -60,6 +63,7 @@ SESSION_HEADERS = [(b"content-type", b"application/json"),
                    (b"expires", b"0"), (b"pragma", b"no-cache")]  # fmt: skip
 SHOWN = (("name", "name"), ("email", "email"), ("image", "picture"))
 MAX_AGE = 30 * 24 * 60 * 60
+ATTRIBUTES = "HttpOnly; SameSite=Lax"
 
 
 async def straight_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -74,6 +78,32 @@ async def straight_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     headers = [*SESSION_HEADERS, (b"content-length", b"%d" % len(body))]
     await send({"type": "http.response.start", "status": 200, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+def create_straight_reissue_app(
+    clock: Callable[[], float] = time.time, entropy: Callable[[int], bytes] = secrets.token_bytes
+) -> Any:
+    """The factory uvicorn calls for the straight-line re-issue: ``GET /auth/session``
+    answered as the auth app does with ``update_age=0`` (the same body, headers and
+    ``Set-Cookie`` line; byte for byte with the same ``clock`` and ``entropy``): decrypt,
+    re-encrypt with a new ``iat``, ``exp`` and ``jti``, no engine."""
+
+    async def straight_reissue_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            raise RuntimeError("the bare app serves HTTP only")
+        now = clock()
+        token = jwt.decode(_session_token(scope), SECRET, SESSION_COOKIE, now=now)
+        value = jwt.encode(token, SECRET, SESSION_COOKIE, now=now, entropy=entropy, max_age=MAX_AGE)
+        expires = now + MAX_AGE
+        user = {key: token[claim] for key, claim in SHOWN if claim in token}
+        body = msgspec.json.encode({"user": user, "expires": iso_date(expires)})
+        cookie = f"{SESSION_COOKIE}={value}; Path=/; Expires={http_date(expires)}; {ATTRIBUTES}"
+        headers = [*SESSION_HEADERS, (b"set-cookie", cookie.encode()),
+                   (b"content-length", b"%d" % len(body))]  # fmt: skip
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    return straight_reissue_app
 
 
 def create_straight_app() -> Any:

@@ -22,6 +22,7 @@ from io_bindings.db.sqlite import SQLiteAdapter
 from . import authjs
 from .app import USER
 from .database import SESSION_COOKIE_HEADER, seed_once
+from .goals import Goal
 from .load import alternating, described, first_visit
 from .plan import Plan
 from .report import Figure
@@ -97,3 +98,14 @@ def database_http_figures(plan: Plan, postgres: PostgresServer) -> list[Figure]:
     for row, column in (("PostgreSQL", OURS), (VIA_SQLALCHEMY, OURS)):
         figures.append(Figure.best(SQLALCHEMY_HTTP, row, column, rates[row, column], psycopg))
     return figures
+
+
+def postgres_goal(figures: list[Figure]) -> Goal:
+    """PostgreSQL database sessions against Auth.js + ``@auth/pg-adapter``."""
+    found = [f.ratio for f in figures if (f.row, f.column) == ("PostgreSQL", OURS) and f.ratio]
+    return Goal(
+        "PostgreSQL sessions ÷ Auth.js + @auth/pg-adapter (same rows)",
+        found[0] if found else None,
+        2,
+        note="" if found else "no node: no Auth.js peer",
+    )

@@ -35,11 +35,14 @@ PORT = "{port}"
 
 @dataclass(frozen=True)
 class Server:
-    """A server to start: ``command`` with ``env`` added; ``pin``: on :data:`SERVER_CORE`."""
+    """A server to start: ``command`` with ``env`` added; ``pin``: on :data:`SERVER_CORE`;
+    ``port``: where it listens (default: a free port), for a server whose address must be
+    known before it starts (an OAuth client's redirect URI)."""
 
     command: Sequence[str]
     env: Mapping[str, str] = field(default_factory=dict)
     pin: bool = True
+    port: int | None = None
 
 
 def uvicorn(
@@ -49,6 +52,7 @@ def uvicorn(
     workers: int = 1,
     pin: bool = True,
     env: Mapping[str, str] | None = None,
+    port: int | None = None,
 ) -> Server:
     """``app`` (a factory, ``module:function``) under uvicorn on ``stack`` (a :data:`STACKS`
     key) with ``env``."""
@@ -56,7 +60,7 @@ def uvicorn(
     command = [sys.executable, "-m", "uvicorn", "--factory", app, "--loop", loop, "--http", http,
                "--workers", str(workers), "--host", "127.0.0.1", "--port", PORT,
                "--no-access-log", "--log-level", "warning"]  # fmt: skip
-    return Server(command, env or {}, pin)
+    return Server(command, env or {}, pin, port)
 
 
 def authjs_peer(**env: str) -> Server:
@@ -71,7 +75,7 @@ def running(servers: Mapping[str, Server]) -> Iterator[dict[str, str]]:
     urls = {}
     with ExitStack() as stack:
         for name, server in servers.items():
-            port = free_port()
+            port = server.port or free_port()
             command = [part.replace(PORT, str(port)) for part in server.command]
             env = {"PORT": str(port), **server.env}
             core = SERVER_CORE if server.pin else None

@@ -18,6 +18,7 @@ from typing import Any
 
 from . import authjs
 from .app import USER, session_cookie
+from .goals import Goal, ratio
 from .load import Target, alternating, described, first_visit
 from .plan import Plan
 from .report import Figure
@@ -45,18 +46,25 @@ class Route:
 
 
 SESSION = "GET /auth/session, valid cookie"
+REISSUE = "GET /auth/session, update_age=0 (re-encrypt each time)"
+CSRF = "GET /auth/csrf (new token + cookie)"
+STRAIGHT = "session read in straight-line code (no engine)"
+STRAIGHT_REISSUE = "session re-issue in straight-line code (no engine)"
+BARE = "bare handler on the same server (the floor)"
 ROUTES = (
     Route(SESSION, "/auth/session", _is_session, session=True, authjs_path="/auth/session"),
-    Route("GET /auth/session, update_age=0 (re-encrypt each time)", "/auth/session",
-          _is_session, session=True, env=(("BENCH_UPDATE_AGE", "0"),), authjs_row=SESSION),
-    Route("GET /auth/csrf (new token + cookie)", "/auth/csrf",
-          lambda body: bool(body.get("csrfToken")), authjs_path="/auth/csrf"),
-    Route("session read in straight-line code (no engine)", "/auth/session", _is_session,
-          session=True, ours="bench.bare:create_straight_app", authjs_row=SESSION),
+    Route(REISSUE, "/auth/session", _is_session, session=True,
+          env=(("BENCH_UPDATE_AGE", "0"),), authjs_row=SESSION),
+    Route(CSRF, "/auth/csrf", lambda body: bool(body.get("csrfToken")),
+          authjs_path="/auth/csrf"),
+    Route(STRAIGHT, "/auth/session", _is_session, session=True,
+          ours="bench.bare:create_straight_app", authjs_row=SESSION),
+    Route(STRAIGHT_REISSUE, "/auth/session", _is_session, session=True,
+          ours="bench.bare:create_straight_reissue_app", authjs_row=SESSION),
     Route("session token decrypt alone (the ceiling)", "/bare", lambda body: body == {"ok": True},
           session=True, ours="bench.bare:create_decrypt_app", authjs_row=SESSION),
-    Route("bare handler on the same server (the floor)", "/bare",
-          lambda body: body == {"ok": True}, ours="bench.bare:create_app", authjs_path="/bare"),
+    Route(BARE, "/bare", lambda body: body == {"ok": True}, ours="bench.bare:create_app",
+          authjs_path="/bare"),
 )  # fmt: skip
 
 
@@ -120,3 +128,15 @@ def http_figures(plan: Plan) -> list[Figure]:
                 Figure.best(title, route.name, column, rates[route.name, column], baseline)
             )
     return figures
+
+
+def route_goals(figures: list[Figure]) -> list[Goal]:
+    """The routes against our own straight-line rows and the bare handler, fast server."""
+    fast = {f.row: f.per_second for f in figures if f.column == _column("httptools + uvloop")}
+    return [
+        Goal("/auth/session ÷ the straight-line read (fast server)",
+             ratio(fast, SESSION, STRAIGHT), 0.85),
+        Goal("/auth/session update_age=0 ÷ the straight-line re-issue",
+             ratio(fast, REISSUE, STRAIGHT_REISSUE), 0.85),
+        Goal("/auth/csrf ÷ the bare handler (fast server)", ratio(fast, CSRF, BARE), 0.7),
+    ]  # fmt: skip

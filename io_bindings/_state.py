@@ -57,22 +57,26 @@ class AuthState:
         return msgspec.structs.replace(request, headers=headers)  # its client address kept
 
     @property
-    def read(self) -> bool:
-        """Whether the session has been read."""
-        return self._session is not _UNREAD
-
-    @property
     def data(self) -> Any:
         """The session read (``None`` before it is)."""
         return None if self._session is _UNREAD else self._session
 
-    async def session(self) -> Any:
-        """The session (a mapping, or ``None``), read once; a bad ``Host`` reads as signed out."""
+    def read_now(self) -> bool:
+        """Read the session now if that takes no IO (:meth:`~sansio_auth.Engine.session_now`:
+        signed out, a plain JWT session), in any thread; whether the session is read."""
         if self._session is _UNREAD:
             try:
-                self.remember(await self.runtime.session(self.request()))
+                read = self.runtime.engine.session_now(self.request())
             except BadHost:
-                self._session = None
+                read = SessionRead()
+            if read is not None:
+                self.remember(read)
+        return self._session is not _UNREAD
+
+    async def session(self) -> Any:
+        """The session (a mapping, or ``None``), read once; a bad ``Host`` reads as signed out."""
+        if not self.read_now():
+            self.remember(await self.runtime.run(self.runtime.session_call(self.request())))
         return self._session
 
     def remember(self, read: SessionRead) -> Any:

@@ -177,7 +177,8 @@ class Auth(Runtime):
     async def session(self, request: Request) -> SessionRead:
         """The session of the browser that sent ``request`` (any request: its cookies,
         origin and forwarding headers are used), with the cookies to set."""
-        return await self.run(self.session_call(request))
+        read = self.engine.session_now(request)
+        return read if read is not None else await self.run(self.session_call(request))
 
     async def sign_in(
         self,

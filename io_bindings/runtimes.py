@@ -98,8 +98,9 @@ class ConfigSource:
         """The runtime for ``request``; awaitable when the config function is ``async``."""
         if self.fixed is not None:
             return self.fixed
-        if isinstance(self.source, AuthConfig):
-            return self._by_config.get(self.source)
+        if isinstance(self.source, AuthConfig):  # made at the first request, kept from then on
+            self.fixed = self._by_config.get(self.source)
+            return self.fixed
         config = self.source(request)
         if inspect.isawaitable(config):
             return self._after(config)

@@ -166,7 +166,8 @@ class SyncAuth(Runtime):
 
     def session(self, request: Request) -> SessionRead:
         """The session of the browser that sent ``request``, with the cookies to set."""
-        return self.run(self.session_call(request))
+        read = self.engine.session_now(request)
+        return read if read is not None else self.run(self.session_call(request))
 
     def sign_in(
         self,

@@ -9,6 +9,8 @@ from . import actions
 from ._context import BadRequest, Context, json_reply, origin_of
 from ._flow import Flow, Step, log_error
 from ._flows import accounts_runtime, runtime
+from ._flows.session import session_response, session_without_actions
+from ._flows.strategies import plain_jwt_reads
 from ._routes import ROUTES, parse_action
 from .config import AuthConfig
 from .errors import AuthError, UnknownAction, client_error_type
@@ -73,6 +75,8 @@ class Engine:
         self._custom_logger = any(
             getattr(logger, level) is not None for level in ("error", "warn", "debug")
         )
+        self._plain_jwt = plain_jwt_reads(self.settings)
+        self._session_path = self.settings.base_path + "/session"
 
     def serves(self, path: str) -> bool:
         """Whether the (still percent-encoded) ``path`` is under ``base_path``.
@@ -93,7 +97,15 @@ class Engine:
         else:
             if not self.serves(path):
                 return NOT_AN_AUTH_ROUTE
-        flow = self._serve(request, origin, path, query)
+        now = None
+        if path == self._session_path and request.method.upper() == "GET":
+            now = self._clock()  # read once, by whichever answers
+            read = session_without_actions(
+                self.settings, request, now, self._entropy, plain_jwt=self._plain_jwt
+            )
+            if read is not None:  # the route's answer, without its flow
+                return Flow(_responding(session_response(read)))
+        flow = self._serve(request, origin, path, query, now)
         if self._trace or self._custom_logger:
             flow = self._logging(flow)
         return Flow(flow, deadline=self._deadline(path))
@@ -112,6 +124,15 @@ class Engine:
         are used) and the cookies to set, read exactly as ``GET session`` reads it (the
         ``jwt`` and ``session`` callbacks, the sliding expiry, revocation, token refresh)."""
         return self._internal(request, runtime.read_session)
+
+    def session_now(self, request: Request) -> actions.SessionResult | None:
+        """:meth:`session`'s answer for ``request`` when reading it takes no action (signed
+        out; a JWT session that runs no callback), made at once without a flow; ``None``
+        when only the flow can answer. Servers try it first (``GET session`` too): it is the
+        common case of every request that checks its session."""
+        return session_without_actions(
+            self.settings, request, self._clock(), self._entropy, plain_jwt=self._plain_jwt
+        )
 
     def update_session(self, request: Request, data: Any) -> Flow:
         """A flow answering a :class:`~sansio_auth.actions.SessionResult`: the session
@@ -296,14 +317,17 @@ class Engine:
         provider_id: str | None,
         query: dict[str, str],
         form: dict[str, Any] | None = None,
+        *,
+        now: float | None = None,
     ) -> Context:
-        """The context one request's flow runs in (the clock read once, here)."""
+        """The context one request's flow runs in (the clock read once, here, unless the
+        request's ``now`` was read already)."""
         settings = self.settings
         return Context(
             settings,
             request,
             cache=self.cache,
-            now=self._clock(),
+            now=self._clock() if now is None else now,
             entropy=self._entropy,
             origin=origin_of(settings, request, origin),
             action=action,
@@ -313,7 +337,7 @@ class Engine:
         )
 
     def _serve(
-        self, request: Request, origin: str, path: str, query: dict[str, str]
+        self, request: Request, origin: str, path: str, query: dict[str, str], now: float | None
     ) -> Generator[Action, Event, None]:
         settings = self.settings
         ctx: Context | None = None
@@ -323,7 +347,7 @@ class Engine:
             action, provider_id = parse_action(path, settings.base_path)
             if request.method.upper() not in ("GET", "POST"):
                 raise BadRequest(f"method {request.method} is not allowed")
-            ctx = self._context(request, origin, action, provider_id, query)
+            ctx = self._context(request, origin, action, provider_id, query, now=now)
             route = ROUTES.get((ctx.method, action))
             if route is None:
                 raise UnknownAction(f"cannot {ctx.method} {action}")
@@ -340,6 +364,10 @@ class Engine:
                 raise
             response = ctx.respond(ctx.error_reply(err), failed=True)
         yield Respond(response=response)
+
+
+def _responding(response: Response) -> Generator[Action, Event, None]:
+    yield Respond(response=response)
 
 
 def describe(action: Action) -> str:

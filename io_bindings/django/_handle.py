@@ -50,7 +50,7 @@ def _no_next(request: HttpRequest) -> Any:
 
 
 def run_sync(flow: HookFlow, request: HttpRequest, next_: GetResponse = _no_next) -> Any:
-    """Drive ``flow`` in sync code (the runtime's work on its loop, through the bridge)."""
+    """Drive ``flow`` in sync code (the runtime's work on its loop)."""
     value = None
     while True:
         try:
@@ -99,7 +99,7 @@ class RequestAuth:
         return await run_async(self._session(), self.request)
 
     def _session(self) -> HookFlow:
-        if not self.state.read:
+        if not self.state.read_now():
             yield self.state.session
         return self.state.data  # type: ignore[no-any-return]
 
@@ -239,13 +239,6 @@ class Handle(Hook):
         return await self.runtimes.fixed.revoke_sessions(user_id=user_id, sid=sid)
 
 
-def _signed_out_answer(request: HttpRequest, redirect_to: str | None) -> HookFlow:
-    """``None`` when ``request`` is signed in; else the redirect :func:`sign_in_response`
-    gives (``None`` on the sign-in page itself)."""
-    session = yield from request_auth(request)._session()
-    return None if signed_in(session) else sign_in_response(request, redirect_to)
-
-
 def protect_prefix(prefix: str, redirect_to: str | None = None) -> Hook:
     """A handle (after the auth ``handle``) that redirects with 303 when a request whose
     path starts with ``prefix`` is not signed in: pages, form posts and API routes alike.
@@ -255,8 +248,8 @@ def protect_prefix(prefix: str, redirect_to: str | None = None) -> Hook:
 
     def flow(request: HttpRequest) -> HookFlow:
         if request.path.startswith(prefix):
-            answer = yield from _signed_out_answer(request, redirect_to)
-            if answer is not None:
+            session = yield from request_auth(request)._session()
+            if not signed_in(session) and (answer := sign_in_response(request, redirect_to)):
                 return answer
         return (yield NEXT)  # type: ignore[no-any-return]
 
@@ -280,31 +273,24 @@ def sign_in_response(
     return None if redirect_to is None else HttpResponseRedirect(redirect_to, status=303)
 
 
-class Sequence:
-    """Several middleware factories in series (the first sees the request first); it
-    runs in either mode, adapting members that cannot (``sync_capable = async_capable``)."""
-
-    sync_capable = True
-    async_capable = True
+class Sequence(Hook):
+    """Several middleware factories in series (the first sees the request first), made
+    by :func:`sequence`; it runs in either mode, adapting members that cannot (as Django
+    does: ``sync_to_async``/``async_to_sync`` around a member without the capability)."""
 
     def __init__(self, factories: tuple[Callable[[GetResponse], Any], ...]) -> None:
         self.factories = factories
 
     def __call__(self, get_response: GetResponse) -> Callable[[HttpRequest], Any]:
         for factory in reversed(self.factories):
-            get_response = _chain(factory, get_response)
+            is_async = iscoroutinefunction(get_response)
+            if getattr(factory, "async_capable" if is_async else "sync_capable", not is_async):
+                get_response = factory(get_response)
+            elif is_async:
+                get_response = sync_to_async(factory(async_to_sync(get_response)))
+            else:
+                get_response = async_to_sync(factory(sync_to_async(get_response)))
         return get_response
-
-
-def _chain(factory: Callable[[GetResponse], Any], get_response: GetResponse) -> GetResponse:
-    """``factory(get_response)``, adapted (as Django does) when it cannot run in the mode
-    of ``get_response``; the result runs in that same mode."""
-    is_async = iscoroutinefunction(get_response)
-    if is_async and not getattr(factory, "async_capable", False):
-        return sync_to_async(factory(async_to_sync(get_response)), thread_sensitive=True)
-    if not is_async and not getattr(factory, "sync_capable", True):
-        return async_to_sync(factory(sync_to_async(get_response, thread_sensitive=True)))
-    return factory(get_response)  # type: ignore[no-any-return]
 
 
 def sequence(*middlewares: Callable[[GetResponse], Any]) -> Sequence:
@@ -326,16 +312,14 @@ def auth_required(
     :func:`sign_in_response`), or to ``redirect_to`` exactly when given. Use it bare
     (``@auth_required``) or called (``@auth_required(...)``)."""
 
+    hook = protect_prefix("", redirect_to)
+
     def decorate(view: View) -> View:
         run = run_async if iscoroutinefunction(view) else run_sync
 
-        def flow(request: HttpRequest) -> HookFlow:
-            answer = yield from _signed_out_answer(request, redirect_to)
-            return answer if answer is not None else (yield NEXT)
-
         @wraps(view)
         def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
-            return run(flow(request), request, lambda r: view(r, *args, **kwargs))
+            return run(hook.flow(request), request, lambda r: view(r, *args, **kwargs))
 
         return markcoroutinefunction(checked) if run is run_async else checked  # type: ignore[return-value]
 

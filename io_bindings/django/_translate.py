@@ -23,8 +23,10 @@ from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
 from sansio_auth import Cookie, Request, Response
+from sansio_auth.http import headers_from_pairs
 
 from ..translate import asgi_raw_path, make_request
+from ..wsgi import header_pairs
 from ..wsgi import raw_path as wsgi_raw_path
 
 _NOT_PASSED = ("x-forwarded-host", "x-forwarded-proto", "host")
@@ -42,7 +44,7 @@ def engine_request(request: HttpRequest, body: bytes = b"") -> Request:
     """The engine's :class:`Request` for ``request``. Raises
     :class:`~io_bindings.translate.BadHost`; Django raises ``DisallowedHost`` first."""
     host = request.get_host()
-    headers = {k.lower(): v for k, v in request.headers.items()}
+    headers = headers_from_pairs(header_pairs(request.META))  # Django's META, WSGI or ASGI
     for name in _NOT_PASSED:
         headers.pop(name, None)
     return make_request(

@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from .._context import NO_CACHE, Context, Reply, json_reply
+from .. import jwt
+from .._context import NO_CACHE, Context, Reply, json_reply, origin_of
 from .._flow import Step, log_error
-from ..cookies import read_chunked
+from ..actions import SessionResult
+from ..cookies import read_chunked, write_chunked
 from ..errors import AuthError, Configuration, MissingCSRF, fault_of
+from ..http import Request, Response, parse_cookie_header, split_url
 from ..jwt import InvalidToken
-from .strategies import SessionStrategy, session_strategy
+from ..settings import Settings
+from .refresh import STATE_CLAIM
+from .strategies import (
+    SessionStrategy,
+    default_session,
+    session_strategy,
+    token_subject,
+    token_user,
+)
 
 
 def get_session(ctx: Context) -> Step[Reply]:
@@ -45,6 +57,64 @@ def current_session(ctx: Context, *, update: bool = False, data: Any = None) -> 
             ctx.out_cookies.delete_chunks(spec, present)
         session = None
     return session
+
+
+def session_without_actions(
+    settings: Settings,
+    request: Request,
+    now: float,
+    entropy: Callable[[int], bytes],
+    *,
+    plain_jwt: bool,
+) -> SessionResult | None:
+    """What :func:`current_session` reads for ``request`` at ``now`` when it would perform
+    no action, read straight: no session cookie (signed out, any strategy), or, with
+    ``plain_jwt`` (:func:`~.strategies.plain_jwt_reads`), a valid token without a provider
+    token state, re-issued (with ``entropy``) when ``update_age`` has passed or an older
+    secret made it. ``None`` when only the flow can tell (it decides everything else,
+    errors included)."""
+    secure = settings.secure_cookies
+    if secure is None:
+        try:
+            origin = split_url(request.url)[0]
+        except ValueError:
+            origin = ""
+        secure = origin_of(settings, request, origin).startswith("https://")
+    spec = settings.cookies_for(secure).session_token
+    value, present = read_chunked(parse_cookie_header(request.header("cookie")), spec.name)
+    if value is None:
+        return SessionResult()
+    if not plain_jwt:
+        return None
+    try:
+        token = jwt.decode(value, settings.secrets, spec.name, now=now)
+    except InvalidToken:
+        return None
+    if STATE_CLAIM in token:
+        return None
+    issued_at = token.get("iat")
+    max_age = settings.session.max_age
+    if (
+        isinstance(issued_at, int)
+        and now - issued_at < settings.session.update_age
+        and jwt.made_with(value, settings.secrets[0], spec.name)
+    ):
+        session = default_session(token_user(token), issued_at + max_age)
+        return SessionResult(data=session, user_id=token_subject(token))
+    encoded = jwt.encode(
+        token, settings.secrets, spec.name, now=now, entropy=entropy, max_age=settings.jwt_max_age
+    )
+    cookies = tuple(write_chunked(spec, encoded, now, present))
+    session = default_session(token_user(token), now + max_age)
+    return SessionResult(data=session, user_id=token_subject(token), cookies=cookies)
+
+
+def session_response(read: SessionResult) -> Response:
+    """``GET session``'s answer for a read: the session as JSON (``null`` signed out), with
+    its cookies."""
+    reply = json_reply(read.data, headers=NO_CACHE)
+    return Response(status=reply.status, headers=reply.headers, cookies=read.cookies,
+                    body=reply.body)  # fmt: skip
 
 
 def _read_error(strategy: SessionStrategy, error: Exception) -> AuthError:

@@ -22,6 +22,7 @@ from ..cookies import read_chunked
 from ..errors import AuthError, Configuration, JWTSessionError, SessionTokenError
 from ..http import iso_date
 from ..jwt import InvalidToken, made_with
+from ..settings import Settings
 from .refresh import (
     STATE_CLAIM,
     database_token_states,
@@ -99,7 +100,7 @@ def expose(
 ) -> Step[Any]:
     """The default session, shaped by the ``session`` callback; emits ``events.session``."""
     settings = ctx.settings
-    session: Any = {"user": shown_user, "expires": iso_date(expires)}
+    session: Any = default_session(shown_user, expires)
     error = session_error(ctx)
     if error is not None:
         session["error"] = error
@@ -115,6 +116,11 @@ def expose(
         )
     yield from emit(settings.events.session, "session", session=session, token=token)
     return session
+
+
+def default_session(shown_user: dict[str, Any], expires: float) -> dict[str, Any]:
+    """The session as ``GET session`` shows it before the ``session`` callback."""
+    return {"user": shown_user, "expires": iso_date(expires)}
 
 
 # -- jwt ---------------------------------------------------------------------------------------
@@ -174,9 +180,8 @@ class JWTSessions(SessionStrategy):
             expires = ctx.now + settings.session.max_age
             encoded = yield from ctx.encode_token(token)
             ctx.out_cookies.set_chunked(spec, encoded, ctx.now, present)
-        user = {key: token[field] for key, field in _TOKEN_USER_FIELDS if field in token}
-        sub = token.get("sub")
-        ctx.session_user_id = sub if isinstance(sub, str) and sub else None
+        user = token_user(token)
+        ctx.session_user_id = token_subject(token)
         return (
             yield from expose(ctx, user, expires, token=token, user=None, data=data, update=update)
         )
@@ -232,6 +237,33 @@ class JWTSessions(SessionStrategy):
     def end(self, ctx: Context, value: str) -> Step[None]:
         token = yield from ctx.decode_token(value)
         yield from emit(ctx.settings.events.sign_out, "sign_out", session=None, token=token)
+
+
+def token_subject(token: Mapping[str, Any]) -> str | None:
+    """Whose session a session token is: its ``sub`` (``None`` when it has none)."""
+    sub = token.get("sub")
+    return sub if isinstance(sub, str) and sub else None
+
+
+def token_user(token: Mapping[str, Any]) -> dict[str, Any]:
+    """The session's ``user`` of a session token: ``name``, ``email`` and ``image``."""
+    return {key: token[field] for key, field in _TOKEN_USER_FIELDS if field in token}
+
+
+def plain_jwt_reads(settings: Settings) -> bool:
+    """Whether reading a JWT session of ``settings`` can need no action at all: no ``jwt``
+    or ``session`` callback, no ``events.session``, no revocation, no provider tokens kept
+    in the session, no ``jwt.decode`` or ``jwt.encode`` override."""
+    return (
+        settings.strategy == "jwt"
+        and not settings.keeps_provider_tokens
+        and settings.callbacks.jwt is None
+        and settings.callbacks.session is None
+        and settings.events.session is None
+        and not settings.session.revocation
+        and settings.jwt.decode is None
+        and settings.jwt.encode is None
+    )
 
 
 _TOKEN_USER_FIELDS = (("name", "name"), ("email", "email"), ("image", "picture"))

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import time
+
 import httpx
 import pytest
 
-from bench.app import USER, create_app, create_repeat_app, session_cookie
-from bench.bare import create_decrypt_app, create_straight_app
+from bench.app import USER, config, create_app, create_repeat_app, session_cookie
+from bench.bare import create_decrypt_app, create_straight_app, create_straight_reissue_app
+from io_bindings.anyio import AuthApp
+from sansio_auth.testing import seeded_entropy
 
 pytestmark = pytest.mark.anyio
 
@@ -45,3 +49,15 @@ async def test_the_straight_line_read_answers_as_the_auth_app() -> None:
     straight = await _get(create_straight_app(), "/auth/session", cookie)
     assert straight.content == ours.content
     assert straight.headers.multi_items() == ours.headers.multi_items()
+
+
+async def test_the_straight_line_reissue_answers_as_the_auth_app_with_update_age_0() -> None:
+    cookie, now = session_cookie(), time.time() + 5  # a new iat, exp, jti, expiry
+    ours = AuthApp(config(update_age=0), env={}, clock=lambda: now, entropy=seeded_entropy(1))
+    straight = create_straight_reissue_app(clock=lambda: now, entropy=seeded_entropy(1))
+    expected = await _get(ours, "/auth/session", cookie)
+    answer = await _get(straight, "/auth/session", cookie)
+    assert answer.content == expected.content
+    assert answer.headers.multi_items() == expected.headers.multi_items()
+    assert "authjs.session-token=" in answer.headers["set-cookie"]
+    assert answer.headers["set-cookie"] != cookie  # re-issued

@@ -14,6 +14,7 @@ import pytest
 
 from bench.django_orm import BARE as BARE_VIEW
 from bench.django_orm import OURS as DJANGO_STORE
+from bench.peer_apps import missing_peers
 
 pytestmark = pytest.mark.e2e
 
@@ -25,7 +26,7 @@ def test_bench_prints_and_writes_every_figure_with_its_ratio(tmp_path: Path) -> 
     results = tmp_path / "results.json"
     done = subprocess.run(
         [sys.executable, "-m", "bench", "--quick", "--json", str(results)],
-        cwd=ROOT, capture_output=True, text=True, timeout=240, check=True,
+        cwd=ROOT, capture_output=True, text=True, timeout=600, check=True,
     )  # fmt: skip
     document = json.loads(results.read_text())
     assert document["command"] == f"python -m bench --quick --json {results}"
@@ -42,7 +43,8 @@ def test_bench_prints_and_writes_every_figure_with_its_ratio(tmp_path: Path) -> 
     assert all(f["ratio"] > 0 for f in in_process)
 
     routes = ("GET /auth/session, valid cookie", "GET /auth/session, update_age=0",
-              "GET /auth/csrf", "session read in straight-line code", "session token decrypt alone",
+              "GET /auth/csrf", "session read in straight-line code",
+              "session re-issue in straight-line code", "session token decrypt alone",
               "bare handler")  # fmt: skip
     http = {
         (route, column): f
@@ -74,6 +76,19 @@ def test_bench_prints_and_writes_every_figure_with_its_ratio(tmp_path: Path) -> 
     assert hashing[1]["ratio"] > 0
     [totp] = [f for f in document["figures"] if f["section"] == "Second factor, in process"]
     assert totp["row"].startswith("TOTP code check")
+    targets = {target["name"]: target for target in document["targets"]}
+    for name, target in targets.items():  # each printed with its measured value and verdict
+        assert name in done.stdout
+        assert target["met"] in (True, False, None)
+        assert (target["met"] is None) == (target["measured"] is None)
+    assert sum(name.startswith("/auth/") for name in targets) == 3
+    if missing_peers() is None:
+        peers = [f for f in document["figures"] if f["section"].startswith("Python peers")]
+        assert len(peers) == 8
+        assert peers[0]["ratio"] == 1  # ours (JWT): every peer is divided by it
+        assert len(targets) == 9
+    else:
+        assert missing_peers() in done.stdout
 
     if shutil.which("node") is None:
         pytest.skip("node not installed: no Auth.js figures to check")
@@ -88,7 +103,8 @@ def test_bench_prints_and_writes_every_figure_with_its_ratio(tmp_path: Path) -> 
             )
     session = http["GET /auth/session, valid cookie", "Auth.js (node)"]["per_second"]
     for column in OURS:  # both references are compared with Auth.js's session read
-        for row in ("session read in straight-line code", "session token decrypt alone"):
+        for row in ("session read in straight-line code", "session re-issue in straight-line code",
+                    "session token decrypt alone"):  # fmt: skip
             reference = http[row, column]
             assert reference["ratio"] == pytest.approx(reference["per_second"] / session, rel=1e-2)
     authjs_pg = figures["PostgreSQL", "Auth.js + @auth/pg-adapter (node)"]

@@ -65,12 +65,13 @@ def signin_button(
     label: str | None = None,
 ) -> SafeString:
     """A form posting to ``sign_in`` with one submit button."""
-    found = provider and request_auth(_request(context)).runtime.settings.providers_by_id.get(
-        provider
+    if label is None:
+        settings = request_auth(_request(context)).runtime.settings
+        found = settings.providers_by_id.get(provider or "")
+        label = f"Sign in with {found.name if found else provider}" if provider else "Sign in"
+    return signin_form(
+        context, _button(label), provider, signin_page=signin_page, redirect_to=redirect_to
     )
-    name = found.name if found else provider
-    button = _button(label or (f"Sign in with {name}" if name else "Sign in"))
-    return signin_form(context, button, provider, signin_page=signin_page, redirect_to=redirect_to)
 
 
 @register.simple_block_tag(takes_context=True)
