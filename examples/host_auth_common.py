@@ -7,10 +7,13 @@ docs/accounts.md), e-mail links (printed to the console, or sent to ``EXAMPLE_SM
 ``AUTH_GITHUB_SECRET`` are set) and, when ``EXAMPLE_OIDC_ISSUER``, ``AUTH_OP_ID`` and
 ``AUTH_OP_SECRET`` are set, an OpenID Connect provider ``op``. Users, accounts and e-mail
 tokens live in SQLite (``EXAMPLE_DB``, default ``example-auth.db``), or in PostgreSQL when
-``EXAMPLE_POSTGRES`` is a DSN (the ``postgres`` extra); sessions are JWTs.
+``EXAMPLE_POSTGRES`` is a DSN (the ``postgres`` extra); sessions are JWTs, revocable, so
+that ``/api/auth/security`` lists them (and the linked accounts) and ends them.
 ``EXAMPLE_UPDATE_AGE`` (seconds, default a day) is how often the session cookie is
-re-issued. With ``EXAMPLE_LAZY_CONFIG=1`` the config is a function of the request: a
-request with ``X-Example-Staging: 1`` also gets a ``staging`` password provider.
+re-issued; ``EXAMPLE_FRESH_AGE`` (default a day) how recent a sign-in the sensitive
+operations need (changing the password or e-mail, turning two-factor off, unlinking an
+account, deleting the user). With ``EXAMPLE_LAZY_CONFIG=1`` the config is a function of the
+request: a request with ``X-Example-Staging: 1`` also gets a ``staging`` password provider.
 """
 
 from __future__ import annotations
@@ -86,7 +89,12 @@ def make_config(*, staging: bool = False) -> AuthConfig:
         providers.append(Credentials(id="staging", name="Staging", authorize=authorize))
     return AuthConfig(
         adapter=_adapter(),
-        session={"strategy": "jwt", "update_age": int(os.environ.get("EXAMPLE_UPDATE_AGE", 86400))},
+        session={
+            "strategy": "jwt",
+            "revocation": True,  # the security page lists and ends the user's sessions
+            "update_age": int(os.environ.get("EXAMPLE_UPDATE_AGE", 86400)),
+            "fresh_age": int(os.environ.get("EXAMPLE_FRESH_AGE", 86400)),
+        },
         providers=providers,
         callbacks={"jwt": jwt, "authorized": authorized},
         two_factor={"trust_device_days": 30},  # for password sign-ins, once a user sets it up
@@ -120,7 +128,8 @@ def page(title: str, body: str) -> str:
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>{escape(title)}</title>"
         "</head><body><nav><a href='/'>Home</a> · <a href='/dashboard'>Dashboard</a> · "
-        f"<a href='/api/me'>/api/me</a></nav><h1>{escape(title)}</h1>{body}</body></html>"
+        "<a href='/api/me'>/api/me</a> · <a id='security' href='/api/auth/security'>Security</a>"
+        f"</nav><h1>{escape(title)}</h1>{body}</body></html>"
     )
 
 

@@ -140,6 +140,17 @@ class Runtime:
         """End the sessions of ``user_id`` and/or ``sid``."""
         return Call(self.engine.revoke_sessions(user_id=user_id, sid=sid), _revoked_count)
 
+    def account_call(
+        self,
+        request: Request,
+        operation: str,
+        result: Callable[[Response], T],
+        **params: str | None,
+    ) -> Call[T]:
+        """One of the user's own operations (``list-sessions``, ... see
+        :mod:`io_bindings.self_service`) for the browser that sent ``request``."""
+        return Call(self.engine.account_operation(request, operation, params), result)
+
     # -- accounts (not in Auth.js; docs/accounts.md) ----------------------------------------
 
     def create_password_user_call(

@@ -22,6 +22,7 @@ from ._driver_io import CPUPool, HTTPTransport, log_writer
 from ._runtime import AccessToken, Call, Runtime, SessionRead, T
 from ._single_flight import SingleFlight, key_of
 from .http import AnyioBackend, AsyncioBackend, HTTPClient, NetworkBackend
+from .self_service import Change, LinkedAccount, UserSession, accounts_of, change_of, sessions_of
 from .translate import (
     BAD_HOST,
     DEFAULT_HEADER_LIMITS,
@@ -253,6 +254,48 @@ class Auth(Runtime):
     async def reset_two_factor(self, user_id: str) -> bool:
         """Remove the second factor of ``user_id`` (a lost phone); whether they had one."""
         return await self.run(self.reset_two_factor_call(user_id))
+
+    # -- a user's own sessions and accounts (io_bindings.self_service) ----------------------
+
+    async def list_sessions(self, request: Request) -> list[UserSession]:
+        """The live sessions of the user signed in by ``request`` (its own marked
+        ``current``); :class:`~sansio_auth.errors.SessionRequired` when signed out."""
+        return await self.run(self.account_call(request, "list-sessions", sessions_of))
+
+    async def revoke_session(self, request: Request, session_id: str) -> Change:
+        """End the user's session ``session_id`` (:class:`~sansio_auth.errors.RecordNotFound`
+        if it is none of theirs); ending their own deletes its cookie (``Change.cookies``)."""
+        return await self.run(
+            self.account_call(request, "revoke-session", change_of, id=session_id)
+        )
+
+    async def revoke_other_sessions(self, request: Request) -> Change:
+        """End every session of the user but the one of ``request``."""
+        return await self.run(self.account_call(request, "revoke-other-sessions", change_of))
+
+    async def list_accounts(self, request: Request) -> list[LinkedAccount]:
+        """The user's linked accounts, each saying whether it may be unlinked."""
+        return await self.run(self.account_call(request, "list-accounts", accounts_of))
+
+    async def unlink_account(
+        self, request: Request, provider: str, provider_account_id: str | None = None
+    ) -> Change:
+        """Unlink the user's ``provider`` account (``provider_account_id``, or their only
+        one); needs a fresh sign-in (:class:`~sansio_auth.errors.SessionNotFresh`) and never
+        removes the last way in (:class:`~sansio_auth.errors.LastSignInMethod`)."""
+        call = self.account_call(
+            request,
+            "unlink-account",
+            change_of,
+            provider=provider,
+            providerAccountId=provider_account_id,
+        )
+        return await self.run(call)
+
+    async def delete_user(self, request: Request) -> Change:
+        """Delete the user signed in by ``request`` with everything stored of them, ending
+        all their sessions; needs a fresh sign-in. The cookies delete the session cookie."""
+        return await self.run(self.account_call(request, "delete-user", change_of))
 
 
 class AuthApp:

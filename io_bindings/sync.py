@@ -36,6 +36,7 @@ from ._runtime import AccessToken, Call, Runtime, SessionRead, T
 from ._single_flight import ThreadSingleFlight, key_of
 from .http import HTTPClient
 from .http._blocking import BlockingBackend, run_blocking
+from .self_service import Change, LinkedAccount, UserSession, accounts_of, change_of, sessions_of
 
 __all__ = ["BlockingHTTP", "SyncAuth"]
 
@@ -234,6 +235,41 @@ class SyncAuth(Runtime):
     def reset_two_factor(self, user_id: str) -> bool:
         """Remove the second factor of ``user_id``; whether they had one."""
         return self.run(self.reset_two_factor_call(user_id))
+
+    # -- a user's own sessions and accounts (io_bindings.self_service), as Auth's ----------
+
+    def list_sessions(self, request: Request) -> list[UserSession]:
+        """See :meth:`io_bindings.anyio.Auth.list_sessions`."""
+        return self.run(self.account_call(request, "list-sessions", sessions_of))
+
+    def revoke_session(self, request: Request, session_id: str) -> Change:
+        """See :meth:`io_bindings.anyio.Auth.revoke_session`."""
+        return self.run(self.account_call(request, "revoke-session", change_of, id=session_id))
+
+    def revoke_other_sessions(self, request: Request) -> Change:
+        """See :meth:`io_bindings.anyio.Auth.revoke_other_sessions`."""
+        return self.run(self.account_call(request, "revoke-other-sessions", change_of))
+
+    def list_accounts(self, request: Request) -> list[LinkedAccount]:
+        """See :meth:`io_bindings.anyio.Auth.list_accounts`."""
+        return self.run(self.account_call(request, "list-accounts", accounts_of))
+
+    def unlink_account(
+        self, request: Request, provider: str, provider_account_id: str | None = None
+    ) -> Change:
+        """See :meth:`io_bindings.anyio.Auth.unlink_account`."""
+        call = self.account_call(
+            request,
+            "unlink-account",
+            change_of,
+            provider=provider,
+            providerAccountId=provider_account_id,
+        )
+        return self.run(call)
+
+    def delete_user(self, request: Request) -> Change:
+        """See :meth:`io_bindings.anyio.Auth.delete_user`."""
+        return self.run(self.account_call(request, "delete-user", change_of))
 
     def close(self) -> None:
         """Close the default HTTP client's idle connections."""

@@ -19,6 +19,7 @@ from ._flows import (
     pages,
     password,
     password_reset,
+    security,
     session,
     signin,
     signout,
@@ -112,19 +113,28 @@ ROUTES: dict[tuple[str, str], Route] = {
         "set the new password (uses the link up); end every session",
     ),
     ("GET", "change-password"): Route(
-        account.change_password_page, "change-password", "", "change-password page (signed in)"
+        account.change_password_page,
+        "change-password",
+        "",
+        "change-password page (signed in, fresh sign-in)",
     ),
     ("POST", "change-password"): Route(
         account.change_password,
         "change-password",
         "yes",
-        "check the current password, set the new one, end the other sessions",
+        "check the current password, set the new one, end the other sessions (fresh sign-in)",
     ),
     ("GET", "change-email"): Route(
-        account.change_email_page, "change-email", "", "change-address page (signed in)"
+        account.change_email_page,
+        "change-email",
+        "",
+        "change-address page (signed in, fresh sign-in)",
     ),
     ("POST", "change-email"): Route(
-        account.change_email, "change-email", "yes", "mail the new address a confirmation link"
+        account.change_email,
+        "change-email",
+        "yes",
+        "mail the new address a confirmation link (fresh sign-in)",
     ),
     ("GET", "two-factor"): Route(
         two_factor.challenge_page,
@@ -149,11 +159,50 @@ ROUTES: dict[tuple[str, str], Route] = {
         two_factor_setup.setup,
         "two-factor-setup",
         "yes",
-        "`action=enable|regenerate|disable` (the last two with a fresh code)",
+        "`action=enable|regenerate|disable` (the last two with a fresh code; `disable` with a "
+        "fresh sign-in)",
+    ),
+    # ours, not Auth.js's: the user's own sessions and accounts (see _flows/security.py)
+    ("GET", "security"): Route(
+        security.security_page, "security", "", "the user's sessions and linked accounts page"
+    ),
+    ("GET", "sessions"): Route(
+        security.sessions_route, "sessions", "", "JSON: the user's live sessions"
+    ),
+    ("POST", "revoke-session"): Route(
+        security.revoke_session_route, "revoke-session", "yes", "end the user's session `id`"
+    ),
+    ("POST", "revoke-other-sessions"): Route(
+        security.revoke_other_sessions_route,
+        "revoke-other-sessions",
+        "yes",
+        "end every other session of the user",
+    ),
+    ("GET", "accounts"): Route(
+        security.accounts_route, "accounts", "", "JSON: the user's linked accounts"
+    ),
+    ("POST", "link"): Route(
+        security.link_route,
+        "link/<provider>",
+        "yes",
+        "link an account of OAuth/OIDC `<provider>` to the signed-in user",
+    ),
+    ("POST", "unlink"): Route(
+        security.unlink_route,
+        "unlink/<provider>",
+        "yes",
+        "unlink the user's `<provider>` account `providerAccountId` (fresh sign-in)",
+    ),
+    ("POST", "delete-user"): Route(
+        security.delete_user_route, "delete-user", "yes", "delete the user (fresh sign-in)"
     ),
 }
 ACTIONS = frozenset(action for _, action in ROUTES if "/" not in action)
-WITH_PROVIDER = frozenset({"signin", "callback", "webauthn-options", "backchannel-logout"})
+"""Every route's first path segment (``signout/callback/<id>`` is parsed on its own)."""
+WITH_PROVIDER = frozenset(
+    action for (_, action), route in ROUTES.items() if "<provider>" in route.path
+) - {"signout/callback"}
+"""The actions whose path may end with a provider id."""
 
 
 def parse_action(path: str, base_path: str) -> tuple[str, str | None]:
@@ -195,4 +244,9 @@ Any other action under `base_path`, or a method other than GET and POST, answers
 redirects to the error page with `error=Configuration`. A redirect answers
 `200 {{"url": ...}}` instead of `302` when the request has an `X-Auth-Return-Redirect`
 header (the `Set-Cookie` headers stay).
+
+The routes from `security` on are ours, not Auth.js's: a user's own sessions and linked
+accounts (docs/accounts.md). Their POSTs answer JSON to a JSON body (or
+`Accept: application/json`) and redirect a form post back to `callbackUrl` (default: the
+security page).
 """

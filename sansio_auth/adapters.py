@@ -66,11 +66,21 @@ class AdapterAccount(TypedDict):
 
 
 class AdapterSession(TypedDict):
-    """A database session: the cookie holds ``session_token``."""
+    """A database session: the cookie holds ``session_token``.
+
+    The keys after ``expires`` are not in Auth.js: the user's list of sessions shows them
+    (sessions stored without them are listed with ``None``)."""
 
     session_token: str
     user_id: str
     expires: datetime
+    created_at: NotRequired[datetime | None]
+    """When the sign-in that started the session happened (its freshness is counted from it)."""
+    last_seen_at: NotRequired[datetime | None]
+    """When the session was last used (moved when its expiry is, once per ``update_age``)."""
+    user_agent: NotRequired[str | None]
+    ip_address: NotRequired[str | None]
+    """Only with ``session={"track_ip_address": True}``."""
     sid: NotRequired[str | None]
     """The provider session it belongs to, as back-channel logout names it
     (``op:<provider id>:<sid>``); absent when the sign-in had none. Not in Auth.js."""
@@ -82,6 +92,24 @@ class SessionUpdate(TypedDict, total=False):
     session_token: Required[str]
     user_id: str
     expires: datetime
+    last_seen_at: datetime
+
+
+class SessionRecord(TypedDict):
+    """What the store keeps of a JWT session (with ``session.revocation``), for the user's
+    list of sessions: the session itself is the cookie. Not in Auth.js."""
+
+    sid: str
+    """The token's ``sid`` claim (its revocation key is ``sid:<sid>``)."""
+    user_id: str
+    """The token's ``sub`` (the user need not be stored: a credentials sign-in)."""
+    expires: datetime
+    created_at: datetime
+    """When the sign-in happened (the token's ``auth_time``)."""
+    last_seen_at: datetime
+    """When the token was last re-issued (once per ``update_age``, or when it changed)."""
+    user_agent: NotRequired[str | None]
+    ip_address: NotRequired[str | None]
 
 
 class AccountTokens(TypedDict, total=False):
@@ -184,7 +212,8 @@ class Adapter(Protocol):
         ...
 
     async def delete_user(self, user_id: str) -> AdapterUser | None:
-        """Delete a user with their sessions, accounts and authenticators; return it."""
+        """Delete a user with their sessions, accounts, authenticators and session records,
+        all or nothing; return it."""
         ...
 
     async def link_account(self, account: AdapterAccount) -> AdapterAccount:
@@ -194,7 +223,10 @@ class Adapter(Protocol):
     async def unlink_account(
         self, provider: str, provider_account_id: str
     ) -> AdapterAccount | None:
-        """Remove the link; return the account, or ``None`` when it was not linked."""
+        """Remove the link; return the account, or ``None`` when it was not linked.
+
+        A passkey account's authenticators (``provider_account_id`` = their credential id)
+        are deleted with it, in the same transaction."""
         ...
 
     async def create_session(self, session: AdapterSession) -> AdapterSession:
@@ -335,11 +367,14 @@ class AtomicSignUp(Protocol):
 
 @runtime_checkable
 class AccountStore(Protocol):
-    """The methods password accounts and two-factor authentication need (not in Auth.js).
+    """The methods the accounts of issue 28 need (not in Auth.js): password hashes and second
+    factors (password accounts, two-factor authentication), and the user's own list of
+    sessions (database sessions by user, the records of JWT sessions).
 
-    Every adapter of :mod:`io_bindings.db` has them; another adapter adds them to offer
-    these features (start-up names the missing ones). Like the others, each is atomic; the
-    rows go when their user is deleted (:meth:`Adapter.delete_user`).
+    Every adapter of :mod:`io_bindings.db` (and the SQLAlchemy and Django ORM stores) has
+    them; another adapter adds them to offer these features (start-up, or the route that
+    needs one, names the missing ones). Like the others, each is atomic; the rows go when
+    their user is deleted (:meth:`Adapter.delete_user`).
     """
 
     async def get_password_hash(self, user_id: str) -> str | None:
@@ -373,4 +408,29 @@ class AccountStore(Protocol):
     async def use_recovery_code(self, user_id: str, code_hash: str) -> bool:
         """Remove ``code_hash`` from the user's recovery codes; whether it was there (of two
         racing uses of one code, exactly one gets ``True``)."""
+        ...
+
+    async def list_sessions_by_user_id(self, user_id: str) -> list[AdapterSession]:
+        """The user's database sessions, expired ones included (empty when none): the user's
+        list of sessions reads them."""
+        ...
+
+    async def create_session_record(self, record: SessionRecord) -> SessionRecord:
+        """Keep the record of a new JWT session (``sid`` is new); :class:`AdapterConflict` on
+        a known ``sid``."""
+        ...
+
+    async def touch_session_record(
+        self, sid: str, last_seen_at: datetime, expires: datetime
+    ) -> SessionRecord | None:
+        """Set a session record's ``last_seen_at`` and ``expires``; the record, or ``None`` when
+        there is none (it is not created)."""
+        ...
+
+    async def list_session_records(self, user_id: str) -> list[SessionRecord]:
+        """The user's session records, expired ones included (a store may forget those)."""
+        ...
+
+    async def delete_session_record(self, sid: str) -> SessionRecord | None:
+        """Forget a session record; return it, or ``None`` when there was none."""
         ...

@@ -54,6 +54,12 @@ class SessionOptions:
     revocation_cache_ttl: float = 5.0
     """Seconds a revocation check's answer is reused (another process's revocation takes
     effect within this; this process's at once)."""
+    fresh_age: int = 24 * 60 * 60
+    """Seconds after signing in during which a session may do sensitive things (unlink an
+    account, delete the user); an older session must sign in again first. 0: no check."""
+    track_ip_address: bool = False
+    """Keep each session's client address, to show in the user's list of sessions (as the
+    rate limits read it: ``X-Forwarded-For`` only behind ``rate_limits.trusted_proxies``)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -77,6 +83,8 @@ class Pages:
     error: str | None = None
     verify_request: str | None = None
     new_user: str | None = None
+    security: str | None = None
+    """The page listing the user's sessions and linked accounts (default: the built-in one)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -125,6 +133,13 @@ class Events:
     token_refreshed: Fn | None = None
     """``(account, token)``: a provider's access token was refreshed (``account``: the new
     token state; ``token``: the session token, ``None`` with database sessions)."""
+    revoke_sessions: Fn | None = None
+    """``(user, session_ids)``: the user ended sessions of theirs (the security page, the
+    runtime's ``revoke_session``/``revoke_other_sessions``)."""
+    unlink_account: Fn | None = None
+    """``(user, account)``: the user unlinked one of their accounts."""
+    delete_user: Fn | None = None
+    """``(user)``: the user deleted themselves (with everything stored of them)."""
     rate_limited: Fn | None = None
     """``(limit, provider, identifier, client, retry_after)``: a rate limit refused an
     attempt for the first time in its window (``limit``: its name, e.g.

@@ -29,6 +29,7 @@ COOKIE_KEYS = (
     "two_factor",
     "two_factor_setup",
     "trusted_device",
+    "link_account",
 )
 _BASE_NAMES = {
     "session_token": "authjs.session-token",
@@ -41,6 +42,7 @@ _BASE_NAMES = {
     "two_factor": "authjs.two-factor",
     "two_factor_setup": "authjs.two-factor-setup",
     "trusted_device": "authjs.trusted-device",
+    "link_account": "authjs.link-account",  # ours: an explicit "link" in progress
 }
 
 
@@ -82,6 +84,8 @@ class CookieSet(msgspec.Struct, frozen=True, kw_only=True):
     """An authenticator-app secret shown for set-up, not yet confirmed (not in Auth.js)."""
     trusted_device: CookieSpec
     """"Trust this device": skip the second factor (not in Auth.js)."""
+    link_account: CookieSpec
+    """Ours: whom a ``POST link/<provider>`` links the provider's account to (sealed, 15 min)."""
 
 
 def cookie_set(secure: bool, session_max_age: int, overrides: Mapping[str, Any]) -> CookieSet:
@@ -106,6 +110,7 @@ def cookie_set(secure: bool, session_max_age: int, overrides: Mapping[str, Any])
             prefix + _BASE_NAMES["two_factor_setup"], check, CHECK_MAX_AGE
         ),
         "trusted_device": CookieSpec(prefix + _BASE_NAMES["trusted_device"], base),
+        "link_account": CookieSpec(prefix + _BASE_NAMES["link_account"], check, CHECK_MAX_AGE),
     }
     for key, override in overrides.items():
         if key not in specs:

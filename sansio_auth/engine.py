@@ -8,7 +8,7 @@ from typing import Any
 from . import actions
 from ._context import BadRequest, Context, json_reply, origin_of
 from ._flow import Flow, Step, log_error
-from ._flows import accounts_runtime, runtime
+from ._flows import accounts_runtime, runtime, security
 from ._flows.session import session_response, session_without_actions
 from ._flows.strategies import plain_jwt_reads
 from ._routes import ROUTES, parse_action
@@ -234,6 +234,20 @@ class Engine:
         origin = self.settings.url_origin or "http://localhost"
         request = Request(method="POST", url=f"{origin}{self.settings.base_path}/session")
         return self._internal(request, lambda ctx: run(ctx, **params))
+
+    def account_operation(
+        self, request: Request, operation: str, params: Mapping[str, str | None] | None = None
+    ) -> Flow:
+        """A flow running one of the user's own operations (``list-sessions``,
+        ``revoke-session``, ``revoke-other-sessions``, ``list-accounts``, ``unlink-account``,
+        ``delete-user``: :data:`~sansio_auth._flows.security.OPERATIONS`) for the session of
+        ``request``, as its route would but without a CSRF token (the server asks). Answers
+        ``200`` with the result as JSON, or ``{"error": <type>, "message"}`` with the refusal's
+        status; the response's cookies must reach the browser (a deleted session)."""
+        if operation not in security.OPERATIONS:
+            raise ValueError(f"unknown operation {operation!r}")
+        params = dict(params or {})
+        return self._internal(request, lambda ctx: security.internal(ctx, operation, params))
 
     def _internal(
         self,

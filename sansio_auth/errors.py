@@ -534,3 +534,38 @@ class RefreshAccessTokenError(AuthError):
 
     type: ClassVar[str] = "RefreshAccessTokenError"
     default_fault: ClassVar[Fault | None] = "provider"
+
+
+class SessionRequired(SignInError):
+    """An action for signed-in users only (the security page and its actions) without a live
+    session. Not in Auth.js (its pages use the ``SessionRequired`` error value alike)."""
+
+    type: ClassVar[str] = "SessionRequired"
+    default_fault: ClassVar[Fault | None] = "browser"
+    client_safe: ClassVar[bool] = True
+
+
+class SessionNotFresh(SignInError):
+    """A sensitive action (unlinking an account, deleting the user, ...) from a session signed
+    in longer ago than ``session.fresh_age``: the user signs in again first. Not in Auth.js."""
+
+    type: ClassVar[str] = "SessionNotFresh"
+    default_fault: ClassVar[Fault | None] = "browser"
+    client_safe: ClassVar[bool] = True
+
+
+class LastSignInMethod(AuthError):
+    """Unlinking the account would leave the user no way to sign in. Not in Auth.js."""
+
+    type: ClassVar[str] = "LastSignInMethod"
+    default_fault: ClassVar[Fault | None] = "browser"
+    client_safe: ClassVar[bool] = True
+
+
+class RecordNotFound(AuthError):
+    """The session or account an action names is not one of the signed-in user's (or no
+    longer exists). Not in Auth.js."""
+
+    type: ClassVar[str] = "RecordNotFound"
+    default_fault: ClassVar[Fault | None] = "browser"
+    client_safe: ClassVar[bool] = True

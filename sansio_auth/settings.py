@@ -95,6 +95,13 @@ OAUTH_METHODS = (
     "link_account",
 )
 """What OAuth sign-in needs of an adapter (with JWT sessions too: users and accounts are stored)."""
+SESSION_RECORD_METHODS = (
+    "create_session_record",
+    "touch_session_record",
+    "list_session_records",
+    "delete_session_record",
+)
+"""What revocable JWT sessions need of an adapter for the user's list of sessions."""
 OPTIONAL_METHODS = ("create_user_and_account", "delete_user", "delete_sessions_by_sid")
 """Adapter methods the engine uses when present (atomic sign-up; undoing a failed sign-up;
 back-channel logout of one database session by its provider session)."""
@@ -181,6 +188,7 @@ def resolve(config: AuthConfig, env: Mapping[str, str], *, counters: Any = None)
     for option, number in (
         ("session.max_age", session.max_age),
         ("session.update_age", session.update_age),
+        ("session.fresh_age", session.fresh_age),
         ("jwt.max_age", 0 if jwt.max_age is None else jwt.max_age),
     ):
         if isinstance(number, bool) or not isinstance(number, int) or number < 0:
@@ -541,6 +549,7 @@ def _check_session_features(
             raise MissingAdapter("revocable sessions (session.revocation) require an adapter")
         required += ["set_sessions_not_before", "get_sessions_not_before"]
         required += ["delete_sessions_by_user_id"] if strategy == "database" else []
+        required += list(SESSION_RECORD_METHODS) if strategy == "jwt" else []
     missing = sorted({m for m in required if not callable(getattr(adapter, m, None))})
     if missing:
         raise MissingAdapterMethods(f"Required adapter methods were missing: {', '.join(missing)}")

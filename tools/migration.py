@@ -39,6 +39,15 @@ NOT_IN_AUTHJS = {
     "events.token_refreshed": "a provider's access token was refreshed ([sessions](sessions.md))",
     "events.rate_limited": "a request was refused by a rate limit "
     "([security](security.md#rate-limits))",
+    "session.fresh_age": "how recent a sign-in must be to unlink an account or delete the "
+    "user ([accounts](accounts.md#fresh-sign-ins))",
+    "session.track_ip_address": "keep each session's client address for the user's list of "
+    "sessions ([accounts](accounts.md#a-users-own-sessions-and-linked-accounts))",
+    "pages.security": "the page of a user's own sessions and linked accounts "
+    "([accounts](accounts.md#a-users-own-sessions-and-linked-accounts))",
+    "events.revoke_sessions": "the user ended sessions of theirs ([accounts](accounts.md#events))",
+    "events.unlink_account": "the user unlinked an account ([accounts](accounts.md#events))",
+    "events.delete_user": "the user deleted themselves ([accounts](accounts.md#events))",
     "deadlines": "time limits on the provider, callbacks, the database and a whole sign-in "
     "([security](security.md#deadlines))",
     "rate_limits": "brute-force protection ([security](security.md#rate-limits))",

@@ -50,6 +50,10 @@ TOKEN_FIELDS = (
 )
 ACCOUNT_FIELDS = ("user_id", "type", "provider", "provider_account_id", *TOKEN_FIELDS)
 SESSION_FIELDS = ("session_token", "user_id", "expires")
+SESSION_DEVICE_FIELDS = ("created_at", "last_seen_at", "user_agent", "ip_address")
+"""What a session row keeps for the user's list of sessions (not in Auth.js)."""
+SESSION_RECORD_FIELDS = ("sid", "user_id", "expires", *SESSION_DEVICE_FIELDS)
+"""The keys of a JWT session's record."""
 AUTHENTICATOR_FIELDS = (
     "credential_id",
     "user_id",
@@ -164,12 +168,13 @@ def normal_token_changes(tokens: Mapping[str, Any]) -> Record:
 
 
 def normal_session(session: Mapping[str, Any]) -> Record:
-    """A session to create (``sid`` kept only when given)."""
+    """A session to create (its device keys and ``sid`` only when given)."""
     _require(session, "a session", *SESSION_FIELDS)
     out: Record = {
         "session_token": str(session["session_token"]),
         "user_id": str(session["user_id"]),
         "expires": utc(session["expires"], "expires"),
+        **device_of(session),
     }
     if session.get("sid") is not None:
         out["sid"] = str(session["sid"])
@@ -191,6 +196,35 @@ def normal_counter(key: str, window: int, now: datetime) -> tuple[str, int, date
     return str(key), window, utc(now, "now")
 
 
+def device_of(record: Mapping[str, Any]) -> Record:
+    """The device keys (:data:`SESSION_DEVICE_FIELDS`) of a session, a session record or a
+    row, those that are set (times as aware UTC datetimes, checked)."""
+    out: Record = {}
+    for field in ("created_at", "last_seen_at"):
+        if record.get(field) is not None:
+            out[field] = utc(record[field], field)
+    for field in ("user_agent", "ip_address"):
+        value = record.get(field)
+        if value is not None:
+            if not isinstance(value, str):
+                raise TypeError(f"{field} must be a string, got {type(value).__name__}")
+            out[field] = value
+    return out
+
+
+def normal_session_record(record: Mapping[str, Any]) -> Record:
+    """A JWT session's record to create (``last_seen_at`` defaults to ``created_at``)."""
+    _require(record, "a session record", "sid", "user_id", "expires", "created_at")
+    out = {
+        "sid": str(record["sid"]),
+        "user_id": str(record["user_id"]),
+        "expires": utc(record["expires"], "expires"),
+        **device_of(record),
+    }
+    out.setdefault("last_seen_at", out["created_at"])
+    return out
+
+
 def normal_session_update(update: Mapping[str, Any]) -> Record:
     """A session update: ``session_token`` required, other keys only as given."""
     _require(update, "update_session", "session_token")
@@ -199,6 +233,8 @@ def normal_session_update(update: Mapping[str, Any]) -> Record:
         out["user_id"] = str(update["user_id"])
     if "expires" in update:
         out["expires"] = utc(update["expires"], "expires")
+    if "last_seen_at" in update:
+        out["last_seen_at"] = utc(update["last_seen_at"], "last_seen_at")
     return out
 
 

@@ -1,19 +1,24 @@
-"""The PostgreSQL store's password hashes and second factors (:mod:`._accounts`), in tables
-named and spelt like Auth.js's (quoted camelCase columns)."""
+"""The PostgreSQL store's part for the accounts of issue 28 (not in Auth.js), mixed into
+:class:`~.postgres.PostgresStore`, in tables named and spelt like Auth.js's (quoted camelCase
+columns): password hashes and second factors (``user_passwords``, ``user_two_factors``),
+session rows with their device (``"createdAt"``, ``"lastSeenAt"``, ``"userAgent"``,
+``"ipAddress"``: the names Better Auth gives them), and the records of JWT sessions
+(``session_records``; ``"userId"`` is text and has no foreign key: a credentials user is not
+stored). The methods of :class:`~._accounts.AccountStoreMethods`."""
 
 from __future__ import annotations
 
 import contextlib
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
 
-from ._accounts import Record
+from ._base import Record, device_of
 
 Connection = psycopg.Connection[dict[str, Any]]
 
-MIGRATION: tuple[str, ...] = (
+PASSWORDS_MIGRATION: tuple[str, ...] = (
     # "userId" takes the type of users.id (integer for Auth.js's SERIAL; text or uuid for
     # tables of one's own)
     """DO $$
@@ -36,7 +41,7 @@ MIGRATION: tuple[str, ...] = (
         )', id_type);
     END $$""",
 )
-"""The migration that adds them (password accounts and two-factor)."""
+"""Schema version 3: password hashes and second factors."""
 
 
 def _two_factor(row: dict[str, Any] | None) -> Record | None:
@@ -51,20 +56,71 @@ def _two_factor(row: dict[str, Any] | None) -> Record | None:
     }
 
 
+SESSIONS_MIGRATION: tuple[str, ...] = (
+    'ALTER TABLE sessions ADD COLUMN IF NOT EXISTS "createdAt" TIMESTAMPTZ, '
+    'ADD COLUMN IF NOT EXISTS "lastSeenAt" TIMESTAMPTZ, '
+    'ADD COLUMN IF NOT EXISTS "userAgent" TEXT, ADD COLUMN IF NOT EXISTS "ipAddress" TEXT',
+    """CREATE TABLE IF NOT EXISTS session_records (
+        sid TEXT PRIMARY KEY,
+        "userId" TEXT NOT NULL,
+        expires TIMESTAMPTZ NOT NULL,
+        "createdAt" TIMESTAMPTZ NOT NULL,
+        "lastSeenAt" TIMESTAMPTZ NOT NULL,
+        "userAgent" TEXT,
+        "ipAddress" TEXT
+    )""",
+    'CREATE INDEX IF NOT EXISTS session_records_user_id ON session_records ("userId")',
+)
+"""Schema version 5: sessions with their device; JWT session records."""
+DEVICE_COLUMNS = {
+    "created_at": "createdAt",
+    "last_seen_at": "lastSeenAt",
+    "user_agent": "userAgent",
+    "ip_address": "ipAddress",
+}
+"""Each device key's column (in ``sessions`` and ``session_records``)."""
+EXTEND_AND_SEE = (
+    'UPDATE sessions SET expires = %s, "lastSeenAt" = %s WHERE "sessionToken" = %s RETURNING *'
+)
+"""The session extension of every ``update_age`` (a prepared statement of its own)."""
+
+
+def _utc(value: Any) -> Any:
+    return value.astimezone(UTC) if isinstance(value, datetime) else value
+
+
+def device_row(row: dict[str, Any]) -> Record:
+    """The device keys of a row of ``sessions`` or ``session_records`` (those that are set)."""
+    return device_of({key: _utc(row.get(column)) for key, column in DEVICE_COLUMNS.items()})
+
+
+def device_values(record: Record) -> dict[str, Any]:
+    """Column → value for the device keys ``record`` has."""
+    return {DEVICE_COLUMNS[k]: v for k, v in record.items() if k in DEVICE_COLUMNS}
+
+
+def _record(row: dict[str, Any] | None) -> Record | None:
+    if row is None:
+        return None
+    found = {"sid": row["sid"], "user_id": row["userId"], "expires": _utc(row["expires"])}
+    return {**found, **device_row(row)}
+
+
 class PostgresAccounts:
-    """Mixed into :class:`~.postgres.PostgresStore`."""
-
-    def _key(self, user_id: str) -> Any:
-        raise NotImplementedError
-
-    def _owner(self, user_id: str) -> Any:
-        raise NotImplementedError
-
-    def _one(self, query: Any, params: Any = ()) -> dict[str, Any] | None:
-        raise NotImplementedError
+    """The methods, on the store's connections and helpers (declared here, defined by the
+    store)."""
 
     def _connection(self) -> contextlib.AbstractContextManager[Connection]:
-        raise NotImplementedError
+        raise NotImplementedError  # the store's
+
+    def _one(self, query: Any, params: Any = ()) -> dict[str, Any] | None:
+        raise NotImplementedError  # the store's
+
+    def _key(self, user_id: str) -> Any:
+        raise NotImplementedError  # the store's
+
+    def _owner(self, user_id: str) -> Any:
+        raise NotImplementedError  # the store's
 
     def get_password_hash(self, user_id: str) -> str | None:
         key = self._key(user_id)
@@ -141,3 +197,42 @@ class PostgresAccounts:
             (code_hash, key, code_hash),
         )
         return row is not None
+
+    def create_session_record(self, record: Record) -> Record:
+        values = (record["sid"], record["user_id"], record["expires"])
+        values += tuple(record.get(key) for key in DEVICE_COLUMNS)
+        self._one(
+            'INSERT INTO session_records (sid, "userId", expires, "createdAt", "lastSeenAt", '
+            '"userAgent", "ipAddress") VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING sid',
+            values,
+        )
+        return record
+
+    def touch_session_record(
+        self, sid: str, last_seen_at: datetime, expires: datetime
+    ) -> Record | None:
+        row = self._one(
+            'UPDATE session_records SET "lastSeenAt" = %s, expires = %s WHERE sid = %s RETURNING *',
+            (last_seen_at, expires, sid),
+        )
+        return _record(row)
+
+    def list_session_records(self, user_id: str) -> list[Record]:
+        with self._connection() as conn:
+            rows = conn.execute(
+                'SELECT * FROM session_records WHERE "userId" = %s', (user_id,)
+            ).fetchall()
+        return [r for r in map(_record, rows) if r is not None]
+
+    def delete_session_record(self, sid: str) -> Record | None:
+        return _record(self._one("DELETE FROM session_records WHERE sid = %s RETURNING *", (sid,)))
+
+
+UNLINK_ACCOUNT = (
+    "WITH gone AS (DELETE FROM accounts "
+    'WHERE provider = %s AND "providerAccountId" = %s RETURNING *), '
+    "passkeys AS (DELETE FROM authenticators a USING gone WHERE gone.type = 'webauthn' "
+    'AND a."userId" = gone."userId" AND a."providerAccountId" = gone."providerAccountId") '
+    "SELECT * FROM gone"
+)
+"""Unlink an account, and a passkey account's authenticators with it, in one statement."""

@@ -74,6 +74,7 @@ class MemoryStore:
         self.counters = MemoryCounters()
         self.passwords: dict[str, str] = {}
         self.two_factors: dict[str, Record] = {}
+        self.session_records: dict[str, Record] = {}
 
     def open(self) -> None:
         """Nothing to open."""
@@ -136,7 +137,7 @@ class MemoryStore:
                 del self.user_by_email[user["email"]]
             for pair in [k for k, v in self.accounts.items() if v["user_id"] == user_id]:
                 del self.accounts[pair]
-            for table in (self.sessions, self.authenticators):
+            for table in (self.sessions, self.authenticators, self.session_records):
                 for key in [k for k, v in table.items() if v["user_id"] == user_id]:
                     del table[key]
             self.passwords.pop(user_id, None)
@@ -154,7 +155,15 @@ class MemoryStore:
 
     def unlink_account(self, provider: str, provider_account_id: str) -> Record | None:
         with self._lock:
-            return self.accounts.pop((provider, provider_account_id), None)
+            account = self.accounts.pop((provider, provider_account_id), None)
+            if account is not None and account["type"] == "webauthn":
+                for key, found in list(self.authenticators.items()):
+                    if (found["user_id"], found["provider_account_id"]) == (
+                        account["user_id"],
+                        provider_account_id,
+                    ):
+                        del self.authenticators[key]
+            return account
 
     def create_user_and_account(self, user: Record, account: Record) -> tuple[Record, Record]:
         with self._lock:
@@ -245,6 +254,35 @@ class MemoryStore:
                 return None
             account.update(tokens)
             return copy.deepcopy(account)
+
+    def list_sessions_by_user_id(self, user_id: str) -> list[Record]:
+        with self._lock:
+            return [dict(s) for s in self.sessions.values() if s["user_id"] == user_id]
+
+    def create_session_record(self, record: Record) -> Record:
+        with self._lock:
+            if record["sid"] in self.session_records:
+                raise AdapterConflict("a session record with this sid exists")
+            self.session_records[record["sid"]] = dict(record)
+            return dict(record)
+
+    def touch_session_record(
+        self, sid: str, last_seen_at: datetime, expires: datetime
+    ) -> Record | None:
+        with self._lock:
+            record = self.session_records.get(sid)
+            if record is None:
+                return None
+            record.update(last_seen_at=last_seen_at, expires=expires)
+            return dict(record)
+
+    def list_session_records(self, user_id: str) -> list[Record]:
+        with self._lock:
+            return [dict(r) for r in self.session_records.values() if r["user_id"] == user_id]
+
+    def delete_session_record(self, sid: str) -> Record | None:
+        with self._lock:
+            return self.session_records.pop(sid, None)
 
     def delete_sessions_by_user_id(self, user_id: str) -> int:
         with self._lock:

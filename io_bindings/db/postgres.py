@@ -52,8 +52,16 @@ from ._base import (
     session_and_user,
     with_sid,
 )
-from ._postgres_accounts import MIGRATION as ACCOUNTS_MIGRATION
-from ._postgres_accounts import PostgresAccounts
+from ._postgres_accounts import (
+    DEVICE_COLUMNS,
+    EXTEND_AND_SEE,
+    PASSWORDS_MIGRATION,
+    SESSIONS_MIGRATION,
+    UNLINK_ACCOUNT,
+    PostgresAccounts,
+    device_row,
+    device_values,
+)
 from ._postgres_asyncio import AsyncioSessions
 from ._sockets import quiet
 
@@ -120,7 +128,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             "notBefore" TIMESTAMPTZ NOT NULL
         )""",
     ),
-    ACCOUNTS_MIGRATION,  # version 3: password hashes and second factors
+    PASSWORDS_MIGRATION,  # version 3: password hashes and second factors
     (  # version 4: sessions keep their provider session; marks expire; rate-limit counters
         "ALTER TABLE sessions ADD COLUMN IF NOT EXISTS sid TEXT",
         "CREATE INDEX IF NOT EXISTS sessions_sid ON sessions (sid)",
@@ -134,6 +142,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX IF NOT EXISTS rate_limit_counters_reset_at "
         'ON rate_limit_counters ("resetAt")',
     ),
+    SESSIONS_MIGRATION,  # version 5: sessions with their device; JWT session records
 )
 """Schema migrations: entry ``n`` takes the schema from version ``n`` to ``n + 1``."""
 
@@ -216,7 +225,7 @@ def _session(row: dict[str, Any] | None) -> Record | None:
         "user_id": str(row["userId"]),
         "expires": row["expires"].astimezone(UTC),
     }
-    return with_sid(session, row.get("sid"))
+    return with_sid({**session, **device_row(row)}, row.get("sid"))
 
 
 def _token(row: dict[str, Any] | None) -> Record | None:
@@ -243,7 +252,8 @@ def _is_sound(conn: Connection) -> None:
 def _session_and_user(user_columns: list[str]) -> sql.Composed:
     """The session check: the session's columns, then ``user_columns`` of its user."""
     return sql.SQL(
-        'SELECT s."sessionToken", s."userId", s.expires, s.sid, {} FROM sessions s '
+        'SELECT s."sessionToken", s."userId", s.expires, s.sid, s."createdAt", s."lastSeenAt", '
+        's."userAgent", s."ipAddress", {} FROM sessions s '
         'JOIN users u ON u.id = s."userId" WHERE s."sessionToken" = %s'
     ).format(sql.SQL(", ").join(sql.Identifier("u", c) for c in user_columns))
 
@@ -446,6 +456,7 @@ class PostgresStore(PostgresAccounts):
             for table in ("sessions", "accounts", "authenticators"):
                 query = sql.SQL('DELETE FROM {} WHERE "userId" = %s').format(sql.Identifier(table))
                 conn.execute(query, (key,))
+            conn.execute('DELETE FROM session_records WHERE "userId" = %s', (str(user_id),))
             return _user(
                 conn.execute("DELETE FROM users WHERE id = %s RETURNING *", (key,)).fetchone()
             )
@@ -463,11 +474,7 @@ class PostgresStore(PostgresAccounts):
         return linked
 
     def unlink_account(self, provider: str, provider_account_id: str) -> Record | None:
-        row = self._one(
-            'DELETE FROM accounts WHERE provider = %s AND "providerAccountId" = %s RETURNING *',
-            (provider, provider_account_id),
-        )
-        return _account(row)
+        return _account(self._one(UNLINK_ACCOUNT, (provider, provider_account_id)))
 
     def create_user_and_account(self, user: Record, account: Record) -> tuple[Record, Record]:
         with self._transaction() as conn:
@@ -475,17 +482,14 @@ class PostgresStore(PostgresAccounts):
             return created, self._insert_account(conn, {**account, "user_id": created["id"]})
 
     def create_session(self, session: Record) -> Record:
-        row = self._one(
-            'INSERT INTO sessions ("sessionToken", "userId", expires, sid) '
-            "VALUES (%s, %s, %s, %s) RETURNING *",
-            (
-                session["session_token"],
-                self._owner(session["user_id"]),
-                session["expires"],
-                session.get("sid"),
-            ),
-        )
-        created = _session(row)
+        values = {
+            "sessionToken": session["session_token"],
+            "userId": self._owner(session["user_id"]),
+            "expires": session["expires"],
+            "sid": session.get("sid"),
+            **device_values(session),
+        }
+        created = _session(self._one(_insert("sessions", values), list(values.values())))
         assert created is not None
         return created
 
@@ -496,11 +500,13 @@ class PostgresStore(PostgresAccounts):
 
     def session_and_user_records(self, row: tuple[Any, ...]) -> tuple[Record, Record]:
         """A row of :attr:`session_and_user` as the session and the user."""
-        token, user_id, expires, sid, *user = row
+        token, user_id, expires, sid = row[:4]
+        device, user = row[4:8], row[8:]
         session = {
             "session_token": token,
             "user_id": str(user_id),
             "expires": expires.astimezone(UTC),
+            **device_row(dict(zip(DEVICE_COLUMNS.values(), device, strict=True))),
         }
         user_record = _user_record(dict(zip(self.user_columns, user, strict=True)))
         return with_sid(session, sid), user_record
@@ -511,13 +517,19 @@ class PostgresStore(PostgresAccounts):
     def session_update(self, update: Record) -> tuple[Any, list[Any]]:
         """The statement of :meth:`update_session` and its parameters (it returns the row)."""
         token = update["session_token"]
-        if "user_id" not in update:
-            if "expires" not in update:
-                return 'SELECT * FROM sessions WHERE "sessionToken" = %s', [token]
+        if update.keys() == {"session_token", "expires", "last_seen_at"}:
+            return EXTEND_AND_SEE, [update["expires"], update["last_seen_at"], token]
+        if update.keys() == {"session_token", "expires"}:
             return _EXTEND_SESSION, [update["expires"], token]
-        values = {"userId": self._owner(update["user_id"])}
+        values: dict[str, Any] = {}
+        if "user_id" in update:
+            values["userId"] = self._owner(update["user_id"])
         if "expires" in update:
             values["expires"] = update["expires"]
+        if "last_seen_at" in update:
+            values["lastSeenAt"] = update["last_seen_at"]
+        if not values:
+            return 'SELECT * FROM sessions WHERE "sessionToken" = %s', [token]
         query = sql.SQL('UPDATE sessions SET {} WHERE "sessionToken" = %s RETURNING *').format(
             sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(c)) for c in values)
         )
@@ -590,6 +602,14 @@ class PostgresStore(PostgresAccounts):
         if found is None:
             raise LookupError(f"no authenticator with credential id {credential_id!r}")
         return found
+
+    def list_sessions_by_user_id(self, user_id: str) -> list[Record]:
+        key = self._key(user_id)
+        if key is None:
+            return []
+        with self._connection() as conn:
+            rows = conn.execute('SELECT * FROM sessions WHERE "userId" = %s', (key,)).fetchall()
+        return [s for s in map(_session, rows) if s is not None]
 
     def list_accounts_by_user_id(self, user_id: str) -> list[Record]:
         key = self._key(user_id)

@@ -18,7 +18,7 @@ under ``key_prefix``)::
     user:by-user-id:account:<id>            set of the user's account keys
     user:by-user-id:session:<id>            set of the user's session tokens
     user:by-user-id:authenticator:<id>      set of the user's credential ids
-    user:password:<id>, user:two-factor:<id>  password hash, second factor (see _redis_accounts)
+    user:password:<id>, ...                 the accounts of issue 28 (see _redis_accounts)
     sid:<sid>                               set of the session tokens of a provider
                                             session (TTL: its latest session's expiry)
     revocation:<key>                        a "not before" mark (TTL: until it expires)
@@ -51,14 +51,14 @@ from sansio_auth.adapters import AdapterConflict
 
 from ._accounts import AccountMethods
 from ._base import Record, StoreAdapter, format_time, new_id, parse_time
-from ._redis_accounts import RedisAccounts
+from ._redis_accounts import RECORDS, RedisAccounts, millis, text
 
 MINIMUM_VERSION = (6, 2)  # GETDEL, SET PXAT
 """The oldest Redis server the adapter runs on (it needs ``GETDEL`` and ``SET PXAT``)."""
 DEFAULT_TIMEOUT = 10.0
 """Seconds a command waits for the server (redis-py's ``socket_timeout``) unless given."""
 
-_TIMES = ("email_verified", "expires")
+_TIMES = ("email_verified", "expires", "created_at", "last_seen_at", "enabled_at")
 # The session check in one round trip: the session (KEYS[1]), then its user (ARGV[1] is the
 # prefix of user keys). A user id with ":" never names a user (see the module docstring).
 _SESSION_AND_USER = """
@@ -105,10 +105,6 @@ def _decoded(value: bytes) -> Record:
     return record
 
 
-def _ms(value: datetime) -> int:
-    return int(value.timestamp() * 1000)
-
-
 class RedisStore(RedisAccounts):
     """The synchronous store behind :class:`RedisAdapter`."""
 
@@ -130,6 +126,12 @@ class RedisStore(RedisAccounts):
     def close(self) -> None:
         """Close the client's connections."""
         self.client.close()
+
+    def _dump(self, record: Record) -> bytes:
+        return _dump(record)
+
+    def _load(self, value: Any) -> Record | None:
+        return _load(value)
 
     def _user_key(self, user_id: str) -> str:
         return f"{self.prefix}user:{user_id}"
@@ -204,7 +206,7 @@ class RedisStore(RedisAccounts):
 
     def get_user_by_email(self, email: str) -> Record | None:
         user_id = self.client.get(self._email_key(email))
-        return None if user_id is None else self.get_user(_text(user_id))
+        return None if user_id is None else self.get_user(text(user_id))
 
     def get_user_by_account(self, provider: str, provider_account_id: str) -> Record | None:
         account = self.get_account(provider, provider_account_id)
@@ -236,20 +238,23 @@ class RedisStore(RedisAccounts):
     def delete_user(self, user_id: str) -> Record | None:
         if ":" in user_id:
             return None
-        sets = [self._by_user(kind, user_id) for kind in ("account", "session", "authenticator")]
+        kinds = ("account", "session", "authenticator", RECORDS)
+        sets = [self._by_user(kind, user_id) for kind in kinds]
 
         def body(pipe: Pipeline) -> Record | None:
             user = _load(pipe.get(self._user_key(user_id)))
             if user is None:
                 return None
-            accounts, sessions, authenticators = (pipe.smembers(key) for key in sets)
+            accounts, sessions, authenticators, records = (pipe.smembers(key) for key in sets)
             pipe.multi()
-            pipe.delete(*self._user_keys(user), *sets, *map(_text, accounts))
+            pipe.delete(*self._user_keys(user), *sets, *map(text, accounts))
             pipe.delete(*self.account_keys(user_id))
-            for token in map(_text, sessions):
+            for token in map(text, sessions):
                 pipe.delete(self._session_key(token))
-            for credential_id in map(_text, authenticators):
+            for credential_id in map(text, authenticators):
                 pipe.delete(self._authenticator_key(credential_id))
+            for sid in map(text, records):
+                pipe.delete(self._record_key(sid))
             return user
 
         return self._transaction(body, self._user_key(user_id), *sets)  # type: ignore[no-any-return]
@@ -279,10 +284,22 @@ class RedisStore(RedisAccounts):
 
         def body(pipe: Pipeline) -> Record | None:
             account = _load(pipe.get(key))
-            if account is not None:
-                pipe.multi()
-                pipe.delete(key)
-                pipe.srem(self._by_user("account", account["user_id"]), key)
+            if account is None:
+                return None
+            passkeys = []
+            if account["type"] == "webauthn":  # its authenticators go with it
+                index = self._by_user("authenticator", account["user_id"])
+                pipe.watch(index)  # type: ignore[no-untyped-call]
+                for credential_id in map(text, pipe.smembers(index)):
+                    found = _load(pipe.get(self._authenticator_key(credential_id)))
+                    if found and found["provider_account_id"] == provider_account_id:
+                        passkeys.append(credential_id)
+            pipe.multi()
+            pipe.delete(key)
+            pipe.srem(self._by_user("account", account["user_id"]), key)
+            for credential_id in passkeys:
+                pipe.delete(self._authenticator_key(credential_id))
+                pipe.srem(self._by_user("authenticator", account["user_id"]), credential_id)
             return account
 
         return self._transaction(body, key)  # type: ignore[no-any-return]
@@ -306,7 +323,7 @@ class RedisStore(RedisAccounts):
 
     def _write_session(self, pipe: Pipeline, session: Record) -> None:
         key = self._session_key(session["session_token"])
-        expires = max(_ms(session["expires"]), 1)
+        expires = millis(session["expires"])
         pipe.set(key, _dump(session), pxat=expires)
         pipe.sadd(self._by_user("session", session["user_id"]), session["session_token"])
         if session.get("sid") is not None:
@@ -379,7 +396,7 @@ class RedisStore(RedisAccounts):
         if ":" in token["token"]:
             raise ValueError("the Redis adapter takes verification tokens without ':'")
         key = self._token_key(token["identifier"], token["token"])
-        if not self.client.set(key, _dump(token), nx=True, pxat=max(_ms(token["expires"]), 1)):
+        if not self.client.set(key, _dump(token), nx=True, pxat=millis(token["expires"])):
             raise AdapterConflict("this verification token exists")
         return token
 
@@ -415,7 +432,7 @@ class RedisStore(RedisAccounts):
         return self._transaction(body, key, user_key)  # type: ignore[no-any-return]
 
     def list_authenticators_by_user_id(self, user_id: str) -> list[Record]:
-        members = sorted(map(_text, self.client.smembers(self._by_user("authenticator", user_id))))
+        members = sorted(map(text, self.client.smembers(self._by_user("authenticator", user_id))))
         if not members:
             return []
         values = self.client.mget([self._authenticator_key(m) for m in members])
@@ -436,7 +453,7 @@ class RedisStore(RedisAccounts):
         return self._transaction(body, key)  # type: ignore[no-any-return]
 
     def list_accounts_by_user_id(self, user_id: str) -> list[Record]:
-        members = sorted(map(_text, self.client.smembers(self._by_user("account", user_id))))
+        members = sorted(map(text, self.client.smembers(self._by_user("account", user_id))))
         if not members:
             return []
         return [a for a in map(_load, self.client.mget(members)) if a is not None]
@@ -463,7 +480,7 @@ class RedisStore(RedisAccounts):
         index = self._by_user("session", user_id)
 
         def body(pipe: Pipeline) -> int:
-            tokens = sorted(map(_text, pipe.smembers(index)))
+            tokens = sorted(map(text, pipe.smembers(index)))
             keys = [self._session_key(t) for t in tokens]
             live = sum(1 for k in keys if pipe.exists(k)) if keys else 0
             pipe.multi()
@@ -478,7 +495,7 @@ class RedisStore(RedisAccounts):
         index = self._sid_key(sid)
 
         def body(pipe: Pipeline) -> int:
-            tokens = sorted(map(_text, pipe.smembers(index)))
+            tokens = sorted(map(text, pipe.smembers(index)))
             sessions = [s for s in (_load(pipe.get(self._session_key(t))) for t in tokens) if s]
             pipe.multi()
             for session in sessions:
@@ -494,9 +511,9 @@ class RedisStore(RedisAccounts):
     def set_sessions_not_before(
         self, key: str, not_before: datetime, expires: datetime | None
     ) -> None:
-        stored, mark = self._revocation_key(key), _ms(not_before)
+        stored, mark = self._revocation_key(key), millis(not_before)
         # The TTL is a duration on the engine's clock (expires - not_before), kept by Redis's.
-        ttl = None if expires is None else max(_ms(expires) - mark, 1)
+        ttl = None if expires is None else max(millis(expires) - mark, 1)
 
         def body(pipe: Pipeline) -> None:
             current, remaining = pipe.get(stored), pipe.pttl(stored)
@@ -517,17 +534,13 @@ class RedisStore(RedisAccounts):
 
     def increment_counter(self, key: str, window: int, now: datetime) -> tuple[int, datetime]:
         stored = f"{self.prefix}counter:{key}"
-        count, reset = self._increment(keys=[stored], args=[_ms(now), window * 1000])
+        count, reset = self._increment(keys=[stored], args=[millis(now), window * 1000])
         return int(count), datetime.fromtimestamp(int(reset) / 1000, UTC)
 
 
 def _check_provider(provider: str) -> None:
     if ":" in provider:
         raise ValueError(f"the Redis adapter takes provider ids without ':', not {provider!r}")
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 class RedisAdapter(AccountMethods, StoreAdapter):

@@ -41,10 +41,14 @@ from ._base import (
     format_time,
     parse_time,
     session_and_user,
-    with_sid,
 )
-from ._sqlite_accounts import MIGRATION as ACCOUNTS_MIGRATION
-from ._sqlite_accounts import SQLiteAccounts
+from ._sqlite_accounts import (
+    PASSWORDS_MIGRATION,
+    SESSIONS_MIGRATION,
+    SQLiteAccounts,
+    device_params,
+    session_row,
+)
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (  # version 1
@@ -102,7 +106,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             not_before TEXT NOT NULL
         )""",
     ),
-    ACCOUNTS_MIGRATION,  # version 3: password hashes and second factors
+    PASSWORDS_MIGRATION,  # version 3: password hashes and second factors
     (  # version 4: sessions keep their provider session; marks expire; rate-limit counters
         "ALTER TABLE sessions ADD COLUMN sid TEXT",
         "CREATE INDEX sessions_sid ON sessions (sid)",
@@ -115,6 +119,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX rate_limit_counters_reset_at ON rate_limit_counters (reset_at)",
     ),
+    SESSIONS_MIGRATION,  # version 5: sessions with their device; JWT session records
 )
 """Schema migrations: entry ``n`` takes the schema from version ``n`` to ``n + 1``."""
 
@@ -126,8 +131,8 @@ _SELECT_ACCOUNT = (
     "refresh_token, scope, expires_at, session_state, extra FROM accounts "
 )
 _SESSION_AND_USER = (
-    "SELECT s.session_token, s.user_id, s.expires, s.sid, "
-    "u.id, u.email, u.email_verified, u.name, u.image, u.extra "
+    "SELECT s.session_token, s.user_id, s.expires, s.sid, s.created_at, s.last_seen_at, "
+    "s.user_agent, s.ip_address, u.id, u.email, u.email_verified, u.name, u.image, u.extra "
     "FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.session_token = ?"
 )
 _SELECT_AUTHENTICATOR = (
@@ -172,14 +177,7 @@ def _account(row: sqlite3.Row | None) -> Record | None:
 
 
 def _session(row: sqlite3.Row | None) -> Record | None:
-    if row is None:
-        return None
-    session = {
-        "session_token": row["session_token"],
-        "user_id": row["user_id"],
-        "expires": parse_time(row["expires"]),
-    }
-    return with_sid(session, row["sid"])
+    return None if row is None else session_row(row)
 
 
 def _authenticator(row: sqlite3.Row | None) -> Record | None:
@@ -364,6 +362,7 @@ class SQLiteStore(SQLiteAccounts):
                 "DELETE FROM users WHERE id = ? "
                 "RETURNING id, email, email_verified, name, image, extra"
             )
+            conn.execute("DELETE FROM session_records WHERE user_id = ?", (user_id,))
             return _user(_one(conn, sql, (user_id,)))
 
     def link_account(self, account: Record) -> Record:
@@ -390,6 +389,11 @@ class SQLiteStore(SQLiteAccounts):
                 "token_type, id_token, refresh_token, scope, expires_at, session_state, extra",
                 (provider, provider_account_id),
             )
+            if row is not None and row["type"] == "webauthn":  # its passkey goes with it
+                conn.execute(
+                    "DELETE FROM authenticators WHERE user_id = ? AND provider_account_id = ?",
+                    (row["user_id"], provider_account_id),
+                )
             return _account(row)
 
     def create_user_and_account(self, user: Record, account: Record) -> tuple[Record, Record]:
@@ -398,11 +402,13 @@ class SQLiteStore(SQLiteAccounts):
 
     def create_session(self, session: Record) -> Record:
         self._statement(
-            "INSERT INTO sessions (session_token, user_id, expires, sid) VALUES (?, ?, ?, ?)",
+            "INSERT INTO sessions (session_token, user_id, expires, sid, created_at, "
+            "last_seen_at, user_agent, ip_address) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             session["session_token"],
             session["user_id"],
             format_time(session["expires"]),
             session.get("sid"),
+            *device_params(session),
         )
         return session
 
@@ -423,20 +429,23 @@ class SQLiteStore(SQLiteAccounts):
             self._reader_lock.release()
 
     def update_session(self, update: Record) -> Record | None:
-        expires = update.get("expires")
+        expires, seen = update.get("expires"), update.get("last_seen_at")
         row = self._statement(
-            "UPDATE sessions SET user_id = coalesce(?, user_id), expires = coalesce(?, expires) "
-            "WHERE session_token = ? RETURNING session_token, user_id, expires, sid",
+            "UPDATE sessions SET user_id = coalesce(?, user_id), expires = coalesce(?, expires), "
+            "last_seen_at = coalesce(?, last_seen_at) WHERE session_token = ? RETURNING "
+            "session_token, user_id, expires, sid, created_at, last_seen_at, user_agent, "
+            "ip_address",
             update.get("user_id"),
             None if expires is None else format_time(expires),
+            None if seen is None else format_time(seen),
             update["session_token"],
         )
         return _session(row)
 
     def delete_session(self, session_token: str) -> Record | None:
         row = self._statement(
-            "DELETE FROM sessions WHERE session_token = ? "
-            "RETURNING session_token, user_id, expires, sid",
+            "DELETE FROM sessions WHERE session_token = ? RETURNING session_token, user_id, "
+            "expires, sid, created_at, last_seen_at, user_agent, ip_address",
             session_token,
         )
         return _session(row)

@@ -1,9 +1,10 @@
 """A signed-in user's password and address (not in Auth.js): ``GET|POST change-password``
 and ``GET|POST change-email``, and ending the user's sessions.
 
-Both changes ask for the current password (when the user has one), which is a fresher
-proof than the session's age. A new password ends the user's other sessions; a new address
-takes effect once the link mailed to it is followed (``verify-email``).
+Both are sensitive operations (:mod:`.freshness`): they need a session signed in within
+``session.fresh_age``, and then the current password too (when the user has one). A new
+password ends the user's other sessions; a new address takes effect once the link mailed to
+it is followed (``verify-email``).
 """
 
 from __future__ import annotations
@@ -13,29 +14,23 @@ from typing import Any
 from .._context import Context, Reply
 from .._flow import Step, call_adapter, log_error, log_warning, verify_password
 from ..cookies import read_chunked
-from ..jwt import CLOCK_TOLERANCE
 from ..pages import accounts as account_pages
 from ..providers import PasswordProvider
-from .accounts import (
-    FormError,
-    answer,
-    current_user,
-    notice,
-    password_provider,
-    send_link,
-    sign_in_first,
-)
+from .accounts import FormError, answer, notice, password_provider, send_link, signed_in
 from .limits import email_attempt, password_attempt
 from .password import _address, check_new_password, new_hash
-from .revocation import mark_expiry
-from .strategies import create_database_session, utc
+from .revocation import revoke
+from .session_list import CurrentSession
+from .session_records import touch
+from .strategies import create_database_session
 
 
 def change_password_page(ctx: Context) -> Step[Reply]:
     """The form: current and new password (signed in only)."""
     provider = password_provider(ctx)
-    if (yield from current_user(ctx)) is None:
-        return sign_in_first(ctx)
+    current = yield from signed_in(ctx, "change-password")
+    if isinstance(current, Reply):
+        return current
     return _password_form(ctx, provider, "", status=200)
 
 
@@ -55,11 +50,11 @@ def change_password(ctx: Context) -> Step[Reply]:
     """Check the current password, store the new one, end the user's other sessions."""
     ctx.check_csrf()
     provider = password_provider(ctx)
-    user = yield from current_user(ctx)
-    if user is None:
-        return sign_in_first(ctx)
-    user_id = str(user["id"])
-    refused = yield from password_attempt(ctx, provider.id, _account(user))
+    current = yield from signed_in(ctx, "change-password")
+    if isinstance(current, Reply):
+        return current
+    user_id = current.user_id
+    refused = yield from password_attempt(ctx, provider.id, _account(current.user))
     if refused is not None:
         return refused
     try:
@@ -69,7 +64,7 @@ def change_password(ctx: Context) -> Step[Reply]:
         return _password_form(ctx, provider, err.code, status=400)
     hashed = yield from new_hash(ctx, provider, password)
     yield from call_adapter(ctx.settings.adapter, "set_password_hash", user_id, hashed)
-    yield from end_sessions(ctx, user_id, keep_this_browser=True)
+    yield from end_sessions(ctx, user_id, keep=current)
     return notice(
         ctx,
         "Password changed",
@@ -97,10 +92,10 @@ def _check_current(
 def change_email_page(ctx: Context) -> Step[Reply]:
     """The form: the new address (and the password, when the user has one)."""
     password_provider(ctx)
-    user = yield from current_user(ctx)
-    if user is None:
-        return sign_in_first(ctx)
-    return (yield from _email_form(ctx, user, "", status=200))
+    current = yield from signed_in(ctx, "change-email")
+    if isinstance(current, Reply):
+        return current
+    return (yield from _email_form(ctx, current.user, "", status=200))
 
 
 def _email_form(ctx: Context, user: dict[str, Any], error: str, *, status: int) -> Step[Reply]:
@@ -124,10 +119,10 @@ def change_email(ctx: Context) -> Step[Reply]:
     """
     ctx.check_csrf()
     provider = password_provider(ctx)
-    user = yield from current_user(ctx)
-    if user is None:
-        return sign_in_first(ctx)
-    user_id = str(user["id"])
+    current = yield from signed_in(ctx, "change-email")
+    if isinstance(current, Reply):
+        return current
+    user, user_id = current.user, current.user_id
     try:
         email = _address(ctx.form.get("email"))
         if email is None:
@@ -174,39 +169,34 @@ def _account(user: dict[str, Any]) -> str:
     return _address(user.get("email")) or f"user:{user['id']}"
 
 
-def end_sessions(ctx: Context, user_id: str, *, keep_this_browser: bool = False) -> Step[None]:
-    """End every session of ``user_id`` (``keep_this_browser``: but this browser's, which gets
-    a new one). Database sessions are deleted; JWT sessions are refused from now on with
-    ``session.revocation``, and cannot be ended without it (logged as a warning)."""
+def end_sessions(ctx: Context, user_id: str, *, keep: CurrentSession | None = None) -> Step[None]:
+    """End every session of ``user_id`` (:func:`.revocation.revoke`) but ``keep``, the
+    browser's, which stays signed in as signed in before (a new database session keeping its
+    sign-in time; a JWT re-issued with its claims). A configuration that cannot end them (JWT
+    sessions without ``session.revocation``) logs a warning: the change stands."""
     settings = ctx.settings
-    adapter = settings.adapter
+    cannot = None
     if settings.strategy == "database":
-        if not callable(getattr(adapter, "delete_sessions_by_user_id", None)):
-            yield from log_warning(
-                "sessions-not-ended", "the adapter has no delete_sessions_by_user_id"
-            )
-            return
-        yield from call_adapter(adapter, "delete_sessions_by_user_id", user_id)
-        if keep_this_browser:
-            yield from create_database_session(ctx, user_id)
+        if not callable(getattr(settings.adapter, "delete_sessions_by_user_id", None)):
+            cannot = "the adapter has no delete_sessions_by_user_id"
+    elif not settings.session.revocation:
+        cannot = "JWT sessions cannot be ended before they expire without session.revocation"
+    if cannot is not None:
+        yield from log_warning("sessions-not-ended", cannot)
         return
-    if not settings.session.revocation:
-        yield from log_warning(
-            "sessions-not-ended",
-            "JWT sessions cannot be ended before they expire without session.revocation",
-        )
-        return
-    # Tokens issued before this second are refused; this browser's is re-issued in it.
-    mark = utc(int(ctx.now) - 1)
-    expires = mark_expiry(ctx, settings.jwt_max_age + CLOCK_TOLERANCE)  # then forgotten
-    yield from call_adapter(adapter, "set_sessions_not_before", f"user:{user_id}", mark, expires)
-    ctx.cache.revocations.clear()
-    if keep_this_browser:
+    if keep is None:
+        yield from revoke(ctx, user_id=user_id)
+    elif settings.strategy == "database":
+        yield from revoke(ctx, user_id=user_id)
+        yield from create_database_session(ctx, user_id, signed_in_at=keep.signed_in_at)
+    else:
+        yield from revoke(ctx, user_id=user_id, keep_sid=keep.session_id)
         yield from _reissue_token(ctx)
 
 
 def _reissue_token(ctx: Context) -> Step[None]:
-    """This browser's JWT session with a fresh ``iat`` (its claims kept)."""
+    """This browser's JWT session with a fresh ``iat`` (its claims kept, ``sid`` and
+    ``auth_time`` among them), its record touched."""
     spec = ctx.cookie_specs.session_token
     value, present = read_chunked(ctx.cookies, spec.name)
     if value is None:
@@ -221,3 +211,4 @@ def _reissue_token(ctx: Context) -> Step[None]:
     claims = {k: v for k, v in token.items() if k not in ("iat", "exp", "jti")}
     encoded = yield from ctx.encode_token(claims)
     ctx.out_cookies.set_chunked(spec, encoded, ctx.now, present)
+    yield from touch(ctx, claims, ctx.now + ctx.settings.session.max_age)

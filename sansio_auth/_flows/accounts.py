@@ -14,14 +14,14 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from .._context import Context, Reply, html_reply, json_reply
+from .._context import Context, Reply, add_query, html_reply, json_reply
 from .._flow import Step, call_adapter, invoke, log_error
 from ..email import AccountMessageKind, account_message, link_host
-from ..errors import AuthError, InvalidProvider
+from ..errors import AuthError, InvalidProvider, SessionNotFresh, SessionRequired
 from ..pages.accounts import notice_page
 from ..providers import HTTPEmailProvider, PasswordProvider
 from .email import hash_token, send_through_api
-from .login import signed_in_user
+from .session_list import CurrentSession, require_current
 from .strategies import timestamp, utc
 
 
@@ -182,18 +182,39 @@ def done(ctx: Context, url: str, body: Mapping[str, Any] | None = None) -> Reply
     return Reply(redirect=url)
 
 
-def current_user(ctx: Context) -> Step[dict[str, Any] | None]:
-    """The signed-in user (as stored), or ``None``."""
+STATUS = {
+    "SessionRequired": 401,
+    "SessionNotFresh": 403,
+    "MissingCSRF": 403,
+    "RecordNotFound": 404,
+    "LastSignInMethod": 409,
+}
+"""The status of a refusal answered with JSON (others: 500)."""
+
+
+def signed_in(ctx: Context, operation: str | None = None) -> Step[CurrentSession | Reply]:
+    """The browser's session of a stored user, checked for ``operation`` as
+    :func:`.session_list.require_current` does (a sensitive one needs a fresh sign-in); else
+    the answer that sends the browser to sign in (again), :func:`sign_in_first`. A session
+    that cannot be read (a failing adapter) is logged and counts as none."""
     try:
-        return (yield from signed_in_user(ctx))
+        current = yield from require_current(ctx, operation=operation)
+    except (SessionRequired, SessionNotFresh) as err:
+        return sign_in_first(ctx, err.type)
     except Exception as err:
         yield from log_error(err)
-        return None
+        return sign_in_first(ctx)
+    if not current.stored:  # a credentials sign-in: no stored account to manage
+        return sign_in_first(ctx)
+    return current
 
 
-def sign_in_first(ctx: Context) -> Reply:
-    """Send a signed-out browser to the sign-in page, coming back here; ``401`` for a script."""
+def sign_in_first(ctx: Context, error: str = "SessionRequired", back: str | None = None) -> Reply:
+    """Send the browser to the sign-in page with ``?error=`` (``SessionRequired``, or
+    ``SessionNotFresh``: sign in again), coming back to ``back`` (default: this route's page);
+    a script gets ``{"error"}`` with its status (:data:`STATUS`)."""
     if wants_json(ctx):
-        return json_reply({"error": "SessionRequired"}, status=401)
-    back = ctx.url(ctx.action)
-    return Reply(redirect=f"{ctx.url('signin')}?{urlencode({'callbackUrl': back})}")
+        return json_reply({"error": error}, status=STATUS[error])
+    sign_in = ctx.page_url(ctx.settings.pages.sign_in, "signin")
+    query = {"callbackUrl": back or ctx.url(ctx.action), "error": error}
+    return Reply(redirect=add_query(sign_in, query))

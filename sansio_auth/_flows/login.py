@@ -187,8 +187,7 @@ def _account_login(
                 raise refusal(_REFUSALS[decision], cause=cause)
             case Link.SIGN_IN_AS_OWNER:
                 assert owner is not None
-                keep = current is not None
-                return LoginResult(user=owner, account=_owned(account, owner), keep_session=keep)
+                return LoginResult(user=owner, account=_owned(account, owner))
             case Link.LINK_TO_CURRENT:
                 assert current is not None
                 return (yield from _link_to(ctx, current, account, link, profile, keep=True))

@@ -62,12 +62,17 @@ from ..oauth.id_token import (
 from ..oauth.tokens import TokenResponseError, TokenSet, parse_token_response, token_request
 from ..providers.oauth import OAuthProvider, OIDCProvider, SignedUserinfo
 from .login import as_user, finish_login, handle_login, run_sign_in_callback, user_by_account
+from .own_accounts import check_link
 
 # -- sign-in -----------------------------------------------------------------------------------
 
 
-def oauth_sign_in(ctx: Context, provider: OAuthProvider) -> Step[Reply]:
-    """Redirect to the provider's authorization endpoint, setting the check cookies."""
+def oauth_sign_in(
+    ctx: Context, provider: OAuthProvider, *, link_to: str | None = None
+) -> Step[Reply]:
+    """Redirect to the provider's authorization endpoint, setting the check cookies (and, to
+    link the account to the user with id ``link_to``, the link cookie: see
+    :mod:`.own_accounts`)."""
     settings = ctx.settings
     server = yield from authorization_server(provider, ctx.cache, ctx.now, callback=False)
     endpoint = server.authorization_endpoint
@@ -114,6 +119,8 @@ def oauth_sign_in(ctx: Context, provider: OAuthProvider) -> Step[Reply]:
     if "nonce" in checks:
         nonce = random_value(ctx.entropy)
         keep("nonce", nonce)
+    if link_to is not None:
+        keep("link_account", link_to)
     url = authorization_url(
         endpoint,
         params,
@@ -221,7 +228,7 @@ def _proxy_hop(ctx: Context, provider: OAuthProvider, params: Mapping[str, Any])
 def _delete_check_cookies(ctx: Context) -> None:
     """Every check cookie the browser sent is used up by this callback."""
     specs = ctx.cookie_specs
-    for spec in (specs.state, specs.pkce_code_verifier, specs.nonce):
+    for spec in (specs.state, specs.pkce_code_verifier, specs.nonce, specs.link_account):
         if spec.name in ctx.cookies:
             cookie = spec.delete()
             if ctx.method == "POST":  # it was set cross-site (form_post): delete it alike
@@ -553,6 +560,7 @@ def _sign_in(
     tokens: TokenSet,
 ) -> Step[Reply]:
     """Ask the ``sign_in`` callback, find or create the user, issue the session."""
+    yield from check_link(ctx, provider)
     known = yield from user_by_account(ctx, account)
     redirect = yield from run_sign_in_callback(
         ctx, user=known or user, account=account, profile=profile, credentials=None, email=None

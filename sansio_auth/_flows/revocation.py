@@ -19,10 +19,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .._context import Context
-from .._flow import Step, call_adapter
+from .._flow import Step, call_adapter, log_error
 from ..errors import Configuration, MissingAdapter
 from ..jwt import CLOCK_TOLERANCE
 from .refresh import STATE_CLAIM, provider_session_key
+from .session_records import drop, records_kept
 
 
 def session_keys(token: Mapping[str, Any]) -> list[str]:
@@ -56,10 +57,20 @@ def is_revoked(ctx: Context, token: Mapping[str, Any]) -> Step[bool]:
 
 
 def revoke(
-    ctx: Context, *, user_id: str | None = None, sid: str | None = None, key: str | None = None
+    ctx: Context,
+    *,
+    user_id: str | None = None,
+    sid: str | None = None,
+    key: str | None = None,
+    keep_sid: str | None = None,
 ) -> Step[int]:
     """End the sessions of ``user_id`` and/or ``sid`` (or of a raw revocation ``key``): database
-    rows of the user are deleted (how many is returned); JWT sessions are marked revoked."""
+    rows of the user are deleted (how many is returned); JWT sessions are marked revoked (and
+    their records, when kept, forgotten).
+
+    ``keep_sid`` names the browser's JWT session, which the caller re-issues at once: the
+    marks go one second back (the re-issued token, issued now, stays live) and its record
+    stays."""
     settings = ctx.settings
     adapter = settings.adapter
     if user_id is None and sid is None and key is None:
@@ -74,7 +85,7 @@ def revoke(
     elif not settings.session.revocation:
         raise Configuration("revoking JWT sessions needs session={'revocation': True}")
     else:
-        now = datetime.fromtimestamp(ctx.now, UTC)
+        now = datetime.fromtimestamp(ctx.now - (1 if keep_sid else 0), UTC)
         expires = mark_expiry(ctx, settings.jwt_max_age + CLOCK_TOLERANCE)
         keys = [f"user:{user_id}"] if user_id is not None else []
         keys += [f"sid:{sid}"] if sid is not None else []
@@ -82,7 +93,27 @@ def revoke(
         for each in keys:
             yield from call_adapter(adapter, "set_sessions_not_before", each, now, expires)
         ctx.cache.revocations.clear()
+        if records_kept(ctx):
+            yield from forget_records(ctx, user_id=user_id, sid=sid, keep=keep_sid)
     return int(deleted or 0)
+
+
+def forget_records(
+    ctx: Context, *, user_id: str | None = None, sid: str | None = None, keep: str | None = None
+) -> Step[None]:
+    """Forget the records of revoked JWT sessions (the marks already refuse them): of the
+    session ``sid`` and/or of every session of ``user_id`` but ``keep`` (a ``sid``)."""
+    sids = [sid] if sid is not None else []
+    if user_id is not None:
+        try:
+            records = yield from call_adapter(ctx.settings.adapter, "list_session_records", user_id)
+        except Exception as err:  # the sessions are ended: only their records linger
+            yield from log_error(err)
+            records = []
+        sids += [record["sid"] for record in records or ()]
+    for each in dict.fromkeys(sids):
+        if each != keep:
+            yield from drop(ctx, each)
 
 
 def mark_expiry(ctx: Context, seconds: float) -> datetime:

@@ -33,6 +33,14 @@ from .refresh import (
     sign_in_state,
 )
 from .revocation import is_revoked
+from .session_records import (
+    SIGN_IN_CLAIMS,
+    database_session_fields,
+    drop,
+    records_kept,
+    register,
+    touch,
+)
 
 Emitted = tuple[tuple[str, dict[str, Any]], ...]
 
@@ -47,7 +55,9 @@ class LoginResult(msgspec.Struct, frozen=True, kw_only=True):
     """The account signed in with; ``user_id`` set when there is an adapter."""
     is_new_user: bool = False
     keep_session: bool = False
-    """The browser is signed in as this user already: its database session stays."""
+    """An account was linked to the browser's signed-in user: its session stays (linking is no
+    sign-in). Signing in again as the signed-in user starts a new session (a difference from
+    Auth.js, which keeps the old one: the new session is fresh, see :mod:`.freshness`)."""
     events: Emitted = ()
     """The ``create_user``/``link_account``/``update_user`` events, for once the session is set."""
 
@@ -142,6 +152,7 @@ class JWTSessions(SessionStrategy):
             raise InvalidToken("the jwt.decode override returned None")
         if settings.session.revocation and (yield from is_revoked(ctx, token)):
             ctx.out_cookies.delete_chunks(spec, present)
+            yield from drop(ctx, token.get("sid"))  # the session is over: so is its record
             return None
         issued_at = token.get("iat")
         callbacks = settings.callbacks
@@ -178,6 +189,8 @@ class JWTSessions(SessionStrategy):
             expires = issued_at + settings.session.max_age
         else:
             expires = ctx.now + settings.session.max_age
+            if records_kept(ctx):
+                yield from touch(ctx, token, expires)
             encoded = yield from ctx.encode_token(token)
             ctx.out_cookies.set_chunked(spec, encoded, ctx.now, present)
         user = token_user(token)
@@ -187,28 +200,35 @@ class JWTSessions(SessionStrategy):
         )
 
     def signed_in_user(self, ctx: Context, value: str) -> Step[dict[str, Any] | None]:
-        try:
-            token = yield from ctx.decode_token(value)
-        except Exception:  # an unreadable session cookie means "not signed in", as in Auth.js
+        token = yield from live_token(ctx, value)
+        if token is None:
             return None
-        if ctx.settings.session.revocation and token and (yield from is_revoked(ctx, token)):
-            return None
-        sub = token.get("sub") if isinstance(token, dict) else None
-        if not isinstance(sub, str) or not sub:
-            return None
-        found = yield from call_adapter(ctx.settings.adapter, "get_user", sub)
+        found = yield from call_adapter(ctx.settings.adapter, "get_user", token["sub"])
         return dict(found) if found else None
 
     def issue(
         self, ctx: Context, login: LoginResult, *, profile: Mapping[str, Any] | None
     ) -> Step[None]:
-        """Run the ``jwt`` callback and set the session cookie (or clear it on ``None``)."""
+        """Run the ``jwt`` callback and set the session cookie (or clear it on ``None``).
+
+        A sign-in starts a new session (``auth_time`` now, a new ``sid``; the browser's
+        previous session's record is dropped); an account linked while signed in keeps the
+        session's ``sid`` and ``auth_time`` (linking is no sign-in: the session stays as fresh
+        as it was)."""
         first = default_token(login.user)
         provider = oauth_provider(ctx, login.account.get("provider"))
         state = None if provider is None else sign_in_state(provider, login.account, profile)
         if state is not None:
             first[STATE_CLAIM] = state
-        if ctx.settings.session.revocation:
+        recorded = records_kept(ctx)
+        previous = None
+        if login.keep_session or recorded:
+            previous = yield from _readable_cookie(ctx)
+        if login.keep_session and previous is not None:
+            first.update({claim: previous[claim] for claim in SIGN_IN_CLAIMS if claim in previous})
+        else:
+            first["auth_time"] = int(ctx.now)
+        if ctx.settings.session.revocation and "sid" not in first:
             first["sid"] = ctx.random_uuid()
         token: dict[str, Any] | None = first
         callback = ctx.settings.callbacks.jwt
@@ -226,17 +246,53 @@ class JWTSessions(SessionStrategy):
             )
         spec = ctx.cookie_specs.session_token
         _, present = read_chunked(ctx.cookies, spec.name)
+        previous_sid = None if previous is None else previous.get("sid")
         if token is None:
             ctx.out_cookies.delete_chunks(spec, present)
+            if recorded:
+                yield from drop(ctx, previous_sid)
             return
         if not isinstance(token, dict):
             raise Configuration("the `jwt` callback must return a dict or None")
         value = yield from ctx.encode_token(token)
+        if recorded and token.get("sid") != previous_sid:
+            yield from register(ctx, token, ctx.now + ctx.settings.session.max_age)
         ctx.out_cookies.set_chunked(spec, value, ctx.now, present)
+        if recorded and token.get("sid") != previous_sid:
+            yield from drop(ctx, previous_sid)
 
     def end(self, ctx: Context, value: str) -> Step[None]:
         token = yield from ctx.decode_token(value)
+        if records_kept(ctx) and token is not None:
+            yield from drop(ctx, token.get("sid"))
         yield from emit(ctx.settings.events.sign_out, "sign_out", session=None, token=token)
+
+
+def live_token(ctx: Context, value: str) -> Step[dict[str, Any] | None]:
+    """The token of the JWT session cookie ``value`` while it is live (readable, not revoked,
+    with a ``sub``), else ``None``: an unreadable cookie means "not signed in", as in Auth.js."""
+    try:
+        token = yield from ctx.decode_token(value)
+    except Exception:
+        return None
+    if not isinstance(token, dict):
+        return None
+    if ctx.settings.session.revocation and (yield from is_revoked(ctx, token)):
+        return None
+    sub = token.get("sub")
+    return token if isinstance(sub, str) and sub else None
+
+
+def _readable_cookie(ctx: Context) -> Step[dict[str, Any] | None]:
+    """The browser's session token, if its cookie decodes (a sign-in replaces it)."""
+    value, _ = read_chunked(ctx.cookies, ctx.cookie_specs.session_token.name)
+    if value is None:
+        return None
+    try:
+        token = yield from ctx.decode_token(value)
+    except Exception:  # unreadable: there is no previous session to speak of
+        return None
+    return token if isinstance(token, dict) else None
 
 
 def token_subject(token: Mapping[str, Any]) -> str | None:
@@ -313,7 +369,7 @@ class DatabaseSessions(SessionStrategy):
             extended = yield from call_adapter(
                 settings.adapter,
                 "update_session",
-                {"session_token": value, "expires": utc(expires)},
+                {"session_token": value, "expires": utc(expires), "last_seen_at": utc(ctx.now)},
                 single_flight=_extension_key(value),
             )
             if extended is None:  # deleted meanwhile (signed out elsewhere)
@@ -391,13 +447,19 @@ def new_session_token(ctx: Context) -> Step[str]:
 
 
 def create_database_session(
-    ctx: Context, user_id: str, *, sid: str | None = None
+    ctx: Context, user_id: str, *, sid: str | None = None, signed_in_at: float | None = None
 ) -> Step[dict[str, Any]]:
     """A new session row for ``user_id`` (expiring ``max_age`` from now; ``sid``: the
-    provider session it belongs to) and its cookie."""
+    provider session it belongs to) and its cookie; a sign-in now, or the one at
+    ``signed_in_at`` goes on (its freshness kept)."""
     token = yield from new_session_token(ctx)
     expires = ctx.now + ctx.settings.session.max_age
-    session = {"session_token": token, "user_id": user_id, "expires": utc(expires)}
+    session = {
+        "session_token": token,
+        "user_id": user_id,
+        "expires": utc(expires),
+        **database_session_fields(ctx, signed_in_at),
+    }
     if sid is not None:
         session["sid"] = sid
     created = yield from call_adapter(ctx.settings.adapter, "create_session", session)

@@ -3,7 +3,8 @@
 Without one: the set-up page (QR code), confirmed by a first code (``action=enable``), which
 shows the recovery codes once. With one: new recovery codes (``action=regenerate``) or
 turning it off (``action=disable``), each only with a fresh second factor (a code of the
-app, or a recovery code), whatever the session's age.
+app, or a recovery code). Turning it off is a sensitive operation (:mod:`.freshness`): it
+also needs a session signed in within ``session.fresh_age``.
 """
 
 from __future__ import annotations
@@ -13,17 +14,17 @@ from typing import Any
 from .._context import Context, Reply
 from .._flow import Step, call_adapter
 from ..pages import two_factor as pages
-from .accounts import answer, current_user, notice, sign_in_first
+from .accounts import answer, notice, signed_in
 from .factors import enable, enrol_form, new_codes, new_codes_page, verify_factor
 from .limits import code_attempt
 
 
 def setup_page(ctx: Context) -> Step[Reply]:
     """The set-up page, or the management page when two-factor is on."""
-    user = yield from current_user(ctx)
-    if user is None:
-        return sign_in_first(ctx)
-    return (yield from _page(ctx, user, "", status=200))
+    current = yield from signed_in(ctx)
+    if isinstance(current, Reply):
+        return current
+    return (yield from _page(ctx, current.user, "", status=200))
 
 
 def _page(ctx: Context, user: dict[str, Any], error: str, *, status: int) -> Step[Reply]:
@@ -52,11 +53,11 @@ def _page(ctx: Context, user: dict[str, Any], error: str, *, status: int) -> Ste
 def setup(ctx: Context) -> Step[Reply]:
     """Turn two-factor on, make new recovery codes, or turn it off."""
     ctx.check_csrf()
-    user = yield from current_user(ctx)
-    if user is None:
-        return sign_in_first(ctx)
-    user_id = str(user["id"])
     action = ctx.form.get("action")
+    current = yield from signed_in(ctx, "disable-two-factor" if action == "disable" else None)
+    if isinstance(current, Reply):
+        return current
+    user, user_id = current.user, current.user_id
     here = ctx.url("two-factor-setup")
     if action == "enable":
         codes = yield from enable(ctx, user_id)

@@ -1,4 +1,5 @@
-"""The built-in HTML pages: sign-in, sign-out, verify-request and error.
+"""The built-in HTML pages: sign-in, sign-out, verify-request and error (and, in
+:mod:`.security`, the security page).
 
 Every interpolated value goes through :func:`html.escape`; colours and image
 URLs are also checked so that a theme value cannot break out of its attribute.
@@ -16,6 +17,7 @@ from ..errors import Hint
 from ..providers import Provider, WebAuthnProvider
 from ._style import CSS
 from ._webauthn_script import WEBAUTHN_SCRIPT as WEBAUTHN_SCRIPT
+from .security import security_page as security_page
 
 _SAFE_COLOR = re.compile(r"^[#a-zA-Z0-9(),.% -]{1,64}$")
 _SAFE_IMAGE = re.compile(r"^(https?://|/)[^\s\"'<>]*$|^data:image/[a-z+]+;base64,[A-Za-z0-9+/=]+$")
@@ -28,6 +30,7 @@ SIGN_IN_ERRORS = {
     "SessionRequired": "Please sign in to access this page.",
     "MissingCSRF": "The form expired. Please try again.",
     "TwoFactorExpired": "Your sign-in took too long or was interrupted. Please sign in again.",
+    "SessionNotFresh": "Please sign in again to confirm it is you.",
     "RateLimited": "Too many attempts. Wait a few minutes, then try again.",
 }
 _TRY_ANOTHER = "Try signing in with a different account."

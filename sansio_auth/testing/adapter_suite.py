@@ -14,7 +14,8 @@ closes it after the test when it has ``aclose``. The tests drive every method of
 (``packages/utils/adapter.ts``): users, accounts, sessions, single-use verification
 tokens that must match both identifier and token, unlink, cascading deletes,
 authenticators, times that come back in UTC; password hashes and second factors (ours:
-:class:`sansio_auth.adapters.AccountStore`); and what the engine relies on when requests
+:class:`sansio_auth.adapters.AccountStore`); a user's own sessions (listed, with their
+device) and the records of JWT sessions (ours); and what the engine relies on when requests
 race: of concurrent first sign-ups with one e-mail address exactly one makes a user, of
 concurrent uses of one token exactly one gets it. Beyond Auth.js: refresh-token rotation's
 and revocation's methods, the rate-limit counters (``increment_counter``), sessions that
@@ -38,10 +39,11 @@ from ._adapter_accounts import AccountCases
 from ._adapter_cases import CoreCases
 from ._adapter_hardening import HardeningCases
 from ._adapter_kit import NOW, Records, call, race
+from ._adapter_own import OwnSessionCases
 from ._adapter_passkeys import MoreCases
 
 __all__ = ["NOW", "AdapterSuite", "Records", "call", "race"]
 
 
-class AdapterSuite(CoreCases, MoreCases, AccountCases, HardeningCases):
+class AdapterSuite(CoreCases, MoreCases, AccountCases, OwnSessionCases, HardeningCases):
     """The whole suite: subclass it as ``Test...`` with a ``make_adapter``."""

@@ -1,5 +1,5 @@
-"""Password accounts and two-factor in a real browser (Chromium) on the FastAPI example (on
-SQLite and on PostgreSQL) and the Django example (ASGI, on SQLite), against a real SMTP
+"""Password accounts and two-factor in a real browser (Chromium) on the FastAPI example and
+the Django example (ASGI), each on SQLite and on PostgreSQL, against a real SMTP
 inbox: sign up, verify the address, set up TOTP (the test computes the codes from the page's
 ``otpauth://`` URI), sign out, sign in and answer the challenge, use a recovery code, reset
 the password."""
@@ -55,6 +55,7 @@ EXAMPLES = {
     "fastapi-sqlite": ("fastapi", "/api/auth", None),
     "fastapi-postgres": ("fastapi", "/api/auth", "postgres"),
     "django-sqlite": ("django", "/auth", None),
+    "django-postgres": ("django", "/auth", "postgres"),
 }
 
 

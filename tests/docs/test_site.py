@@ -50,6 +50,7 @@ REQUIRED = {
     "io_bindings.asyncio",
     "io_bindings.trio",
     "io_bindings.sync",
+    "io_bindings.self_service",
     "io_bindings.http",
     "io_bindings.starlette",
     "io_bindings.aiohttp",

@@ -153,7 +153,12 @@ def test_user_and_account_reach_the_callbacks():
         "type": "credentials",
         "provider": "credentials",
     }
-    assert first["token"] == {"name": "N", "picture": "/i.png", "sub": "42"}
+    assert first["token"] == {
+        "name": "N",
+        "picture": "/i.png",
+        "sub": "42",
+        "auth_time": int(auth.clock.now),
+    }
     assert first["is_new_user"] is False
 
 

@@ -92,7 +92,8 @@ def test_a_due_session_is_extended_and_answers_its_real_expiry():
     pair.clock.advance(DAY)  # expires - max_age + update_age <= now
     response = read(pair)
     new_expiry = pair.clock.now + MAX_AGE
-    assert db.called("update_session") == [({"session_token": token, "expires": utc(new_expiry)},)]
+    extension = {"session_token": token, "expires": utc(new_expiry)}
+    assert db.called("update_session") == [({**extension, "last_seen_at": utc(pair.clock.now)},)]
     assert db.store.sessions[token]["expires"] == utc(new_expiry)
     assert response.json()["expires"] == iso_date(new_expiry)  # not the pre-update expiry
     [line] = [line for line in set_cookie_lines(response) if line.startswith(SESSION)]

@@ -22,6 +22,11 @@ CLIENT_SAFE = {
     "AccountNotLinked",
     "WebAuthnVerificationError",
     "TwoFactorExpired",  # ours (not in Auth.js)
+    # ours (a user's own sessions and accounts), not Auth.js's
+    "SessionRequired",
+    "SessionNotFresh",
+    "LastSignInMethod",
+    "RecordNotFound",
 }
 SIGN_IN_KIND = {
     "CredentialsSignin",
@@ -32,6 +37,8 @@ SIGN_IN_KIND = {
     "MissingCSRF",
     "AccountNotLinked",
     "TwoFactorExpired",  # ours (not in Auth.js)
+    "SessionRequired",
+    "SessionNotFresh",
 }
 ALL_ERRORS = [
     value

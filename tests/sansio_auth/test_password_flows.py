@@ -264,6 +264,8 @@ def test_change_password_asks_the_current_one_and_ends_other_sessions(options: d
     assert change_password(accounts, PW, "a brand new one").status == 200
     assert other.session() is None
     assert accounts.browser.session()["user"]["email"] == ANN
+    listed = accounts.browser.get(f"{accounts.base}/sessions").json()  # the user's list
+    assert [s["current"] for s in listed] == [True]
     assert sign_in(accounts, ANN, "a brand new one", other).location == "http://localhost:3000"
 
 

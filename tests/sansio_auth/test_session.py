@@ -69,7 +69,8 @@ def test_default_token_contents():
     }
     assert token["iat"] == int(START)
     assert token["exp"] == int(START) + MAX_AGE
-    assert set(token) == {"name", "email", "sub", "iat", "exp", "jti"}
+    assert token["auth_time"] == int(START)  # ours: the sign-in time (freshness)
+    assert set(token) == {"name", "email", "sub", "iat", "exp", "jti", "auth_time"}
 
 
 def test_session_cookie_attributes():

@@ -4,7 +4,9 @@ the same session, the same cookies set (a re-issued token after ``update_age``, 
 one), the same adapter calls (revocation checks, database reads and writes) and the same
 callbacks run (``jwt``, ``session``). The read made without a flow
 (``Engine.session_now``, which servers try first) either declines or gives that answer too,
-and only where the flow would have performed no action and set no cookie."""
+and only where the flow would have performed no action and set no cookie: never for a
+database session or a revocable JWT session (whose record the user's list of sessions
+keeps)."""
 
 from __future__ import annotations
 
@@ -200,6 +202,10 @@ def check_read(config: dict[str, Any], cookie: dict[str, Any]) -> None:
         assert answers[3] == server
         assert server[2:] == ([], [])
         assert owners[1] == owners[0]  # whose session it is, too
+    if value is not None and (config["strategy"] == "database" or config["revocation"]):
+        # a database session, or a revocable JWT session (its marks read, its record
+        # touched on re-issue, for the user's list of sessions): always the flow
+        assert quick is None
 
 
 def test_a_plain_jwt_session_and_a_signed_out_request_are_read_without_a_flow() -> None:

@@ -82,6 +82,8 @@ def test_every_option_of_the_spec_exists_in_snake_case():
         "generate_session_token",
         "revocation",  # ours (revocable JWT sessions), not Auth.js's
         "revocation_cache_ttl",
+        "fresh_age",  # ours (sensitive actions need a recent sign-in)
+        "track_ip_address",  # ours (the user's list of sessions)
     }
     assert {f.name for f in dataclasses.fields(Pages)} == {
         "sign_in",
@@ -89,6 +91,7 @@ def test_every_option_of_the_spec_exists_in_snake_case():
         "error",
         "verify_request",
         "new_user",
+        "security",  # ours (the user's sessions and accounts)
     }
     assert {f.name for f in dataclasses.fields(Theme)} == {
         "color_scheme",

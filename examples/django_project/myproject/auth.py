@@ -10,6 +10,10 @@ initialization): a request with ``X-Example-Staging: 1`` also gets the staging p
 ``EXAMPLE_UPDATE_AGE`` (seconds, default a day) is how often the session cookie is re-issued.
 Users live in memory, or in SQLite (``EXAMPLE_DB``, a file) or PostgreSQL
 (``EXAMPLE_POSTGRES``, a DSN) when set.
+Sessions are revocable JWTs, so that ``/auth/security`` lists them (and the linked accounts)
+and ends them; ``EXAMPLE_FRESH_AGE`` (default a day) is how recent a sign-in the sensitive
+operations need (changing the password or e-mail, turning two-factor off, unlinking an
+account, deleting the user).
 """
 
 from __future__ import annotations
@@ -64,7 +68,12 @@ def make_config(*, staging: bool = False) -> AuthConfig:
         providers.append(
             Credentials(id="staging", name="Staging", authorize=authorize, credentials={})
         )
-    session = {"strategy": "jwt", "update_age": int(os.environ.get("EXAMPLE_UPDATE_AGE", 86400))}
+    session = {
+        "strategy": "jwt",
+        "revocation": True,  # the security page lists and ends the user's sessions
+        "update_age": int(os.environ.get("EXAMPLE_UPDATE_AGE", 86400)),
+        "fresh_age": int(os.environ.get("EXAMPLE_FRESH_AGE", 86400)),
+    }
     return AuthConfig(
         adapter=_adapter(),
         session=session,

@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from sansio_auth.adapters import SessionAndUser
 
+from .._accounts import AccountMethods
 from .._base import StoreAdapter, session_and_user
 from ._asyncio import AsyncioSessions, asyncio_twin
 from ._models import (
@@ -32,11 +33,15 @@ from ._models import (
     AuthBase,
     Authenticator,
     AuthModels,
+    CodeList,
     Key,
     RateLimitCounter,
     Session,
+    SessionRecord,
     SessionRevocation,
     User,
+    UserPassword,
+    UserTwoFactor,
     UTCDateTime,
     VerificationToken,
 )
@@ -51,19 +56,23 @@ __all__ = [
     "AuthBase",
     "AuthModels",
     "Authenticator",
+    "CodeList",
     "Key",
     "RateLimitCounter",
     "SQLAlchemyAdapter",
     "Session",
+    "SessionRecord",
     "SessionRevocation",
     "UTCDateTime",
     "User",
+    "UserPassword",
+    "UserTwoFactor",
     "VerificationToken",
     "models",
 ]
 
 
-class SQLAlchemyAdapter(StoreAdapter):
+class SQLAlchemyAdapter(AccountMethods, StoreAdapter):
     """The SQLAlchemy adapter (``AuthConfig(adapter=SQLAlchemyAdapter(engine))``).
 
     ``engine`` is a synchronous :class:`~sqlalchemy.engine.Engine` or a URL to make one

@@ -2,11 +2,14 @@
 
 The default tables are those of ``@auth/pg-adapter`` (``users``, ``accounts``,
 ``sessions``, ``verification_token``) with their camelCase column names, plus
-``authenticators`` (passkeys) in the same style, ``session_revocations`` (revocable
-sessions) and ``rate_limit_counters``, and a ``sid`` on sessions (the provider session, for
-back-channel logout), as our PostgreSQL adapter's schema has them (not in Auth.js).
-Attributes are snake_case, as the adapter's records are: ``User.email_verified`` is the
-column ``"emailVerified"``.
+``authenticators`` (passkeys) in the same style; not in Auth.js: ``session_revocations``
+(revocable sessions), ``rate_limit_counters``, a ``sid`` on sessions (the provider session,
+for back-channel logout), ``user_passwords`` and ``user_two_factors`` (password accounts and
+two-factor), ``session_records`` (the user's list of JWT sessions) and the device columns
+of ``sessions`` (``"createdAt"``, ``"lastSeenAt"``, ``"userAgent"``, ``"ipAddress"``,
+nullable: Auth.js's rows have none): the tables of our PostgreSQL adapter. Attributes are
+snake_case, as the adapter's records are: ``User.email_verified`` is the column
+``"emailVerified"``.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
 from sqlalchemy import (
     BigInteger,
     Boolean,
@@ -31,7 +35,7 @@ from sqlalchemy import (
     TypeDecorator,
     UniqueConstraint,
 )
-from sqlalchemy.dialects import mysql
+from sqlalchemy.dialects import mysql, postgresql
 from sqlalchemy.orm import DeclarativeBase, mapped_column
 from sqlalchemy.types import TypeEngine
 
@@ -43,6 +47,9 @@ TABLES = {
     "authenticators": "authenticators",
     "session_revocations": "session_revocations",
     "rate_limit_counters": "rate_limit_counters",
+    "passwords": "user_passwords",
+    "two_factors": "user_two_factors",
+    "session_records": "session_records",
 }
 """Our name of each table → its default table name (``@auth/pg-adapter``'s where it has one)."""
 
@@ -80,6 +87,29 @@ class UTCDateTime(TypeDecorator[datetime]):
 def as_utc(value: datetime) -> datetime:
     """``value`` in UTC; a naive one is taken to be UTC already (as :class:`UTCDateTime` stores)."""
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class CodeList(TypeDecorator[list[str]]):
+    """A list of strings (the hashed recovery codes): ``TEXT[]`` on PostgreSQL, as our
+    PostgreSQL adapter has it; elsewhere a JSON array in a text column."""
+
+    impl = Text
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
+        if dialect.name == "postgresql":
+            return dialect.type_descriptor(postgresql.ARRAY(Text))
+        return dialect.type_descriptor(Text())
+
+    def process_bind_param(self, value: list[str] | None, dialect: Dialect) -> Any:
+        if value is None or dialect.name == "postgresql":
+            return value
+        return msgspec.json.encode(list(value)).decode()
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> list[str] | None:
+        if value is None or isinstance(value, list):
+            return value
+        return list(msgspec.json.decode(value))
 
 
 def Key(length: int = 255) -> TypeEngine[str]:  # noqa: N802 - reads as a type
@@ -141,6 +171,32 @@ def _account_columns(user_id: Column[Any], table: str) -> dict[str, Any]:
     }
 
 
+def _one_per_user(user_id: Column[Any]) -> Any:
+    """A ``"userId"`` primary key: one row per user, removed with the user."""
+    return mapped_column(
+        "userId", _user_id_type(user_id), ForeignKey(user_id, ondelete="CASCADE"), primary_key=True
+    )
+
+
+def _password_columns(user_id: Column[Any], table: str) -> dict[str, Any]:
+    return {
+        "__tablename__": table,
+        "user_id": _one_per_user(user_id),
+        "hash": mapped_column(Text, nullable=False),
+    }
+
+
+def _two_factor_columns(user_id: Column[Any], table: str) -> dict[str, Any]:
+    return {
+        "__tablename__": table,
+        "user_id": _one_per_user(user_id),
+        "totp_secret": mapped_column("totpSecret", Text, nullable=False),
+        "totp_last_step": mapped_column("totpLastStep", BigInteger),
+        "recovery_codes": mapped_column("recoveryCodes", CodeList, nullable=False),
+        "enabled_at": mapped_column("enabledAt", UTCDateTime, nullable=False),
+    }
+
+
 def _session_columns(user_id: Column[Any], table: str) -> dict[str, Any]:
     return {
         "__tablename__": table,
@@ -149,6 +205,29 @@ def _session_columns(user_id: Column[Any], table: str) -> dict[str, Any]:
         "expires": mapped_column(UTCDateTime, nullable=False),
         "session_token": mapped_column("sessionToken", Key(), unique=True, nullable=False),
         "sid": mapped_column(Key(), index=True),
+        **_device_columns(nullable=True),
+    }
+
+
+def _device_columns(*, nullable: bool) -> dict[str, Any]:
+    """What a session keeps for the user's list of sessions (not in Auth.js)."""
+    return {
+        "created_at": mapped_column("createdAt", UTCDateTime, nullable=nullable),
+        "last_seen_at": mapped_column("lastSeenAt", UTCDateTime, nullable=nullable),
+        "user_agent": mapped_column("userAgent", Text),
+        "ip_address": mapped_column("ipAddress", String(64)),
+    }
+
+
+def _session_record_columns(table: str) -> dict[str, Any]:
+    """A JWT session's record; ``"userId"`` has no foreign key (a credentials user is not
+    stored)."""
+    return {
+        "__tablename__": table,
+        "sid": mapped_column(Key(), primary_key=True),
+        "user_id": mapped_column("userId", Key(), nullable=False, index=True),
+        "expires": mapped_column(UTCDateTime, nullable=False),
+        **_device_columns(nullable=False),
     }
 
 
@@ -206,6 +285,9 @@ def _make_models(base: type[DeclarativeBase], users: Column[Any], names: Mapping
         model("Authenticator", _authenticator_columns(users, names["authenticators"])),
         model("SessionRevocation", _revocation_columns(names["session_revocations"])),
         model("RateLimitCounter", _counter_columns(names["rate_limit_counters"])),
+        model("UserPassword", _password_columns(users, names["passwords"])),
+        model("UserTwoFactor", _two_factor_columns(users, names["two_factors"])),
+        model("SessionRecord", _session_record_columns(names["session_records"])),
     )
 
 
@@ -222,6 +304,13 @@ SessionRevocation = _DEFAULT_MODELS[4]
 """A "not before" mark that revokes sessions (``session_revocations``; not in Auth.js)."""
 RateLimitCounter = _DEFAULT_MODELS[5]
 """A rate-limit counter (``rate_limit_counters``; not in Auth.js)."""
+UserPassword = _DEFAULT_MODELS[6]
+"""A user's password hash (``user_passwords``; not in Auth.js)."""
+UserTwoFactor = _DEFAULT_MODELS[7]
+"""A user's TOTP secret and recovery codes (``user_two_factors``; not in Auth.js)."""
+SessionRecord = _DEFAULT_MODELS[8]
+"""A JWT session's record, for the user's list of sessions (``session_records``; not in
+Auth.js)."""
 
 
 class AuthModels:
@@ -238,8 +327,8 @@ class AuthModels:
     attributes when they differ. Its other columns come back in the user records and take
     the values of the keys of that name. The other models are made on ``base`` (table names
     from :data:`TABLES`, overridden by ``tables``) and are the attributes ``Account``,
-    ``Session``, ``VerificationToken``, ``Authenticator``, ``SessionRevocation`` and
-    ``RateLimitCounter``.
+    ``Session``, ``VerificationToken``, ``Authenticator``, ``SessionRevocation``,
+    ``RateLimitCounter``, ``UserPassword``, ``UserTwoFactor`` and ``SessionRecord``.
     """
 
     def __init__(
@@ -268,14 +357,7 @@ class AuthModels:
         """The user model's columns by attribute name."""
         self._check_user()
         if user is User and self.tables == TABLES:
-            made = (
-                Account,
-                Session,
-                VerificationToken,
-                Authenticator,
-                SessionRevocation,
-                RateLimitCounter,
-            )
+            made = _DEFAULT_MODELS
         else:
             made = _make_models(base, self.user_columns[self.user_fields["id"]], self.tables)
         (
@@ -285,6 +367,9 @@ class AuthModels:
             self.Authenticator,
             self.SessionRevocation,
             self.RateLimitCounter,
+            self.UserPassword,
+            self.UserTwoFactor,
+            self.SessionRecord,
         ) = made
 
     def _check_user(self) -> None:
@@ -298,8 +383,9 @@ class AuthModels:
     def auth_tables(self) -> list[Table]:
         """The adapter's tables (for ``metadata.create_all(engine, tables=...)`` when your
         metadata holds other tables you create otherwise)."""
-        models = (self.User, self.Account, self.Session, self.VerificationToken, self.Authenticator)
-        models += (self.SessionRevocation, self.RateLimitCounter)  # type: ignore[assignment]
+        models = (self.User, self.Account, self.Session, self.VerificationToken)
+        models += (self.Authenticator, self.SessionRevocation, self.RateLimitCounter)  # type: ignore[assignment]
+        models += (self.UserPassword, self.UserTwoFactor, self.SessionRecord)  # type: ignore[assignment]
         return [model.__table__ for model in models]
 
     def new_user_id(self, proposed: str) -> Any:

@@ -34,17 +34,16 @@ from sansio_auth.adapters import AdapterConflict
 from .._base import (
     AUTHENTICATOR_FIELDS,
     PURGE_INTERVAL,
-    SESSION_FIELDS,
     TOKEN_FIELDS,
     USER_FIELDS,
     Every,
     Record,
 )
 from .._errors import constraint_error, is_transient
+from ._accounts import SESSION_KEYS, SQLAlchemyAccounts, device_record
 from ._models import AuthModels, as_utc
 
 ACCOUNT_KEYS = ("user_id", "type", "provider", "provider_account_id", *TOKEN_FIELDS)
-SESSION_KEYS = (*SESSION_FIELDS, "sid")
 _ATTEMPTS = 5
 
 
@@ -78,7 +77,7 @@ def _sqlite_transactions(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
-class SQLAlchemyStore:
+class SQLAlchemyStore(SQLAlchemyAccounts):
     """The synchronous store behind :class:`~io_bindings.db.sqlalchemy.SQLAlchemyAdapter`."""
 
     def __init__(self, engine: Engine, models: AuthModels, *, create_tables: bool) -> None:
@@ -176,9 +175,7 @@ class SQLAlchemyStore:
 
     def _session(self, row: Sequence[Any] | None) -> Record | None:
         record = self._record(row, SESSION_KEYS)
-        if record is not None and record["sid"] is None:
-            del record["sid"]  # only a session of a provider session has a sid
-        return record
+        return None if record is None else device_record(record)
 
     def _authenticator(self, row: Sequence[Any] | None) -> Record | None:
         record = self._record(row, AUTHENTICATOR_FIELDS)
@@ -267,8 +264,11 @@ class SQLAlchemyStore:
                     (self.models.Session, self.session),
                     (self.models.Account, self.account),
                     (self.models.Authenticator, self.authenticator),
+                    (self.models.UserPassword, self._passwords),
+                    (self.models.UserTwoFactor, self._two_factors),
                 ):
                     conn.execute(delete(model.__table__).where(columns["user_id"] == key))
+                self.forget_records(conn, user_id)
                 conn.execute(delete(self.users).where(where))
             return user
 
@@ -296,6 +296,13 @@ class SQLAlchemyStore:
             )
             if found is not None:
                 conn.execute(delete(self.models.Account.__table__).where(*where))
+            if found is not None and found["type"] == "webauthn":  # its passkey goes with it
+                conn.execute(
+                    delete(self.models.Authenticator.__table__).where(
+                        self.authenticator["user_id"] == self._owner(found["user_id"]),
+                        self.authenticator["provider_account_id"] == provider_account_id,
+                    )
+                )
             return found
 
         return self._retried(work)  # type: ignore[no-any-return]
@@ -354,8 +361,7 @@ class SQLAlchemyStore:
     # sessions
 
     def create_session(self, session: Record) -> Record:
-        values = {self.session[k].key: session[k] for k in SESSION_FIELDS}
-        values[self.session["sid"].key] = session.get("sid")
+        values = {self.session[k].key: session.get(k) for k in SESSION_KEYS}
         values[self.session["user_id"].key] = self._owner(session["user_id"])
 
         def work(conn: Connection) -> None:
@@ -381,8 +387,9 @@ class SQLAlchemyStore:
         values: dict[str, Any] = {}
         if "user_id" in update_:
             values[self.session["user_id"].key] = self._owner(update_["user_id"])
-        if "expires" in update_:
-            values[self.session["expires"].key] = update_["expires"]
+        for key in ("expires", "last_seen_at"):
+            if key in update_:
+                values[self.session[key].key] = update_[key]
         where = self.session["session_token"] == update_["session_token"]
 
         def work(conn: Connection) -> Record | None:

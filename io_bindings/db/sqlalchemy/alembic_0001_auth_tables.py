@@ -4,10 +4,10 @@ Copy this file into your Alembic ``versions/`` directory and set ``down_revision
 latest revision (or leave ``None`` if it is your first). It creates what
 ``io_bindings.db.sqlalchemy.models.metadata.create_all()`` creates: ``users``,
 ``accounts``, ``sessions``, ``verification_token``, ``authenticators``,
-``session_revocations`` and ``rate_limit_counters`` (a test checks that ``alembic
-revision --autogenerate`` finds nothing to add after it, on SQLite, PostgreSQL and MariaDB).
-With your own models (``AuthModels(Base, user=User)``), let ``--autogenerate`` write the
-revision instead.
+``session_revocations``, ``rate_limit_counters``, ``user_passwords``, ``user_two_factors``
+and ``session_records`` (a test checks that ``alembic revision --autogenerate`` finds
+nothing to add after it, on SQLite, PostgreSQL and MariaDB). With your own models
+(``AuthModels(Base, user=User)``), let ``--autogenerate`` write the revision instead.
 
 Revision ID: sansio_auth_0001
 Revises:
@@ -18,7 +18,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from io_bindings.db.sqlalchemy import Key, UTCDateTime
+from io_bindings.db.sqlalchemy import CodeList, Key, UTCDateTime
 
 revision = "sansio_auth_0001"
 down_revision: str | None = None
@@ -35,6 +35,23 @@ def _owner() -> sa.Column[int]:
         nullable=False,
         index=True,
     )
+
+
+def _one_per_user() -> sa.Column[int]:
+    """A ``"userId"`` primary key: one row per user, removed with the user."""
+    return sa.Column(
+        "userId", sa.Integer(), sa.ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+
+
+def _device(*, nullable: bool) -> list[sa.Column[object]]:
+    """A session's device columns (the user's list of sessions)."""
+    return [
+        sa.Column("createdAt", UTCDateTime(), nullable=nullable),
+        sa.Column("lastSeenAt", UTCDateTime(), nullable=nullable),
+        sa.Column("userAgent", sa.Text()),
+        sa.Column("ipAddress", sa.String(64)),
+    ]
 
 
 def upgrade() -> None:
@@ -70,6 +87,7 @@ def upgrade() -> None:
         sa.Column("expires", UTCDateTime(), nullable=False),
         sa.Column("sessionToken", Key(), nullable=False, unique=True),
         sa.Column("sid", Key(), index=True),
+        *_device(nullable=True),
     )
     op.create_table(
         "verification_token",
@@ -100,12 +118,40 @@ def upgrade() -> None:
         sa.Column("count", sa.Integer(), nullable=False),
         sa.Column("resetAt", UTCDateTime(), nullable=False, index=True),
     )
+    op.create_table(
+        "user_passwords",
+        _one_per_user(),
+        sa.Column("hash", sa.Text(), nullable=False),
+    )
+    op.create_table(
+        "user_two_factors",
+        _one_per_user(),
+        sa.Column("totpSecret", sa.Text(), nullable=False),
+        sa.Column("totpLastStep", sa.BigInteger()),
+        sa.Column("recoveryCodes", CodeList(), nullable=False),
+        sa.Column("enabledAt", UTCDateTime(), nullable=False),
+    )
+    op.create_table(
+        "session_records",
+        sa.Column("sid", Key(), primary_key=True),
+        sa.Column("userId", Key(), nullable=False, index=True),
+        sa.Column("expires", UTCDateTime(), nullable=False),
+        *_device(nullable=False),
+    )
 
 
 def downgrade() -> None:
     """Drop the tables (and everything in them)."""
-    for table in ("rate_limit_counters", "session_revocations", "authenticators",
-                  "verification_token"):  # fmt: skip
-        op.drop_table(table)
-    for table in ("sessions", "accounts", "users"):
+    for table in (
+        "session_records",
+        "user_two_factors",
+        "user_passwords",
+        "rate_limit_counters",
+        "session_revocations",
+        "authenticators",
+        "verification_token",
+        "sessions",
+        "accounts",
+        "users",
+    ):
         op.drop_table(table)

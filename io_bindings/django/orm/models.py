@@ -1,13 +1,15 @@
 """The tables of the Django ORM store (:mod:`io_bindings.django.orm.store`): Auth.js's accounts,
 sessions, verification tokens and authenticators (passkeys), all owned by
-``settings.AUTH_USER_MODEL``, plus what a user model may lack, the revocation marks and the
-rate-limit counters.
+``settings.AUTH_USER_MODEL``, plus what a user model may lack, the revocation marks, the
+rate-limit counters, and for the accounts of issue 28 the password hashes, second factors and
+records of JWT sessions (the user's list of sessions).
 
 Users are your user model's rows. What Auth.js keeps on a user and your model has no field
 for (``email_verified``, and ``name`` and ``image`` unless the model has them) is kept in
 :class:`UserProfile`, one row per user, made only when needed. Each relation to the user has
 a reverse name starting ``auth_`` (``user.auth_accounts``, ``user.auth_sessions``,
-``user.auth_authenticators``, ``user.auth_profile``), so it cannot clash with your own models'.
+``user.auth_authenticators``, ``user.auth_profile``, ``user.auth_password``,
+``user.auth_two_factor``), so it cannot clash with your own models'.
 Deleting a user deletes what refers to it (Django's ``CASCADE``).
 """
 
@@ -70,12 +72,45 @@ class Session(models.Model):
         max_length=255, null=True, blank=True, db_index=True
     )
     """The provider session it belongs to (back-channel logout), when the sign-in had one."""
+    created_at: models.DateTimeField[datetime | None, datetime | None] = models.DateTimeField(
+        null=True, blank=True
+    )
+    """When the sign-in happened (the user's list of sessions; none on older rows)."""
+    last_seen_at: models.DateTimeField[datetime | None, datetime | None] = models.DateTimeField(
+        null=True, blank=True
+    )
+    user_agent: models.TextField[str | None, str | None] = models.TextField(null=True, blank=True)
+    ip_address: models.CharField[str | None, str | None] = models.CharField(
+        max_length=64, null=True, blank=True
+    )
 
     class Meta:
         db_table = "sansio_auth_session"
 
     def __str__(self) -> str:
         return f"session of user {self.user.pk} until {self.expires:%Y-%m-%d %H:%M}"
+
+
+class SessionRecord(models.Model):
+    """What is kept of a JWT session (``session.revocation``) for the user's list of sessions:
+    the session itself is the cookie. ``user_id`` is the token's ``sub``, not a foreign key
+    (a credentials sign-in's user is not stored)."""
+
+    sid: models.CharField[str, str] = models.CharField(max_length=255, primary_key=True)
+    user_id: models.CharField[str, str] = models.CharField(max_length=255, db_index=True)
+    expires: models.DateTimeField[datetime, datetime] = models.DateTimeField()
+    created_at: models.DateTimeField[datetime, datetime] = models.DateTimeField()
+    last_seen_at: models.DateTimeField[datetime, datetime] = models.DateTimeField()
+    user_agent: models.TextField[str | None, str | None] = models.TextField(null=True, blank=True)
+    ip_address: models.CharField[str | None, str | None] = models.CharField(
+        max_length=64, null=True, blank=True
+    )
+
+    class Meta:
+        db_table = "sansio_auth_session_record"
+
+    def __str__(self) -> str:
+        return f"JWT session {self.sid} of user {self.user_id}"
 
 
 class VerificationToken(models.Model):
@@ -137,6 +172,43 @@ class UserProfile(models.Model):
 
     def __str__(self) -> str:
         return f"sign-in profile of user {self.user.pk}"
+
+
+class UserPassword(models.Model):
+    """A user's password hash for the ``Password`` provider (not in Auth.js; not Django's own
+    ``password`` field, which the store leaves unusable)."""
+
+    user: models.OneToOneField[Any, Any] = models.OneToOneField(
+        settings.AUTH_USER_MODEL, models.CASCADE, primary_key=True, related_name="auth_password"
+    )
+    hash: models.TextField[str, str] = models.TextField()
+
+    class Meta:
+        db_table = "sansio_auth_user_password"
+
+    def __str__(self) -> str:
+        return f"password of user {self.user.pk}"
+
+
+class UserTwoFactor(models.Model):
+    """A user's second factor (not in Auth.js): the authenticator app's secret, sealed by the
+    engine; the last time step used; the unused recovery codes, hashed."""
+
+    user: models.OneToOneField[Any, Any] = models.OneToOneField(
+        settings.AUTH_USER_MODEL, models.CASCADE, primary_key=True, related_name="auth_two_factor"
+    )
+    totp_secret: models.TextField[str, str] = models.TextField()
+    totp_last_step: models.BigIntegerField[int | None, int | None] = models.BigIntegerField(
+        null=True, blank=True
+    )
+    recovery_codes: models.JSONField[list[str], list[str]] = models.JSONField(default=list)
+    enabled_at: models.DateTimeField[datetime, datetime] = models.DateTimeField()
+
+    class Meta:
+        db_table = "sansio_auth_user_two_factor"
+
+    def __str__(self) -> str:
+        return f"second factor of user {self.user.pk}"
 
 
 class SessionRevocation(models.Model):

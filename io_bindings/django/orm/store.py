@@ -33,6 +33,7 @@ from django.db.models import F, Max
 
 from sansio_auth.adapters import AdapterConflict
 
+from ...db._accounts import AccountMethods
 from ...db._base import (
     ACCOUNT_FIELDS,
     AUTHENTICATOR_FIELDS,
@@ -41,14 +42,14 @@ from ...db._base import (
     Record,
     StoreAdapter,
 )
+from ._accounts import SESSION_LOOKUPS, DjangoAccounts, device_values, session_record
 from ._transactions import Transactions, first_row
 from ._user_fields import UserFields, from_db, to_db
 
 T = TypeVar("T")
-SESSION_LOOKUPS = ("session_token", "user_id", "expires", "sid")
 
 
-class DjangoStore(Transactions):
+class DjangoStore(Transactions, DjangoAccounts):
     """The synchronous store behind :class:`DjangoAdapter`."""
 
     def __init__(self, using: str, user_fields: Mapping[str, str | None]) -> None:
@@ -198,6 +199,7 @@ class DjangoStore(Transactions):
             user = self._get_user(pk=key)
             if user is not None:  # Django deletes what refers to it (CASCADE)
                 self._objects(self.users.model).filter(pk=key).delete()
+                self._records(user_id=user_id).delete()  # no foreign key: by hand
             return user
 
         return self._write(work)
@@ -239,6 +241,10 @@ class DjangoStore(Transactions):
             found = self._account(**where)
             if found is not None:
                 self._accounts(**where).delete()
+            if found is not None and found["type"] == "webauthn":  # its passkey goes with it
+                self._authenticators(
+                    user_id=self._owner(found["user_id"]), provider_account_id=provider_account_id
+                ).delete()
             return found
 
         return self._write(work)
@@ -289,14 +295,7 @@ class DjangoStore(Transactions):
 
     def _session(self, session_token: str) -> Record | None:
         row = first_row(self._sessions(session_token=session_token).values_list(*SESSION_LOOKUPS))
-        return None if row is None else self._session_record(row)
-
-    @staticmethod
-    def _session_record(row: Any) -> Record:
-        record = {"session_token": row[0], "user_id": str(row[1]), "expires": from_db(row[2])}
-        if row[3] is not None:  # only a session of a provider session has a sid
-            record["sid"] = row[3]
-        return record
+        return None if row is None else session_record(row)
 
     def create_session(self, session: Record) -> Record:
         values = {
@@ -304,6 +303,7 @@ class DjangoStore(Transactions):
             "user_id": self._owner(session["user_id"]),
             "expires": to_db(session["expires"]),
             "sid": session.get("sid"),
+            **device_values(session),
         }
         self._write(lambda: self._objects(self._models().Session).create(**values))
         return session
@@ -319,14 +319,15 @@ class DjangoStore(Transactions):
         row = self._read(lambda: first_row(query))
         if row is None:
             return None
-        return self._session_record(row), users.record(row, len(SESSION_LOOKUPS))
+        return session_record(row), users.record(row, len(SESSION_LOOKUPS))
 
     def update_session(self, update: Record) -> Record | None:
         values: dict[str, Any] = {}
         if "user_id" in update:
             values["user_id"] = self._owner(update["user_id"])
-        if "expires" in update:
-            values["expires"] = to_db(update["expires"])
+        for key in ("expires", "last_seen_at"):
+            if key in update:
+                values[key] = to_db(update[key])
 
         def work() -> Record | None:
             if values:
@@ -478,7 +479,7 @@ class DjangoStore(Transactions):
         return count, reset_at.astimezone(UTC)
 
 
-class DjangoAdapter(StoreAdapter):
+class DjangoAdapter(AccountMethods, StoreAdapter):
     """The Django ORM adapter (``AuthConfig(adapter=DjangoAdapter())``).
 
     ``using`` is the database alias (``"default"``); it must hold the user model's table.

@@ -13,6 +13,7 @@ import pytest
 from live_server import free_port
 from psycopg.conninfo import conninfo_to_dict
 
+from io_bindings.db import postgres as postgres_adapter
 from io_bindings.db.postgres import SCHEMA_VERSION, PostgresAdapter
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -57,7 +58,15 @@ AUTHJS_TABLES = {
 
 
 # What we add to them: nullable columns Auth.js's adapter neither reads nor needs.
-OUR_COLUMNS = {"sessions": {"sid": "text"}}
+OUR_COLUMNS = {  # nullable: Auth.js's rows have none
+    "sessions": {
+        "sid": "text",  # the provider session (back-channel logout)
+        "createdAt": "timestamp with time zone",  # the user's list of sessions
+        "lastSeenAt": "timestamp with time zone",
+        "userAgent": "text",
+        "ipAddress": "text",
+    }
+}
 
 
 def columns(dsn: str, table: str) -> dict[str, str]:
@@ -414,6 +423,47 @@ async def test_connections_the_server_closed_are_replaced_unnoticed(postgres_dsn
             assert found is not None
             assert found["session"]["session_token"] == token
             assert await adapter.get_user(found["user"]["id"]) == found["user"]
+
+
+@pytest.mark.parametrize("version", range(1, SCHEMA_VERSION))
+async def test_a_database_of_each_earlier_version_upgrades(postgres_dsn: str, version: int) -> None:
+    """A database left at ``version`` (its rows of that time in it) opens at the current
+    version: its user and session kept (with its provider sid from version 4), and what the
+    later versions added works on them."""
+    expires = NOW + timedelta(days=1)
+    with psycopg.connect(postgres_dsn) as conn:
+        for statements in postgres_adapter.MIGRATIONS[:version]:
+            for statement in statements:
+                conn.execute(statement.encode())
+        conn.execute("CREATE TABLE sansio_auth_schema (version INTEGER NOT NULL)")
+        conn.execute("INSERT INTO sansio_auth_schema VALUES (%s)", (version,))
+        row = conn.execute(
+            "INSERT INTO users (name, email) VALUES ('Ada', 'ada@example.com') RETURNING id"
+        ).fetchone()
+        assert row is not None
+        user_id = str(row[0])
+        conn.execute(
+            'INSERT INTO sessions ("userId", expires, "sessionToken") VALUES (%s, %s, %s)',
+            (row[0], expires, "s1"),
+        )
+        if version >= 4:
+            conn.execute("UPDATE sessions SET sid = 'op-1'")
+    kept = {"sid": "op-1"} if version >= 4 else {}
+    async with PostgresAdapter(postgres_dsn) as adapter:
+        assert (await adapter.get_user(user_id))["email"] == "ada@example.com"  # type: ignore[index]
+        [session] = await adapter.list_sessions_by_user_id(user_id)
+        assert session == {"session_token": "s1", "user_id": user_id, "expires": expires, **kept}
+        await adapter.set_password_hash(user_id, "$argon2id$x")
+        assert await adapter.get_password_hash(user_id) == "$argon2id$x"
+        record = {"sid": "j1", "user_id": user_id, "expires": expires, "created_at": expires}
+        await adapter.create_session_record(record)  # type: ignore[arg-type]
+        assert [r["sid"] for r in await adapter.list_session_records(user_id)] == ["j1"]
+        assert (await adapter.increment_counter("k", 60, NOW))[0] == 1
+        assert await adapter.delete_sessions_by_sid("op-1") == (1 if version >= 4 else 0)
+    with psycopg.connect(postgres_dsn) as conn:
+        assert conn.execute("SELECT version FROM sansio_auth_schema").fetchall() == [
+            (SCHEMA_VERSION,)
+        ]
 
 
 async def test_a_deadline_cuts_calls_stuck_on_a_lock_and_the_pool_recovers(

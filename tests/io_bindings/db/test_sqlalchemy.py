@@ -74,7 +74,8 @@ async def test_extra_columns_come_back_and_take_their_keys(database: str) -> Non
         assert await db.get_user(user["id"]) == updated
         names = set(inspect(db.engine).get_table_names())
     assert names == {"members", "app_accounts", "app_sessions", "verification_token",
-                     "passkeys", "session_revocations", "rate_limit_counters"}  # fmt: skip
+                     "passkeys", "session_revocations", "rate_limit_counters", "session_records",
+                     "user_passwords", "user_two_factors"}  # fmt: skip
     assert auth.Account.__table__.c.userId.references(auth.User.__table__.c.id)
 
 

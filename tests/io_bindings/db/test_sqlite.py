@@ -189,3 +189,48 @@ async def test_an_in_memory_database_is_read_on_its_one_connection() -> None:
         found = await adapter.get_session_and_user(token)
         assert found is not None
         assert found["session"]["session_token"] == token
+
+
+def test_the_schema_versions_are_in_order() -> None:
+    """3: password hashes and second factors; 4: provider sids, expiring marks, rate-limit
+    counters; 5: the sessions' device columns and the JWT session records."""
+    assert SCHEMA_VERSION == 5
+    assert "user_passwords" in sqlite_adapter.MIGRATIONS[2][0]
+    assert "sid" in sqlite_adapter.MIGRATIONS[3][0]
+    assert "created_at" in sqlite_adapter.MIGRATIONS[4][0]
+
+
+@pytest.mark.parametrize("version", range(1, SCHEMA_VERSION))
+async def test_a_database_of_each_earlier_version_upgrades(tmp_path: Path, version: int) -> None:
+    """A file left at ``version`` (its rows of that time in it) opens at the current version:
+    its user and session kept (with its provider sid from version 4), and what the later
+    versions added works on them."""
+    path = tmp_path / "auth.db"
+    now = datetime.now(UTC).replace(microsecond=0)
+    expires = now + timedelta(days=1)
+    with sqlite3.connect(path) as conn:
+        for statements in sqlite_adapter.MIGRATIONS[:version]:
+            for statement in statements:
+                conn.execute(statement)
+        conn.execute("CREATE TABLE sansio_auth_schema (version INTEGER NOT NULL)")
+        conn.execute("INSERT INTO sansio_auth_schema VALUES (?)", (version,))
+        conn.execute("INSERT INTO users (id, email, name) VALUES ('u1', 'ada@example.com', 'Ada')")
+        conn.execute(
+            "INSERT INTO sessions (session_token, user_id, expires) VALUES ('s1', 'u1', ?)",
+            (expires.isoformat(),),
+        )
+        if version >= 4:
+            conn.execute("UPDATE sessions SET sid = 'op-1' WHERE session_token = 's1'")
+    kept = {"sid": "op-1"} if version >= 4 else {}
+    async with SQLiteAdapter(path) as adapter:
+        assert (await adapter.get_user("u1"))["email"] == "ada@example.com"  # type: ignore[index]
+        [session] = await adapter.list_sessions_by_user_id("u1")
+        assert session == {"session_token": "s1", "user_id": "u1", "expires": expires, **kept}
+        await adapter.set_password_hash("u1", "$argon2id$x")
+        assert await adapter.get_password_hash("u1") == "$argon2id$x"
+        record = {"sid": "j1", "user_id": "u1", "expires": expires, "created_at": expires}
+        await adapter.create_session_record(record)  # type: ignore[arg-type]
+        assert [r["sid"] for r in await adapter.list_session_records("u1")] == ["j1"]
+        assert (await adapter.increment_counter("k", 60, now))[0] == 1
+        assert await adapter.delete_sessions_by_sid("op-1") == (1 if version >= 4 else 0)
+    assert read(path, "SELECT version FROM sansio_auth_schema") == [(SCHEMA_VERSION,)]

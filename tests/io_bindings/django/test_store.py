@@ -186,3 +186,11 @@ async def test_close_closes_the_connections_of_every_thread(alias: str) -> None:
     await adapter.aclose()
     assert not opened()
     assert Account.objects.using(alias).count() == 0  # this thread's own connection still works
+
+
+def test_the_one_migration_makes_every_model() -> None:
+    """Migration 0001 (unreleased: the accounts', rate limits' and own sessions' tables are
+    folded into it) makes what the models say: no further migration is needed."""
+    from django.core.management import call_command
+
+    call_command("makemigrations", "sansio_auth_orm", check=True, dry_run=True, verbosity=0)

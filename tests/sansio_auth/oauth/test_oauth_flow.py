@@ -109,6 +109,7 @@ def test_jwt_callback_on_sign_in():
         "email": "alice@example.com",
         "picture": "https://op.example/alice.png",
         "sub": user["id"],
+        "auth_time": int(pair.clock.now),  # ours: when the user signed in (freshness)
     }
     assert account["provider"] == "op"
     assert account["token_type"] == "bearer"

@@ -15,6 +15,7 @@ MAY_IMPORT_TEST_TOOLS = {
     "_adapter_cases.py",
     "_adapter_passkeys.py",
     "_adapter_accounts.py",
+    "_adapter_own.py",
 }
 
 

@@ -57,6 +57,47 @@ class Migration(migrations.Migration):
             },
         ),
         migrations.CreateModel(
+            name="UserPassword",
+            fields=[
+                (
+                    "user",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="auth_password",
+                        serialize=False,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                ("hash", models.TextField()),
+            ],
+            options={
+                "db_table": "sansio_auth_user_password",
+            },
+        ),
+        migrations.CreateModel(
+            name="UserTwoFactor",
+            fields=[
+                (
+                    "user",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="auth_two_factor",
+                        serialize=False,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                ("totp_secret", models.TextField()),
+                ("totp_last_step", models.BigIntegerField(blank=True, null=True)),
+                ("recovery_codes", models.JSONField(default=list)),
+                ("enabled_at", models.DateTimeField()),
+            ],
+            options={
+                "db_table": "sansio_auth_user_two_factor",
+            },
+        ),
+        migrations.CreateModel(
             name="Authenticator",
             fields=[
                 (
@@ -97,6 +138,10 @@ class Migration(migrations.Migration):
                 ("session_token", models.CharField(max_length=255, unique=True)),
                 ("expires", models.DateTimeField()),
                 ("sid", models.CharField(blank=True, db_index=True, max_length=255, null=True)),
+                ("created_at", models.DateTimeField(blank=True, null=True)),
+                ("last_seen_at", models.DateTimeField(blank=True, null=True)),
+                ("user_agent", models.TextField(blank=True, null=True)),
+                ("ip_address", models.CharField(blank=True, max_length=64, null=True)),
                 (
                     "user",
                     models.ForeignKey(
@@ -108,6 +153,21 @@ class Migration(migrations.Migration):
             ],
             options={
                 "db_table": "sansio_auth_session",
+            },
+        ),
+        migrations.CreateModel(
+            name="SessionRecord",
+            fields=[
+                ("sid", models.CharField(max_length=255, primary_key=True, serialize=False)),
+                ("user_id", models.CharField(db_index=True, max_length=255)),
+                ("expires", models.DateTimeField()),
+                ("created_at", models.DateTimeField()),
+                ("last_seen_at", models.DateTimeField()),
+                ("user_agent", models.TextField(blank=True, null=True)),
+                ("ip_address", models.CharField(blank=True, max_length=64, null=True)),
+            ],
+            options={
+                "db_table": "sansio_auth_session_record",
             },
         ),
         migrations.CreateModel(
