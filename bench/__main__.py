@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 IN_PROCESS = "In process, no HTTP (× = ÷ the crypto floor)"
 OAUTH = "OAuth sign-in round trip (no ratio)"
+TARGETS = "only the sections whose figures the targets are taken from"
 QUICK = "check that it all runs: 0.2 s in process, one 1 s round over HTTP, no warm-up"
 RESULTS = Path("bench/results.json")
 
@@ -52,13 +53,15 @@ def _plan(argv: list[str] | None) -> tuple[Plan, float, Path]:
     parser.add_argument("--rounds", type=int, default=10, help="alternating rounds over HTTP")
     parser.add_argument("--quick", action="store_true", help=QUICK)
     parser.add_argument("--json", type=Path, default=RESULTS, help=f"default: {RESULTS}")
+    parser.add_argument("--targets", action="store_true", help=TARGETS)
     args = parser.parse_args(argv)
     if args.quick:
-        return Plan(seconds=1, rounds=1, warm_up=False), 0.2, args.json
+        return Plan(seconds=1, rounds=1, warm_up=False, targets_only=args.targets), 0.2, args.json
     if args.seconds <= 0 or args.rounds < 1:
         parser.error("--seconds must be positive and --rounds at least 1")
     over_http = max(1, round(args.seconds))  # wrk takes whole seconds
-    return Plan(seconds=over_http, rounds=args.rounds, warm_up=True), args.seconds, args.json
+    plan = Plan(seconds=over_http, rounds=args.rounds, warm_up=True, targets_only=args.targets)
+    return plan, args.seconds, args.json
 
 
 def _in_process(seconds: float, postgres_server: PostgresServer) -> list[Figure]:
@@ -109,7 +112,8 @@ def main(argv: list[str] | None = None) -> None:
         goals = route_goals(figures)
         database = database_http_figures(plan, postgres_server)
         figures += database
-        figures += django_figures(plan, postgres_server)
+        if not plan.targets_only:
+            figures += django_figures(plan, postgres_server)
     if (missing := missing_peers()) is None:
         peers, peer_goals = peer_figures(plan)
         frameworks, framework_goals = framework_figures(in_process_seconds * 5)
@@ -117,11 +121,12 @@ def main(argv: list[str] | None = None) -> None:
         goals += [*peer_goals, *framework_goals]
     else:
         print(f"\nno Python peers, no aiohttp and Django figures: {missing}", flush=True)
-    figures += worker_figures(plan)
-    figures += hashing_figures(plan)
-    figures += totp_figures(in_process_seconds)
+    if not plan.targets_only:
+        figures += worker_figures(plan)
+        figures += hashing_figures(plan)
+        figures += totp_figures(in_process_seconds)
+        figures += [Figure(OAUTH, name, "per second", rate) for name, rate in oauth_rows()]
     goals.append(postgres_goal(database))
-    figures += [Figure(OAUTH, name, "per second", rate) for name, rate in oauth_rows()]
     print(table(figures), flush=True)
     print(goals_table(goals), flush=True)
     write_json(json_path, figures, {**about, "targets": [goal.as_json() for goal in goals]})

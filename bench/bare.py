@@ -3,12 +3,14 @@ same small JSON, served by the same uvicorn as the auth app
 (``--factory bench.bare:create_app``); the crypto ceiling: the same handler that first
 decrypts the session cookie, and does nothing else (``bench.bare:create_decrypt_app``); and
 a session read written straight, without the engine (``bench.bare:create_straight_app``),
-and the same read re-issuing its cookie as ``update_age=0`` does
-(``bench.bare:create_straight_reissue_app``): what routing, the request context, the flow
+the same read re-issuing its cookie as ``update_age=0`` does
+(``bench.bare:create_straight_reissue_app``), and a CSRF token made straight
+(``bench.bare:create_straight_csrf_app``): what routing, the request context, the flow
 and the ASGI translation cost is the gap between them and the auth app."""
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import time
 from collections.abc import Callable
@@ -104,6 +106,30 @@ def create_straight_reissue_app(
         await send({"type": "http.response.body", "body": body})
 
     return straight_reissue_app
+
+
+CSRF_COOKIE = "authjs.csrf-token"
+
+
+async def straight_csrf_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Answer ``GET /auth/csrf`` for a first visit as the auth app does (the same body,
+    headers and ``Set-Cookie`` line), in straight-line code: a new token (32 random bytes in
+    hex), its SHA-256 with the secret, the cookie line, the JSON; no routes, no context."""
+    if scope["type"] != "http":
+        raise RuntimeError("the bare app serves HTTP only")
+    token = secrets.token_hex(32)
+    digest = hashlib.sha256((token + SECRET).encode()).hexdigest()
+    cookie = f"{CSRF_COOKIE}={token}%7C{digest}; Path=/; {ATTRIBUTES}"
+    body = b'{"csrfToken":"%s"}' % token.encode()
+    headers = [*SESSION_HEADERS, (b"set-cookie", cookie.encode()),
+               (b"content-length", b"%d" % len(body))]  # fmt: skip
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def create_straight_csrf_app() -> Any:
+    """The factory uvicorn calls for the straight-line CSRF token."""
+    return straight_csrf_app
 
 
 def create_straight_app() -> Any:

@@ -39,6 +39,7 @@ class AuthState:
         self.user_id: str | None = None
         """The id of the stored user the session belongs to, once it is read."""
         self._session: Any = _UNREAD
+        self._csrf_token: str | None = None
 
     def request(self) -> Request:
         """The engine's request for this request, its ``Cookie`` header with the cookies set
@@ -144,6 +145,24 @@ class AuthState:
         if result.read:
             self.remember(result)
         return result
+
+    async def form_post(self, form: Mapping[str, Any], *, sign_in: bool) -> ActionResult:
+        """A form the browser posted straight to a sign-in or sign-out action: ``provider``
+        names the provider, the other fields are the options (``redirectTo``, ``csrfToken``,
+        credentials); the engine checks the token (``form_post``)."""
+        options = {name: value for name, value in form.items() if name != "provider"}
+        if sign_in:
+            return await self.sign_in(form.get("provider") or None, options, form_post=True)
+        return await self.sign_out(options, form_post=True)
+
+    def csrf_token(self) -> str:
+        """The library's CSRF token for forms on this page, made once (its cookie goes on
+        the response); no IO, so safe in any thread, event loop or not."""
+        if self._csrf_token is None:
+            found = self.runtime.csrf_token(self.request())
+            self.add_cookies(found.cookies)
+            self._csrf_token = found.token or ""
+        return self._csrf_token
 
     def _acted(self, result: ActionResult) -> ActionResult:
         if result.error is not None:

@@ -106,6 +106,13 @@ class ConfigSource:
             return self._after(config)
         return self.for_config(config)
 
+    def fixed_runtime(self, otherwise: Exception) -> Auth:
+        """The runtime of a fixed config (outside a request: a task, a command); raises
+        ``otherwise`` for a config function, which needs a request."""
+        if isinstance(self.source, AuthConfig):
+            return self.fixed or self._by_config.get(self.source)
+        raise otherwise
+
     async def aresolve(self, request: Any) -> Auth:
         """The runtime for ``request``, from async code."""
         runtime = self.resolve(request)

@@ -1,17 +1,6 @@
-"""Django's request and response ↔ the engine's, on top of :mod:`io_bindings.translate`.
-
-* **Host and scheme** come from Django: ``request.get_host()`` (checked against
-  ``ALLOWED_HOSTS``; ``X-Forwarded-Host`` only with ``USE_X_FORWARDED_HOST``) and
-  ``request.scheme`` (``SECURE_PROXY_SSL_HEADER``). The forwarding headers are not passed
-  on, so the engine sees exactly the origin Django accepted (the engine's own trust rule,
-  ``AUTH_TRUST_HOST`` / ``AUTH_URL``, still applies on top).
-* **Path**: the percent-encoded path as sent. Under ASGI that is ``scope["raw_path"]``;
-  WSGI only has the decoded ``PATH_INFO``, so the path is re-encoded
-  (``RAW_URI``/``REQUEST_URI`` are used when the server gives them).
-* **Set-Cookie**: Django emits one ``Set-Cookie`` line per entry of the documented
-  ``response.cookies`` mapping; each engine cookie goes there as a morsel that prints the
-  engine's own line verbatim (attributes and value encoding as Auth.js writes them).
-"""
+"""Django's request and response ↔ the engine's, on :mod:`io_bindings.translate`: the host
+and scheme Django accepted (forwarding headers not passed on), the path as sent, each engine
+cookie as one ``Set-Cookie`` line; why, in ``docs/adapters/django.md``."""
 
 from __future__ import annotations
 
@@ -23,13 +12,12 @@ from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
 from sansio_auth import Cookie, Request, Response
-from sansio_auth.http import headers_from_pairs
 
-from ..translate import asgi_raw_path, make_request
-from ..wsgi import header_pairs
+from ..translate import asgi_raw_path
 from ..wsgi import raw_path as wsgi_raw_path
+from ..wsgi import request_from_environ
 
-_NOT_PASSED = ("x-forwarded-host", "x-forwarded-proto", "host")
+_NOT_PASSED = ("HTTP_X_FORWARDED_HOST", "HTTP_X_FORWARDED_PROTO")
 
 
 def raw_path(request: HttpRequest) -> str:
@@ -41,22 +29,14 @@ def raw_path(request: HttpRequest) -> str:
 
 
 def engine_request(request: HttpRequest, body: bytes = b"") -> Request:
-    """The engine's :class:`Request` for ``request``. Raises
+    """The engine's :class:`Request` for ``request`` (Django's ``META`` is a WSGI environ,
+    under ASGI too), with the host and scheme Django accepted. Raises
     :class:`~io_bindings.translate.BadHost`; Django raises ``DisallowedHost`` first."""
-    host = request.get_host()
-    headers = headers_from_pairs(header_pairs(request.META))  # Django's META, WSGI or ASGI
+    environ = {**request.META, "HTTP_HOST": request.get_host(), "RAW_URI": raw_path(request)}
+    environ["wsgi.url_scheme"], environ["REQUEST_METHOD"] = request.scheme, request.method
     for name in _NOT_PASSED:
-        headers.pop(name, None)
-    return make_request(
-        request.method or "GET",
-        scheme=request.scheme or "http",
-        host=host,
-        raw_path=raw_path(request),
-        query=request.META.get("QUERY_STRING", ""),
-        headers={**headers, "host": host},
-        body=body,
-        client=request.META.get("REMOTE_ADDR") or None,
-    )
+        environ.pop(name, None)
+    return request_from_environ(environ, body)
 
 
 class _RawCookie(Morsel[str]):

@@ -7,7 +7,7 @@ once per request), so ``login_required``, permissions and the admin see the sign
 inactive user (``is_active`` false) is anonymous, as Django's ``ModelBackend`` has it.
 Without a sansio-auth session, Django's own login (the admin's password form, through
 ``request.session``) still counts. (Django's ``user_logged_in`` and ``user_logged_out``
-signals are sent by the runtime: :mod:`io_bindings.django._signals`.)
+signals are sent by the runtime: :mod:`io_bindings.django.orm.signals`.)
 """
 
 from __future__ import annotations

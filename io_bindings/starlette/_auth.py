@@ -15,7 +15,6 @@ from starlette.exceptions import HTTPException
 from starlette.requests import HTTPConnection
 from starlette.responses import Response as StarletteResponse
 
-from sansio_auth import AuthConfig
 from sansio_auth.actions import AuthorizationParams
 from sansio_auth.authorized import signed_in
 
@@ -112,11 +111,11 @@ class UniversalAuth:
         state = self.current.var.get()
         if state is not None:
             return state.runtime
-        if isinstance(self.runtimes.source, AuthConfig):
-            return self.runtimes.for_config(self.runtimes.source)
-        raise RuntimeError(
-            "sansio-auth: HostAuth has a config function: call this inside a request, "
-            "or pass the request"
+        return self.runtimes.fixed_runtime(
+            RuntimeError(
+                "sansio-auth: HostAuth has a config function: call this inside a request, "
+                "or pass the request"
+            )
         )
 
     async def sign_in(

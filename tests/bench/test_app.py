@@ -8,7 +8,12 @@ import httpx
 import pytest
 
 from bench.app import USER, config, create_app, create_repeat_app, session_cookie
-from bench.bare import create_decrypt_app, create_straight_app, create_straight_reissue_app
+from bench.bare import (
+    create_decrypt_app,
+    create_straight_app,
+    create_straight_csrf_app,
+    create_straight_reissue_app,
+)
 from io_bindings.anyio import AuthApp
 from sansio_auth.testing import seeded_entropy
 
@@ -61,3 +66,19 @@ async def test_the_straight_line_reissue_answers_as_the_auth_app_with_update_age
     assert answer.headers.multi_items() == expected.headers.multi_items()
     assert "authjs.session-token=" in answer.headers["set-cookie"]
     assert answer.headers["set-cookie"] != cookie  # re-issued
+
+
+async def test_the_straight_line_csrf_answers_as_the_auth_app() -> None:
+    """The same headers, and a token whose cookie the auth app accepts (the token is new)."""
+    ours = await _get(create_app(), "/auth/csrf", "")
+    straight = await _get(create_straight_csrf_app(), "/auth/csrf", "")
+    names = [name for name, _ in straight.headers.multi_items()]
+    assert names == [name for name, _ in ours.headers.multi_items()]
+    token = straight.json()["csrfToken"]
+    assert len(token) == len(ours.json()["csrfToken"]) == 64
+    cookie = straight.headers["set-cookie"]
+    assert cookie.split("=", 1)[1].split("%7C")[0] == token
+    assert cookie.split(";", 1)[1] == ours.headers["set-cookie"].split(";", 1)[1]
+    again = await _get(create_app(), "/auth/csrf", cookie.split(";", 1)[0])
+    assert again.json()["csrfToken"] == token  # the auth app reads the cookie as its own
+    assert "set-cookie" not in again.headers

@@ -48,3 +48,17 @@ def test_a_figure_of_several_rounds_is_the_best_and_keeps_them() -> None:
     assert figure.per_second == 5_000
     assert figure.rounds == (1_000, 5_000, 3_000)
     assert figure.ratio == 2
+
+
+def test_the_csrf_target_notes_the_straight_line_row() -> None:
+    from bench.report import Figure
+    from bench.side_by_side import BARE, CSRF, STRAIGHT_CSRF, _column, route_goals
+
+    fast = _column("httptools + uvloop")
+    figures = [
+        Figure("s", row, fast, rate)
+        for row, rate in ((CSRF, 50.0), (STRAIGHT_CSRF, 80.0), (BARE, 100.0))
+    ]
+    goal = next(g for g in route_goals(figures) if "csrf" in g.name)
+    assert (goal.measured, goal.unit, goal.met) == (0.5, "×", False)
+    assert goal.note == "made in straight-line code: ×0.80"

@@ -1,9 +1,12 @@
-"""RuntimeCache: one runtime per config object, the most recent kept, pinned ones for good."""
+"""RuntimeCache: one runtime per config object, the most recent kept, pinned ones for good;
+ConfigSource's runtime outside a request."""
 
 from __future__ import annotations
 
+import pytest
+
 from io_bindings.anyio import Auth
-from io_bindings.runtimes import RuntimeCache
+from io_bindings.runtimes import ConfigSource, RuntimeCache
 from sansio_auth import AuthConfig
 
 SECRET = "runtime-cache-secret-0123456789abcdef"
@@ -43,3 +46,17 @@ def test_a_pinned_runtime_is_never_evicted() -> None:
     assert auth in held
     assert len(held) == 2  # the pinned one and the most recent other
     assert cache.drain() == []
+
+
+def test_the_fixed_runtime_outside_a_request() -> None:
+    """A fixed config's runtime (the one its requests get); a config function needs a
+    request, so the caller's error is raised."""
+    fixed = config()
+    source = ConfigSource(fixed, lambda c: Auth(c, env={}))
+    runtime = source.fixed_runtime(RuntimeError("unused"))
+    assert source.resolve(object()) is runtime is source.fixed_runtime(RuntimeError("unused"))
+    eager = ConfigSource(fixed, lambda c: Auth(c, env={}), eager=True)
+    assert eager.fixed_runtime(RuntimeError("unused")) is eager.fixed
+    lazy = ConfigSource(lambda request: fixed, lambda c: Auth(c, env={}))
+    with pytest.raises(LookupError, match="needs a request"):
+        lazy.fixed_runtime(LookupError("needs a request"))

@@ -1,18 +1,7 @@
-"""Template tags: sign-in and sign-out forms posting to the ``sign_in``/``sign_out`` views.
-
-    {% load sansio_auth %}
-    {% signin_button "github" %}                        a form with one "Sign in with GitHub" button
-    {% signin_button %}                                 no provider: the sign-in page
-    {% signin_form "credentials" %}                     the block form: your own inputs and button
-      <input name="username"> <input name="password" type="password"> <button>Sign in</button>
-    {% endsignin_form %}
-    {% signout_button %}   {% signout_form %}<button>Leave</button>{% endsignout_form %}
-
-Options: ``signin_page``/``signout_page`` (the form's action, default ``/signin`` and
-``/signout``), ``redirect_to`` (where to land afterwards, default the current page) and,
-for the buttons, ``label``. Every form carries Django's CSRF token and the library's
-(whose cookie the auth ``handle`` sets on this page's response).
-"""
+"""Template tags: forms posting to the ``sign_in``/``sign_out`` views, carrying Django's
+CSRF token and the library's: ``{% signin_button "github" %}``, ``{% signin_form
+"credentials" %}...{% endsignin_form %}``, ``{% signout_button %}``, ``{% signout_form
+%}...{% endsignout_form %}`` (see ``docs/adapters/django.md``)."""
 
 from __future__ import annotations
 
@@ -64,14 +53,12 @@ def signin_button(
     redirect_to: str | None = None,
     label: str | None = None,
 ) -> SafeString:
-    """A form posting to ``sign_in`` with one submit button."""
+    """A form posting to ``sign_in`` with one submit button ("Sign in with <provider>")."""
     if label is None:
-        settings = request_auth(_request(context)).runtime.settings
-        found = settings.providers_by_id.get(provider or "")
+        found = request_auth(_request(context)).runtime.settings.providers_by_id.get(provider or "")
         label = f"Sign in with {found.name if found else provider}" if provider else "Sign in"
-    return signin_form(
-        context, _button(label), provider, signin_page=signin_page, redirect_to=redirect_to
-    )
+    content = _button(label)
+    return signin_form(context, content, provider, signin_page=signin_page, redirect_to=redirect_to)
 
 
 @register.simple_block_tag(takes_context=True)
@@ -96,7 +83,7 @@ def signout_button(
     label: str = "Sign out",
 ) -> SafeString:
     """A form posting to ``sign_out`` with one submit button."""
-    return signout_form(context, _button(label), signout_page=signout_page, redirect_to=redirect_to)
+    return _form(context, signout_page, {"redirectTo": redirect_to}, _button(label))
 
 
 @register.simple_block_tag(takes_context=True)

@@ -23,8 +23,8 @@ from sansio_auth import AuthConfig
 from sansio_auth.config import Events, as_record
 from sansio_auth.events import call_with_params
 
-from ._bridge import current_request
-from .orm import DjangoAdapter
+from .._bridge import current_request
+from .store import DjangoAdapter
 
 
 def with_signals(config: AuthConfig) -> AuthConfig:
