@@ -187,34 +187,46 @@ class Context:
         return jwt.uuid_v4(self.entropy(16))
 
     # -- CSRF (double-submit cookie: "<token>|sha256(token + secret)") -----------------------
-
-    def _csrf_hash(self, token: str) -> str:
-        secret = ",".join(self.settings.secrets)  # Auth.js stringifies a list with commas
-        return hashlib.sha256((token + secret).encode()).hexdigest()
+    #
+    # Made with the first secret; a cookie made with any of the secrets is taken (and made
+    # again with the first when a token is handed out), and so is one made with all of them
+    # joined by commas (what Auth.js makes from a list). So a secret roll across a fleet (new
+    # secret added, then first, then the old one removed, node by node) never breaks a form
+    # whose token came from another node.
 
     def csrf_token(self) -> str:
         """The CSRF token from a valid cookie, or a new one with its cookie."""
-        token = self._cookie_csrf_token()
+        token, current = self._cookie_csrf_token()
         if token is None:
             token = self.random_hex(32)
+        if not current:
             spec = self.cookie_specs.csrf_token
-            self.out_cookies.set(spec.make(f"{token}|{self._csrf_hash(token)}", self.now))
+            digest = _csrf_hash(token, self.settings.secrets[0])
+            self.out_cookies.set(spec.make(f"{token}|{digest}", self.now))
         return token
 
-    def _cookie_csrf_token(self) -> str | None:
+    def _cookie_csrf_token(self) -> tuple[str | None, bool]:
+        """The token of a valid CSRF cookie (else ``None``), and whether the cookie is made
+        with the first secret."""
         raw = self.cookies.get(self.cookie_specs.csrf_token.name)
         if not raw:
-            return None
+            return None, False
         token, _, digest = raw.partition("|")
-        if token and hmac.compare_digest(digest, self._csrf_hash(token)):
-            return token
-        return None
+        if not token:
+            return None, False
+        secrets = self.settings.secrets
+        if hmac.compare_digest(digest, _csrf_hash(token, secrets[0])):
+            return token, True
+        others = (*secrets[1:], ",".join(secrets)) if len(secrets) > 1 else ()
+        if any(hmac.compare_digest(digest, _csrf_hash(token, s)) for s in others):
+            return token, False
+        return None, False
 
     def check_csrf(self) -> None:
         """Raise :class:`MissingCSRF` unless the body's ``csrfToken`` matches the cookie."""
         if self.settings.skip_csrf or self.csrf_checked:
             return
-        expected = self._cookie_csrf_token()
+        expected, _ = self._cookie_csrf_token()
         given = self.form.get("csrfToken")
         if (
             expected is None
@@ -405,3 +417,7 @@ def origin_of(settings: Settings, request: Request, origin: str) -> str:
         netloc = (host or netloc).split(",")[0].strip().lower()
         origin = f"{scheme}://{netloc}"
     return origin
+
+
+def _csrf_hash(token: str, secret: str) -> str:
+    return hashlib.sha256((token + secret).encode()).hexdigest()

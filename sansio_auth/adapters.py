@@ -349,6 +349,42 @@ class Counters(Protocol):
 
 
 @runtime_checkable
+class SingleFlightStore(Protocol):
+    """Where concurrent refreshes of one refresh token meet across processes (not in Auth.js).
+
+    A provider that rotates refresh tokens takes each one once, and many revoke the whole grant
+    when one comes back: of the processes that find a session's access token due at the same
+    moment, exactly one may send the refresh token. The engine asks the store, by ``key`` (a
+    hash of the token endpoint and the refresh token, never the token):
+
+    * ``claim_refresh(key, owner, lease)`` → ``(claimed, answer)``: the answer kept for
+      ``key`` if there is one (``(False, answer)``); else the lease, if nobody holds it, for
+      ``lease`` seconds to ``owner`` (``(True, None)``: send the request); else
+      ``(False, None)``: another process is sending it. Atomic.
+    * ``await_refresh(key, wait)`` → the answer once it is kept, or ``None`` when the lease
+      ends without one (its holder failed or died) or ``wait`` seconds pass.
+    * ``finish_refresh(key, owner, answer, keep)``: keep ``answer`` for ``keep`` seconds, or
+      with ``None`` (the attempt failed, or the kept answer is spent) keep none; and end
+      ``owner``'s lease (only its own).
+
+    Answers are opaque bytes (sealed with a key derived from the refresh token: the store
+    never sees the tokens). Methods may be sync or async.
+    """
+
+    def claim_refresh(self, key: str, owner: str, lease: float) -> Any:
+        """``(claimed, answer)``, or an awaitable of it."""
+        ...
+
+    def await_refresh(self, key: str, wait: float) -> Any:
+        """The answer or ``None``, or an awaitable of it."""
+        ...
+
+    def finish_refresh(self, key: str, owner: str, answer: bytes | None, keep: float) -> Any:
+        """``None``, or an awaitable of it."""
+        ...
+
+
+@runtime_checkable
 class AtomicSignUp(Protocol):
     """An optional extension: create a user and link their first account in one transaction.
 

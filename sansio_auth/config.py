@@ -276,6 +276,11 @@ class AuthConfig:
     secret: str | Sequence[str] | None = None
     """Secret, or secrets newest first for rotation; default ``AUTH_SECRET``."""
     session: SessionOptions | Mapping[str, Any] = field(default_factory=SessionOptions)
+    single_flight: Any = None
+    """Where concurrent refreshes of one refresh token meet across processes (not in Auth.js:
+    an object with the methods of :class:`sansio_auth.adapters.SingleFlightStore`, such as
+    :class:`io_bindings.db.redis.RedisAdapter`); default: the adapter when it has them, else
+    none (each process on its own: enough for one process, not for several)."""
     skip_csrf_check: _SkipCSRFCheck | None = None
     """Set to :data:`skip_csrf_check` to turn CSRF checks off."""
     theme: Theme | Mapping[str, str] = field(default_factory=Theme)

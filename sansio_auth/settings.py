@@ -105,6 +105,8 @@ SESSION_RECORD_METHODS = (
 OPTIONAL_METHODS = ("create_user_and_account", "delete_user", "delete_sessions_by_sid")
 """Adapter methods the engine uses when present (atomic sign-up; undoing a failed sign-up;
 back-channel logout of one database session by its provider session)."""
+SINGLE_FLIGHT_METHODS = ("claim_refresh", "await_refresh", "finish_refresh")
+"""What a shared single-flight store has (:class:`~sansio_auth.adapters.SingleFlightStore`)."""
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -142,6 +144,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     warnings: tuple[str, ...]
     rate_limits: RateLimitSettings
     deadlines: Deadlines
+    single_flight: Any = None
+    """The shared single-flight store, or ``None`` (each process on its own)."""
     adapter_extras: frozenset[str] = frozenset()
     """Which of :data:`OPTIONAL_METHODS` the adapter has."""
     two_factor: TwoFactorOptions | None = None
@@ -241,11 +245,24 @@ def resolve(config: AuthConfig, env: Mapping[str, str], *, counters: Any = None)
         warnings=tuple(warnings),
         rate_limits=rate_limits,
         deadlines=_deadlines(config.deadlines),
+        single_flight=_single_flight(config.single_flight, config.adapter),
         adapter_extras=frozenset(
             m for m in OPTIONAL_METHODS if callable(getattr(config.adapter, m, None))
         ),
         two_factor=two_factor,
     )
+
+
+def _single_flight(configured: Any, adapter: Any) -> Any:
+    """The store refreshes meet in: the configured one (checked), else the adapter if it is
+    one, else ``None``."""
+    if configured is None:
+        has_all = all(callable(getattr(adapter, m, None)) for m in SINGLE_FLIGHT_METHODS)
+        return adapter if adapter is not None and has_all else None
+    missing = [m for m in SINGLE_FLIGHT_METHODS if not callable(getattr(configured, m, None))]
+    if missing:
+        raise Configuration(f"`single_flight` has no {', '.join(missing)} method")
+    return configured
 
 
 def _deadlines(value: Deadlines | Mapping[str, Any] | None) -> Deadlines:

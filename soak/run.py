@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
+from live_server import free_port, serve, uvicorn_command
 
 from tests.oidc_op.provider import OpenIDProvider, start_openid_provider
-from tests.support.live_server import free_port, serve, uvicorn_command
 
 from .logs import classify
 from .memory import Sample, rss_kib, slope_kib_per_minute

@@ -48,6 +48,8 @@ NOT_IN_AUTHJS = {
     "events.revoke_sessions": "the user ended sessions of theirs ([accounts](accounts.md#events))",
     "events.unlink_account": "the user unlinked an account ([accounts](accounts.md#events))",
     "events.delete_user": "the user deleted themselves ([accounts](accounts.md#events))",
+    "single_flight": "where concurrent refreshes of one refresh token meet across processes "
+    "([deployment](deployment.md#what-is-shared-and-where))",
     "deadlines": "time limits on the provider, callbacks, the database and a whole sign-in "
     "([security](security.md#deadlines))",
     "rate_limits": "brute-force protection ([security](security.md#rate-limits))",

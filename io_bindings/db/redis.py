@@ -23,6 +23,8 @@ under ``key_prefix``)::
                                             session (TTL: its latest session's expiry)
     revocation:<key>                        a "not before" mark (TTL: until it expires)
     counter:<key>                           a rate-limit counter (hash; TTL: its window)
+    flight:lease:<key>                      a claimed refresh (see below), expires
+    flight:answer:<key>                     its sealed answer, expires
 
 User ids, provider ids and verification tokens never contain ``:``, so no two
 records share a key (a proposed user id with ``:`` is replaced by a new one;
@@ -35,6 +37,10 @@ Writes that touch several keys run in ``MULTI``/``EXEC`` transactions guarded
 by ``WATCH`` (retried when another client changed a watched key), so each
 method is atomic; a verification token is taken with ``GETDEL``. Sessions and
 tokens carry their expiry as the key's TTL, so Redis removes them when they expire.
+
+The adapter is also a shared single-flight store for refreshes
+(:class:`~sansio_auth.adapters.SingleFlightStore`, :mod:`._redis_flights`): with it as the
+adapter, or as ``AuthConfig(single_flight=...)``, processes never send one refresh token twice.
 """
 
 from __future__ import annotations
@@ -52,6 +58,7 @@ from sansio_auth.adapters import AdapterConflict
 from ._accounts import AccountMethods
 from ._base import Record, StoreAdapter, format_time, new_id, parse_time
 from ._redis_accounts import RECORDS, RedisAccounts, millis, text
+from ._redis_flights import RedisFlights
 
 MINIMUM_VERSION = (6, 2)  # GETDEL, SET PXAT
 """The oldest Redis server the adapter runs on (it needs ``GETDEL`` and ``SET PXAT``)."""
@@ -114,6 +121,7 @@ class RedisStore(RedisAccounts):
         self.client: redis.Redis = redis.Redis.from_url(url, **options)
         self.prefix = key_prefix
         self._session_and_user = self.client.register_script(_SESSION_AND_USER)
+        self.flights = RedisFlights(self.client, key_prefix)
         self._increment = self.client.register_script(_INCREMENT)
 
     def open(self) -> None:
@@ -554,3 +562,16 @@ class RedisAdapter(AccountMethods, StoreAdapter):
     def __init__(self, url: str, *, key_prefix: str = "", **options: Any) -> None:
         self.store = RedisStore(url, key_prefix=key_prefix, **options)
         super().__init__(self.store, threaded=True)
+
+    async def claim_refresh(self, key: str, owner: str, lease: float) -> tuple[bool, bytes | None]:
+        """See :class:`sansio_auth.adapters.SingleFlightStore` (this adapter is one: give it as
+        ``AuthConfig(single_flight=...)`` when the sessions are elsewhere)."""
+        return await self._run(self.store.flights.claim_refresh, key, owner, lease)
+
+    async def await_refresh(self, key: str, wait: float) -> bytes | None:
+        """See :class:`sansio_auth.adapters.SingleFlightStore`."""
+        return await self._run(self.store.flights.await_refresh, key, wait)
+
+    async def finish_refresh(self, key: str, owner: str, answer: bytes | None, keep: float) -> None:
+        """See :class:`sansio_auth.adapters.SingleFlightStore`."""
+        await self._run(self.store.flights.finish_refresh, key, owner, answer, keep)

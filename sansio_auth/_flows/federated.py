@@ -12,7 +12,8 @@ session alive so "sign in" signs the same user straight back in).
   metadata) ends the sessions it names: those of the provider session (``sid``), else of
   the user (``sub``). Database sessions are deleted (a row keeps the provider session it
   was signed in with), JWT sessions revoked (:mod:`.revocation`). Answers ``200``, or
-  ``400`` with an OAuth error; never cached.
+  ``400`` with an OAuth error (``invalid_request``, or ``temporarily_unavailable`` when a
+  store failed); never cached.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import msgspec
 
 from .._context import Context, Reply, add_query, json_reply
 from .._flow import Step, call_adapter, log_error
-from ..errors import AuthError, InvalidCheck, InvalidProvider
+from ..errors import AdapterError, AuthError, InvalidCheck, InvalidProvider
 from ..jwt import CLOCK_TOLERANCE
 from ..oauth.checks import random_value, seal, unseal_claims
 from ..oauth.discovery import discover
@@ -132,12 +133,19 @@ def signout_callback(ctx: Context) -> Step[Reply]:
 
 def backchannel_logout(ctx: Context) -> Step[Reply]:
     """``POST backchannel-logout/<id>``: ``200`` once the named sessions are ended, ``400``
-    (``invalid_request``) for a token or provider we refuse."""
+    (``invalid_request``) for a token or provider we refuse, ``400``
+    (``temporarily_unavailable``) when they could not be ended now (a store is down): the
+    provider is a server, never sent to the error page."""
     try:
         yield from _logout(ctx)
     except (LogoutTokenError, InvalidProvider, InvalidCheck) as err:
         yield from log_error(err if isinstance(err, AuthError) else InvalidCheck(err))
         body = {"error": "invalid_request", "error_description": str(err)[:200]}
+        return json_reply(body, status=400, headers=NO_STORE)
+    except Exception as err:
+        yield from log_error(err)
+        description = "the sessions could not be ended now"
+        body = {"error": "temporarily_unavailable", "error_description": description}
         return json_reply(body, status=400, headers=NO_STORE)
     return Reply(status=200, headers=NO_STORE)
 
@@ -165,40 +173,44 @@ def _logout(ctx: Context) -> Step[None]:
         now=ctx.now,
     )
     yield from _first_use(ctx, f"jti:{provider.id}:{facts.jti}")
-    user_id = None
-    if facts.sub is not None:
-        user = yield from call_adapter(
-            ctx.settings.adapter, "get_user_by_account", provider.id, facts.sub
-        )
-        user_id = None if user is None else str(user["id"])
-    if ctx.settings.strategy == "database":
-        if facts.sid is not None and "delete_sessions_by_sid" in ctx.settings.adapter_extras:
-            key = provider_session_key(provider.id, facts.sid)  # the rows keep it (sign-in)
+    if facts.sid is not None:
+        key = provider_session_key(provider.id, facts.sid)
+        if ctx.settings.strategy == "jwt":
+            # the provider session's mark is enough: no user to look up (the users' store may
+            # be down while the marks' answers)
+            yield from revoke(ctx, key=key)
+            return
+        if "delete_sessions_by_sid" in ctx.settings.adapter_extras:
+            # the rows keep the provider session they were signed in with
             yield from call_adapter(ctx.settings.adapter, "delete_sessions_by_sid", key)
             return
-        if facts.sub is None:
-            raise LogoutTokenError(
-                "the token names a provider session (`sid`) only, and the adapter has no "
-                "delete_sessions_by_sid: database sessions are ended by `sub`"
-            )
-        if user_id is not None:
-            yield from revoke(ctx, user_id=user_id)
-        return
-    if facts.sid is not None:
-        yield from revoke(ctx, key=provider_session_key(provider.id, facts.sid))
-    elif user_id is not None:
-        yield from revoke(ctx, user_id=user_id)
+    if facts.sub is None:
+        raise LogoutTokenError(
+            "the token names a provider session (`sid`) only, and the adapter has no "
+            "delete_sessions_by_sid: database sessions are ended by `sub`"
+        )
+    user = yield from call_adapter(
+        ctx.settings.adapter, "get_user_by_account", provider.id, facts.sub
+    )
+    if user is not None:
+        yield from revoke(ctx, user_id=str(user["id"]))
 
 
 def _first_use(ctx: Context, key: str) -> Step[None]:
-    """Refuse a ``jti`` seen before (this process's cache, then the adapter's marks)."""
+    """Refuse a ``jti`` seen before (this process's cache, then the adapter's marks). When
+    the marks cannot be read or written, the failure is logged and the logout goes on: a
+    replayed logout token can only end the sessions it ended already."""
     cache = ctx.cache.revocations
     seen: Any = cache.get(key, ctx.now)
     adapter = ctx.settings.adapter
-    if seen is None:
-        seen = yield from call_adapter(adapter, "get_sessions_not_before", [key])
+    try:
+        if seen is None:
+            seen = yield from call_adapter(adapter, "get_sessions_not_before", [key])
+        if seen is None:
+            expires = mark_expiry(ctx, MAX_AGE + CLOCK_TOLERANCE)  # older tokens are refused
+            yield from call_adapter(adapter, "set_sessions_not_before", key, utc(ctx.now), expires)
+    except AdapterError as err:
+        yield from log_error(err)
     if seen is not None:
         raise LogoutTokenError("the logout token was used before (`jti`)")
     cache.put(key, True, now=ctx.now, ttl=600)
-    expires = mark_expiry(ctx, MAX_AGE + CLOCK_TOLERANCE)  # older tokens are refused anyway
-    yield from call_adapter(adapter, "set_sessions_not_before", key, utc(ctx.now), expires)

@@ -28,8 +28,8 @@ from ..errors import (
     OAuthCallbackError,
     OAuthProfileParseError,
 )
-from ..events import Log
-from ..fetch import send
+from ..events import Failed, HTTPResponse, Log
+from ..fetch import ProviderResponseError
 from ..http import repeated_params, split_url
 from ..oauth.authorize_url import (
     OIDC_DEFAULT_SCOPE,
@@ -59,10 +59,13 @@ from ..oauth.id_token import (
     provider_signed_claims,
     validate_id_token,
 )
+from ..oauth.refresh import single_flight_key
 from ..oauth.tokens import TokenResponseError, TokenSet, parse_token_response, token_request
 from ..providers.oauth import OAuthProvider, OIDCProvider, SignedUserinfo
 from .login import as_user, finish_login, handle_login, run_sign_in_callback, user_by_account
 from .own_accounts import check_link
+from .refresh import renew_account_tokens
+from .single_flight import forget, send_once
 
 # -- sign-in -----------------------------------------------------------------------------------
 
@@ -253,12 +256,16 @@ def _callback(ctx: Context, provider: OAuthProvider, params: Mapping[str, Any]) 
     pkce = _checked(ctx, provider, checks, "pkce")
     nonce = _checked(ctx, provider, checks, "nonce")
     redirect_uri = _redirect_uri(ctx, provider, proxy)
-    tokens = yield from _exchange_code(ctx, provider, server, code, redirect_uri, _value(pkce))
+    tokens, kept = yield from _exchange_code(
+        ctx, provider, server, code, redirect_uri, _value(pkce)
+    )
     max_age = _sent_max_age(provider, (state, pkce, nonce))
     profile = yield from _profile(ctx, provider, server, tokens, _value(nonce), max_age)
     profile = yield from provider.complete_profile(profile, tokens, params)
     user, account = yield from _user_and_account(ctx, provider, profile, tokens)
-    return (yield from _sign_in(ctx, provider, user, account, profile, tokens))
+    reply = yield from _sign_in(ctx, provider, user, account, profile, tokens)
+    yield from forget(ctx, kept)  # signed in: the code's answer is spent
+    return reply
 
 
 _CHECK_COOKIES = {"state": "state", "pkce": "pkce_code_verifier", "nonce": "nonce"}
@@ -342,8 +349,10 @@ def _exchange_code(
     code: AuthorizationCode,
     redirect_uri: str,
     verifier: str | None,
-) -> Step[TokenSet]:
-    """The token set the token endpoint gives for ``code``."""
+) -> Step[tuple[TokenSet, str]]:
+    """The token set the token endpoint gives for ``code``, and the single-flight key its
+    answer is kept under (for a node that dies before answering the browser: the callback the
+    load balancer sends again to another node finds it, see :mod:`.single_flight`)."""
     if server.token_endpoint is None:
         raise InvalidEndpoints(f"provider {provider.id!r} has no token endpoint")
     request = token_request(
@@ -356,9 +365,19 @@ def _exchange_code(
         auth_method=provider.client.token_endpoint_auth_method,
         extra={k: str(v) for k, v in provider.token.params.items()},
     )
-    response = yield from send(provider.prepare_token_request(request), "token")
+    prepared = provider.prepare_token_request(request)
+    secret = f"{code.code}\0{verifier or ''}"  # what the request sends; seals its answer
+    key = single_flight_key(server.token_endpoint, secret, kind="code")
+    event = yield from send_once(ctx, prepared, key, secret, store_optional=True, in_process=False)
+    if not isinstance(event, HTTPResponse):
+        error = event.error if isinstance(event, Failed) else None
+        raise ProviderResponseError(
+            f"the token request to {prepared.shown()} failed: {error!r}",
+            hint="provider-unreachable",
+        ) from error
+    response = event
     try:
-        return parse_token_response(
+        tokens = parse_token_response(
             provider.conform_token_status(response.status),
             response.body,
             now=ctx.now,
@@ -368,6 +387,7 @@ def _exchange_code(
         if provider.hooks.token_error is None or err.error is None:
             raise
         raise provider.hooks.token_error(provider, err) from err
+    return tokens, key
 
 
 def _profile(
@@ -571,4 +591,6 @@ def _sign_in(
     login = yield from handle_login(
         ctx, provider, user=user, account=account, profile=profile, stored_account=stored
     )
+    if known is not None and stored is not None:
+        yield from renew_account_tokens(ctx, provider, stored)
     return (yield from finish_login(ctx, login, profile=profile))

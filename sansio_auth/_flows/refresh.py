@@ -19,7 +19,7 @@ from typing import Any, Literal, cast
 from .._context import Context
 from .._flow import Step, call_adapter, emit, log_error
 from ..errors import AuthError, InvalidEndpoints, RefreshAccessTokenError
-from ..events import Failed, HTTPResponse, SendHTTP
+from ..events import Failed, HTTPResponse
 from ..fetch import ProviderResponseError
 from ..oauth.discovery import AuthorizationServer, authorization_server
 from ..oauth.id_token import (
@@ -39,14 +39,19 @@ from ..oauth.refresh import (
     refused_state,
     single_flight_key,
     state_error,
+    usable_access_token,
 )
 from ..oauth.tokens import TokenResponseError, TokenSet, parse_token_response
 from ..providers.oauth import OAuthProvider, OIDCProvider
+from .single_flight import send_once
 
 STATE_CLAIM = "oauth"
 """The session token claim holding the sign-in provider's token state (JWT strategy)."""
 STATE_FIELDS = ("access_token", "refresh_token", "expires_at")
-Outcome = Literal["refreshed", "refused", "failed"]
+ACCOUNT_TOKEN_FIELDS = (*STATE_FIELDS, "id_token", "scope", "token_type")
+"""What a refresh or a returning sign-in changes on a database session's account row."""
+Outcome = Literal["refreshed", "refused", "failed", "elsewhere"]
+"""``elsewhere``: another process is refreshing it and the old access token is still valid."""
 
 
 def oauth_provider(ctx: Context, provider_id: Any) -> OAuthProvider | None:
@@ -97,11 +102,12 @@ def provider_session_key(provider_id: str, sid: str) -> str:
 
 
 def refresh_tokens(
-    ctx: Context, provider: OAuthProvider, state: Mapping[str, Any]
+    ctx: Context, provider: OAuthProvider, state: Mapping[str, Any], *, wait: bool = True
 ) -> Step[tuple[Outcome, TokenSet | None]]:
     """Ask the token endpoint for new tokens for ``state``; logs any failure. An ID token in
     the answer is validated as at sign-in, and against ``state``'s (OpenID Connect Core
-    §12.2); a plain OAuth provider's is not kept (nothing can verify it)."""
+    §12.2); a plain OAuth provider's is not kept (nothing can verify it). ``wait=False``:
+    when another process is asking already, do not wait for its answer (``elsewhere``)."""
     refresh_token = state["refresh_token"]
     try:
         server = yield from authorization_server(provider, ctx.cache, ctx.now, callback=True)
@@ -117,7 +123,9 @@ def refresh_tokens(
             )
         )
         key = single_flight_key(server.token_endpoint, refresh_token)
-        event = yield SendHTTP(request=request, single_flight=key)
+        event = yield from send_once(ctx, request, key, refresh_token, wait=wait)
+        if event is None:
+            return "elsewhere", None
         if isinstance(event, Failed):
             raise ProviderResponseError(f"the refresh request failed: {event.error!r}")
         assert isinstance(event, HTTPResponse)
@@ -177,11 +185,13 @@ def _check_id_token(
 def fresh_state(
     ctx: Context, provider: OAuthProvider, state: Mapping[str, Any]
 ) -> Step[dict[str, Any] | None]:
-    """``state`` refreshed if it is due (refused: marked so), or ``None`` when unchanged."""
+    """``state`` refreshed if it is due (refused: marked so), or ``None`` when unchanged.
+    While its access token is valid, a refresh another process is making is not waited for."""
     if refresh_decision(state, ctx.now, provider.refresh_skew) != "refresh":
         return None
-    outcome, tokens = yield from refresh_tokens(ctx, provider, state)
-    if outcome == "failed":
+    valid = usable_access_token(state, ctx.now) is not None
+    outcome, tokens = yield from refresh_tokens(ctx, provider, state, wait=not valid)
+    if outcome in ("failed", "elsewhere"):
         return None
     if outcome == "refused":
         return refused_state(state)
@@ -227,7 +237,7 @@ def database_token_states(ctx: Context, user_id: str) -> Step[None]:
         new = yield from fresh_state(ctx, provider, state)
         if new is None:
             continue
-        changes = {k: new.get(k) for k in (*STATE_FIELDS, "id_token", "scope", "token_type")}
+        changes = {k: new.get(k) for k in ACCOUNT_TOKEN_FIELDS}
         key = (provider.id, str(account["provider_account_id"]), state["refresh_token"])
         stored = yield from call_adapter(adapter, "update_account_tokens", *key, changes)
         if stored is None:  # another process refreshed it first: use what it stored
@@ -238,6 +248,27 @@ def database_token_states(ctx: Context, user_id: str) -> Step[None]:
             yield from _emit_refreshed(ctx, dict(stored), token=None)
         if stored is not None:
             ctx.token_states[provider.id] = dict(stored)
+
+
+def renew_account_tokens(
+    ctx: Context, provider: OAuthProvider, account: Mapping[str, Any]
+) -> Step[None]:
+    """A returning user signed in with ``provider``: with database sessions its fresh tokens
+    replace the account's (a compare-and-swap on the stored refresh token), which may have
+    been refused or revoked at the provider since; without this, such an account would never
+    refresh again. A concurrent refresh that wins the swap leaves its own, live tokens."""
+    if ctx.settings.strategy != "database" or not (provider.refreshes or provider.end_session):
+        return
+    changes = {k: account.get(k) for k in ACCOUNT_TOKEN_FIELDS}
+    if not changes.get("access_token"):
+        return
+    adapter, account_id = ctx.settings.adapter, str(account["provider_account_id"])
+    stored = yield from call_adapter(adapter, "get_account", provider.id, account_id)
+    if stored is not None:
+        expected = stored.get("refresh_token")
+        yield from call_adapter(
+            adapter, "update_account_tokens", provider.id, account_id, expected, changes
+        )
 
 
 def session_error(ctx: Context) -> str | None:

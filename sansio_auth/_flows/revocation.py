@@ -2,14 +2,19 @@
 session before it expires.
 
 Database sessions are revoked by deleting their rows. A JWT session cannot be deleted,
-so with ``session.revocation`` on it carries a ``sid`` and the adapter keeps "not before"
-marks: a session read refuses a token issued (``iat``) at or before the latest mark of
-its user (``user:<id>``), its ``sid`` (``sid:<sid>``) or its provider session
-(``op:<provider>:<sid>``, from back-channel logout). Answers are memoised for
+so with ``session.revocation`` on it carries a ``sid`` and the time it was signed in
+(``auth_time``), and the adapter keeps "not before" marks: a session read refuses a token
+signed in at or before the latest mark of its user (``user:<id>``), its ``sid``
+(``sid:<sid>``) or its provider session (``op:<provider>:<sid>``, from back-channel logout).
+The sign-in time, not the token's ``iat``: a token re-issued (``update_age``, a refresh, a new
+secret) by a process that has not seen a revocation yet stays revoked; only a revocation that
+keeps the browser's own session (a password change) moves the time it is judged by
+(:data:`KEPT_AT`). Answers are memoised for
 ``session.revocation_cache_ttl`` seconds in the engine's cache; a revocation made
 through this engine forgets them at once. Each mark is made with the time it may be
-forgotten (``jwt.max_age`` and the decoder's 15 s later: every token it covers has expired
-by then), so the stores do not grow with revocations.
+forgotten (``jwt.max_age``, the decoder's 15 s and ``revocation_cache_ttl`` later: every
+token it covers has expired by then, even one re-issued by a process that had not seen the
+mark yet), so the stores do not grow with revocations.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from .._flow import Step, call_adapter, log_error
 from ..errors import Configuration, MissingAdapter
 from ..jwt import CLOCK_TOLERANCE
 from .refresh import STATE_CLAIM, provider_session_key
-from .session_records import drop, records_kept
+from .session_records import KEPT_AT, drop, records_kept
 
 
 def session_keys(token: Mapping[str, Any]) -> list[str]:
@@ -39,11 +44,22 @@ def session_keys(token: Mapping[str, Any]) -> list[str]:
     return keys
 
 
+def judged_from(token: Mapping[str, Any]) -> Any:
+    """The time revocations judge ``token`` by: when a revocation kept it (``kept_at``), else
+    when it was signed in (``auth_time``), else when it was issued (``iat``: a token made by
+    Auth.js, or by a ``jwt`` callback that dropped the others)."""
+    for claim in (KEPT_AT, "auth_time", "iat"):
+        if claim in token:
+            return token[claim]
+    return None
+
+
 def is_revoked(ctx: Context, token: Mapping[str, Any]) -> Step[bool]:
-    """Whether the JWT session ``token`` was issued at or before a revocation of its keys."""
+    """Whether the JWT session ``token`` was signed in (:func:`judged_from`) at or before a
+    revocation of its keys."""
     keys = session_keys(token)
-    issued_at = token.get("iat")
-    if not keys or not isinstance(issued_at, int | float):
+    since = judged_from(token)
+    if not keys or isinstance(since, bool) or not isinstance(since, int | float):
         return False
     cache, memo = ctx.cache.revocations, "|".join(keys)
     mark = cache.get(memo, ctx.now)
@@ -53,7 +69,7 @@ def is_revoked(ctx: Context, token: Mapping[str, Any]) -> Step[bool]:
             raise Configuration("`get_sessions_not_before` must return a datetime or None")
         mark = 0.0 if found is None else found.timestamp()
         cache.put(memo, mark, now=ctx.now, ttl=ctx.settings.session.revocation_cache_ttl)
-    return bool(mark) and issued_at <= mark
+    return bool(mark) and since <= mark
 
 
 def revoke(
@@ -68,8 +84,8 @@ def revoke(
     rows of the user are deleted (how many is returned); JWT sessions are marked revoked (and
     their records, when kept, forgotten).
 
-    ``keep_sid`` names the browser's JWT session, which the caller re-issues at once: the
-    marks go one second back (the re-issued token, issued now, stays live) and its record
+    ``keep_sid`` names the browser's JWT session, which the caller re-issues at once with
+    :data:`KEPT_AT` now: the marks go one second back (so it stays live) and its record
     stays."""
     settings = ctx.settings
     adapter = settings.adapter
@@ -86,7 +102,7 @@ def revoke(
         raise Configuration("revoking JWT sessions needs session={'revocation': True}")
     else:
         now = datetime.fromtimestamp(ctx.now - (1 if keep_sid else 0), UTC)
-        expires = mark_expiry(ctx, settings.jwt_max_age + CLOCK_TOLERANCE)
+        expires = session_mark_expiry(ctx)
         keys = [f"user:{user_id}"] if user_id is not None else []
         keys += [f"sid:{sid}"] if sid is not None else []
         keys += [key] if key is not None else []
@@ -121,3 +137,11 @@ def mark_expiry(ctx: Context, seconds: float) -> datetime:
     (a session token issued before now expires ``jwt_max_age`` after it was issued, with
     the decoder's tolerance; a logout token is refused ``MAX_AGE`` after its ``iat``)."""
     return datetime.fromtimestamp(ctx.now + seconds, UTC)
+
+
+def session_mark_expiry(ctx: Context) -> datetime:
+    """When a sessions' mark made now may be forgotten: a process that has not seen it yet
+    (for ``revocation_cache_ttl``) may still re-issue a token it covers."""
+    settings = ctx.settings
+    ttl = settings.session.revocation_cache_ttl
+    return mark_expiry(ctx, settings.jwt_max_age + CLOCK_TOLERANCE + ttl)

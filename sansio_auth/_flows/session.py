@@ -53,7 +53,9 @@ def current_session(ctx: Context, *, update: bool = False, data: Any = None) -> 
     except Exception as err:
         yield from log_error(err if isinstance(err, Configuration) else _read_error(strategy, err))
         ctx.out_cookies.drop(spec.name)
-        if strategy.forgets_unreadable:
+        # a store that failed (the revocation check of a JWT) answers "no session" for now and
+        # keeps the cookie: the session is back once the store answers
+        if strategy.forgets_unreadable and fault_of(err) != "adapter":
             ctx.out_cookies.delete_chunks(spec, present)
         session = None
     return session

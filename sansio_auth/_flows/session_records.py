@@ -23,7 +23,11 @@ from .._context import Context
 from .._flow import Step, call_adapter, log_error
 from ..ratelimit import client_address
 
-SIGN_IN_CLAIMS = ("sid", "auth_time")
+KEPT_AT = "kept_at"
+"""The claim of a JWT session that a revocation of its user kept signed in (the browser that
+changed the password): when it was kept. Revocations before then do not end it
+(:func:`.revocation.judged_from`); its ``auth_time`` stays its sign-in's (how fresh it is)."""
+SIGN_IN_CLAIMS = ("sid", "auth_time", KEPT_AT)
 """The claims of a JWT session that name it and date its sign-in: a session re-issued for the
 same sign-in (an account linked while signed in) keeps them."""
 MAX_USER_AGENT = 512

@@ -19,7 +19,7 @@ import msgspec
 from .._context import Context
 from .._flow import Step, call_adapter, emit, invoke, log_error
 from ..cookies import read_chunked
-from ..errors import AuthError, Configuration, JWTSessionError, SessionTokenError
+from ..errors import AdapterError, AuthError, Configuration, JWTSessionError, SessionTokenError
 from ..http import iso_date
 from ..jwt import InvalidToken, made_with
 from ..settings import Settings
@@ -68,7 +68,8 @@ class SessionStrategy(ABC):
     read_error: ClassVar[type[AuthError]]
     """What a failed :meth:`read` is logged as."""
     forgets_unreadable: ClassVar[bool]
-    """Whether a failed :meth:`read` deletes the cookie (else it is kept for a retry)."""
+    """Whether a failed :meth:`read` deletes the cookie (else it is kept for a retry); a
+    failure of the adapter never does."""
 
     @abstractmethod
     def read(
@@ -269,18 +270,30 @@ class JWTSessions(SessionStrategy):
 
 
 def live_token(ctx: Context, value: str) -> Step[dict[str, Any] | None]:
-    """The token of the JWT session cookie ``value`` while it is live (readable, not revoked,
-    with a ``sub``), else ``None``: an unreadable cookie means "not signed in", as in Auth.js."""
+    """The token of the JWT session cookie ``value`` while it is live (readable, not revoked
+    nor unknown to be, with a ``sub``), else ``None``: an unreadable cookie means "not signed
+    in", as in Auth.js."""
     try:
         token = yield from ctx.decode_token(value)
     except Exception:
         return None
     if not isinstance(token, dict):
         return None
-    if ctx.settings.session.revocation and (yield from is_revoked(ctx, token)):
+    if ctx.settings.session.revocation and (yield from _revoked_or_unknown(ctx, token)):
         return None
     sub = token.get("sub")
     return token if isinstance(sub, str) and sub else None
+
+
+def _revoked_or_unknown(ctx: Context, token: Mapping[str, Any]) -> Step[bool]:
+    """Whether ``token`` is revoked, or cannot be known to be live now (the marks' store
+    failed, logged): a session read answers ``null`` then, so a sign-in or a link made
+    meanwhile treats the browser as signed out too, instead of failing."""
+    try:
+        return (yield from is_revoked(ctx, token))
+    except AdapterError as err:
+        yield from log_error(err)
+        return True
 
 
 def _readable_cookie(ctx: Context) -> Step[dict[str, Any] | None]:

@@ -13,7 +13,13 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from ..events import OutboundRequest
+import msgspec
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from ..events import HTTPResponse, OutboundRequest
 from .id_token import IDTokenError, unverified_claims
 from .tokens import TokenSet, authenticated_post
 
@@ -99,10 +105,43 @@ def refresh_request(
     return authenticated_post(endpoint, body, client_id, client_secret, auth_method)
 
 
-def single_flight_key(endpoint: str, refresh_token: str) -> str:
-    """The key every concurrent refresh of this refresh token shares (a hash, not the token)."""
+def single_flight_key(endpoint: str, refresh_token: str, kind: str = "refresh") -> str:
+    """The key every concurrent refresh of this refresh token shares (a hash, not the token);
+    ``kind="code"`` with a code and its verifier: every exchange of that code."""
     digest = hashlib.sha256(f"{endpoint}\0{refresh_token}".encode()).hexdigest()
-    return f"refresh:{digest}"
+    return f"{kind}:{digest}"
+
+
+NONCE_BYTES = 12
+
+
+def _answer_key(secret: str) -> AESGCM:
+    material = HKDF(
+        algorithm=hashes.SHA256(), length=32, salt=None, info=b"sansio-auth refresh answer"
+    ).derive(secret.encode())
+    return AESGCM(material)
+
+
+def seal_answer(secret: str, key: str, answer: HTTPResponse, nonce: bytes) -> bytes:
+    """The token endpoint's ``answer``, encrypted for a shared single-flight store
+    (AES-256-GCM, the key derived from ``secret``, what the request sent: the refresh token,
+    or the code and its verifier; only those holding it can read the tokens; ``key`` is bound
+    to it). ``nonce``: 12 random bytes."""
+    if len(nonce) != NONCE_BYTES:
+        raise ValueError(f"the nonce must be {NONCE_BYTES} bytes")
+    plain = msgspec.json.encode(answer)
+    return nonce + _answer_key(secret).encrypt(nonce, plain, key.encode())
+
+
+def open_answer(secret: str, key: str, sealed: bytes) -> HTTPResponse | None:
+    """The answer :func:`seal_answer` sealed, or ``None`` when it cannot be opened with this
+    secret and key (tampered, or not one of ours)."""
+    nonce, ciphertext = sealed[:NONCE_BYTES], sealed[NONCE_BYTES:]
+    try:
+        plain = _answer_key(secret).decrypt(nonce, ciphertext, key.encode())
+        return msgspec.json.decode(plain, type=HTTPResponse)
+    except (InvalidTag, ValueError, msgspec.ValidationError):
+        return None
 
 
 def reference_claims(state: Mapping[str, Any]) -> dict[str, Any]:

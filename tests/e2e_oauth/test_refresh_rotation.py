@@ -8,7 +8,9 @@ HTTP client, the adapters). Runs on asyncio and trio.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import itertools
+import uuid
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,8 +19,10 @@ from urllib.parse import parse_qsl, urlencode
 import anyio
 import httpx
 import pytest
+from db_servers import redis_server
 
 from io_bindings.anyio import Auth
+from io_bindings.db.redis import RedisAdapter
 from io_bindings.db.sqlite import SQLiteAdapter
 from io_bindings.http import AnyioBackend, HTTPClient
 from sansio_auth import AuthConfig, Request, Response, jwt
@@ -208,6 +212,40 @@ async def test_twenty_concurrent_requests_at_expiry_share_one_refresh(
         ]
         assert {s["refresh_token"] for s in states} == {states[0]["refresh_token"]}
     assert await userinfo_status(oidc_op, values.pop()) == 200
+    if strategy == "database":
+        await config["adapter"].aclose()
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    with redis_server() as url:
+        yield url
+
+
+@pytest.mark.parametrize("strategy", ["jwt", "database"])
+async def test_two_processes_on_one_redis_share_one_refresh(
+    make_app: Any, oidc_op: OpenIDProvider, strategy: str, tmp_path: Path, redis_url: str
+) -> None:
+    """Two runtimes (as two processes would be: each its own HTTP client and in-process
+    single flight) with ``single_flight`` on one Redis: 20 concurrent reads at expiry, split
+    between them, make one token-endpoint call (without it, each sends the refresh token and
+    the OP, seeing it twice, revokes the grant)."""
+    flights = RedisAdapter(redis_url, key_prefix=f"{uuid.uuid4().hex}:")
+    config: dict[str, Any] = {"single_flight": flights}
+    if strategy == "database":
+        config["adapter"] = SQLiteAdapter(tmp_path / "auth.db")
+    first, second = make_app(**config), make_app(**config)
+    await first.sign_in(oidc_op)
+    first.clock.offset = second.clock.offset = 3600
+    request = first.request("GET", "/")
+    turns = itertools.cycle((first, second))
+    tokens = await concurrently(20, lambda: next(turns).auth.access_token(request, provider="op"))
+    assert len(first.transport.refreshes) + len(second.transport.refreshes) == 1
+    values = {t.token for t in tokens}
+    assert len(values) == 1
+    assert None not in values
+    assert await userinfo_status(oidc_op, values.pop()) == 200
+    await flights.aclose()
     if strategy == "database":
         await config["adapter"].aclose()
 

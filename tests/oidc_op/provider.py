@@ -50,6 +50,7 @@ __all__ = [
     "OpenIDProvider",
     "TestAccount",
     "install_oidc_provider",
+    "ledger_digest",
     "oidc_op",
     "oidc_op_redirect_uris",
     "pkce_pair",
@@ -147,6 +148,19 @@ class OpenIDProvider:
     def log(self) -> str:
         """What node printed so far."""
         return self.log_path.read_text(errors="replace")
+
+    def ledger(self) -> list[dict[str, Any]]:
+        """The token-endpoint answers so far, oldest first (an OP started with ``ledger=True``):
+        ``grant`` (its type), ``presented`` and ``issued`` (:func:`ledger_digest` of the refresh
+        token sent and of the one issued, or ``None``), ``grant_id``, ``error`` when refused,
+        ``by`` (the ``ledger_header`` the request carried), ``at`` (Unix seconds); and
+        ``{"revoked": <grant id>, "at": ...}`` for each grant the OP revoked."""
+        prefix = "ledger "
+        return [
+            json.loads(line.removeprefix(prefix))
+            for line in self.log.splitlines()
+            if line.startswith(prefix)
+        ]
 
     def client(self, method: str = "client_secret_basic") -> OIDCClient:
         """The static client that authenticates with ``method``."""
@@ -248,6 +262,11 @@ def pkce_pair() -> tuple[str, str]:
     return verifier, base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
+def ledger_digest(token: str) -> str:
+    """How :meth:`OpenIDProvider.ledger` names a refresh token (never the token itself)."""
+    return hashlib.sha256(token.encode()).hexdigest()[:16]
+
+
 def npm_cache() -> Path:
     """Where npm packages for the tests are installed."""
     root = os.environ.get("SANSIO_AUTH_NPM_CACHE", "~/.cache/sansio-auth/npm")
@@ -325,13 +344,16 @@ def start_openid_provider(
     conform_id_token_claims: bool = False,
     extra_clients: Sequence[Mapping[str, Any]] = (),
     ttl: Mapping[str, int] | None = None,
+    ledger: bool = False,
+    ledger_header: str | None = None,
 ) -> Iterator[OpenIDProvider]:
     """Run an OP on 127.0.0.1 (a free port) until the block ends.
 
     ``conform_id_token_claims=False`` puts the user's claims in the ID token too (as most
     providers do); ``True`` keeps them for the userinfo endpoint only. ``extra_clients`` are
     raw ``oidc-provider`` client metadata; ``ttl`` overrides lifetimes in seconds
-    (e.g. ``{"IdToken": 60}``).
+    (e.g. ``{"IdToken": 60}``). ``ledger=True`` logs every token-endpoint answer
+    (:meth:`OpenIDProvider.ledger`), with the value of the request header ``ledger_header``.
     """
     module = install_oidc_provider()
     account = account or TestAccount()
@@ -346,6 +368,8 @@ def start_openid_provider(
         "cookie_keys": [secrets.token_hex(16)],
         "accounts": {account.sub: account.claims()},
         "conform_id_token_claims": conform_id_token_claims,
+        "ledger": ledger,
+        "ledger_header": ledger_header,
         **({"ttl": dict(ttl)} if ttl else {}),
     }
     with tempfile.TemporaryDirectory(prefix="oidc-op-") as workdir:

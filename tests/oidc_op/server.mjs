@@ -6,12 +6,17 @@
 // It listens on 127.0.0.1 (port from the config, 0 for any free one), and prints one JSON
 // line {"issuer": ...} once it answers. devInteractions are on: the login and consent pages
 // are plain HTML forms that an HTTP client can submit.
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
 // stdout carries only the ready line (nobody reads it afterwards); notices go to stderr.
 const ready = (line) => process.stdout.write(`${line}\n`);
+// With `ledger` on, every token-endpoint answer is one stderr line `ledger {...}`: the grant
+// type, the refresh token presented and the one issued (their digests, never the tokens),
+// the error if refused, and the value of the request header `ledger_header` (who asked).
+const digest = (value) => createHash('sha256').update(String(value)).digest('hex').slice(0, 16);
 console.log = console.error;
 console.info = console.error;
 
@@ -73,6 +78,27 @@ server.listen(config.port, '127.0.0.1', () => {
     findAccount: (ctx, id) => account(id),
   });
   provider.on('server_error', (ctx, error) => console.error('server_error', error));
+  if (config.ledger) {
+    const entry = (ctx, fields) => {
+      const { grant_type: grant, refresh_token: presented } = ctx.oidc.params ?? {};
+      const header = config.ledger_header ? ctx.get(config.ledger_header) : '';
+      console.error('ledger', JSON.stringify({
+        at: Date.now() / 1000,
+        grant,
+        presented: presented ? digest(presented) : null,
+        by: header || null,
+        ...fields,
+      }));
+    };
+    provider.on('grant.success', (ctx) => {
+      const issued = ctx.oidc.entities.RefreshToken;
+      entry(ctx, { issued: issued ? digest(issued.jti) : null, grant_id: issued?.grantId ?? null });
+    });
+    provider.on('grant.error', (ctx, error) => entry(ctx, { error: error.message }));
+    provider.on('grant.revoked', (ctx, grantId) => console.error(
+      'ledger', JSON.stringify({ at: Date.now() / 1000, revoked: grantId }),
+    ));
+  }
   provider.on('backchannel.success', (ctx, client) => console.error(
     'backchannel.success', client.clientId,
   ));

@@ -20,6 +20,7 @@ from tests.oidc_op.provider import (
     OIDCClient,
     OpenIDProvider,
     TestAccount,
+    ledger_digest,
     pkce_pair,
     start_openid_provider,
 )
@@ -221,3 +222,41 @@ def test_an_op_with_options_of_its_own() -> None:
     assert "email" not in claims  # conformant: claims only from userinfo
     assert claims["exp"] - claims["iat"] == 30
     assert userinfo == {"sub": "bob", **account.claims()}
+
+
+def refresh(op: OpenIDProvider, client: OIDCClient, token: str, by: str) -> httpx.Response:
+    headers, auth_fields = client.auth()
+    form = {"grant_type": "refresh_token", "refresh_token": token, **auth_fields}
+    return httpx.post(op.token_endpoint, data=form, headers={**headers, "x-asked-by": by})
+
+
+def test_the_ledger_names_every_refresh_token_presented_and_issued() -> None:
+    with start_openid_provider(
+        ["http://app.test/cb"], ledger=True, ledger_header="x-asked-by"
+    ) as op:
+        client = op.client("client_secret_basic")
+        url, checks = start(op, client, scope="openid offline_access", prompt="consent")
+        with httpx.Client() as browser:
+            answer = op.login(browser, url)
+        first = exchange_code(
+            op, client, answer.params["code"], checks["verifier"], answer.redirect_uri
+        )
+        second = refresh(op, client, first["refresh_token"], "node-a").json()
+        reused = refresh(op, client, first["refresh_token"], "node-b")
+        ledger, log = op.ledger(), op.log
+    assert reused.status_code == 400
+    assert first["refresh_token"] not in log  # digests only
+    issued, rotated, revoked, refused = ledger  # the OP revokes the grant, then answers
+    assert issued["grant"] == "authorization_code"
+    assert issued["presented"] is None
+    assert issued["issued"] == ledger_digest(first["refresh_token"])
+    assert rotated["grant"] == "refresh_token"
+    assert rotated["presented"] == ledger_digest(first["refresh_token"])
+    assert rotated["issued"] == ledger_digest(second["refresh_token"])
+    assert rotated["by"] == "node-a"
+    assert rotated["grant_id"] == issued["grant_id"]
+    assert refused["presented"] == ledger_digest(first["refresh_token"])
+    assert refused["error"] == "invalid_grant"
+    assert refused["by"] == "node-b"
+    assert revoked == {"revoked": issued["grant_id"], "at": revoked["at"]}
+    assert issued["at"] <= rotated["at"] <= revoked["at"] <= refused["at"]

@@ -87,11 +87,68 @@ def test_csrf_replaces_a_forged_cookie():
     assert written(response)["authjs.csrf-token"].startswith(token + "|")
 
 
-def test_csrf_hash_uses_comma_joined_secrets():
+def csrf_cookie(token: str, secret: str) -> str:
+    return f"authjs.csrf-token={token}|{hashlib.sha256((token + secret).encode()).hexdigest()}"
+
+
+def test_csrf_cookie_is_made_with_the_first_secret():
     browser = pair(secret=["new", "old"]).browser
     token = browser.csrf_token()
-    digest = hashlib.sha256((token + "new,old").encode()).hexdigest()
+    digest = hashlib.sha256((token + "new").encode()).hexdigest()
     assert browser.cookies()["authjs.csrf-token"] == f"{token}%7C{digest}"
+    single = pair(secret="only").browser  # as Auth.js makes it with one secret
+    token = single.csrf_token()
+    digest = hashlib.sha256((token + "only").encode()).hexdigest()
+    assert single.cookies()["authjs.csrf-token"] == f"{token}%7C{digest}"
+
+
+@pytest.mark.parametrize(
+    ("made_with", "checked_with"),
+    [
+        # a secret rolled across a fleet, node by node: [old] -> [old, new] -> [new, old] -> [new]
+        (["old"], ["old", "new"]),
+        (["old", "new"], ["old"]),
+        (["old", "new"], ["new", "old"]),
+        (["new", "old"], ["old", "new"]),
+        (["new", "old"], ["new"]),
+        (["new"], ["new", "old"]),
+    ],
+)
+def test_a_csrf_token_survives_each_step_of_a_secret_roll(made_with, checked_with):
+    made = pair(secret=made_with).browser
+    made.get("/auth/csrf")
+    cookie = made.cookies()["authjs.csrf-token"].replace("%7C", "|")
+    token = cookie.partition("|")[0]
+    checked = pair(secret=checked_with).browser
+    answer = checked.get("/auth/csrf", headers={"cookie": f"authjs.csrf-token={cookie}"})
+    assert answer.json()["csrfToken"] == token  # the cookie is taken
+    if made_with[0] == checked_with[0]:
+        assert "authjs.csrf-token" not in written(answer)
+    else:  # and made again with the first secret, the token kept
+        digest = hashlib.sha256((token + checked_with[0]).encode()).hexdigest()
+        assert written(answer)["authjs.csrf-token"].replace("%7C", "|") == f"{token}|{digest}"
+
+
+def test_a_csrf_cookie_is_made_again_before_its_secret_is_removed():
+    """The last step of a roll: a node with ``[new, old]`` hands out the token of an old
+    cookie with a new cookie, which a node that has only ``new`` takes."""
+    old_node, rolled, retired = (pair(secret=s) for s in (["old"], ["new", "old"], ["new"]))
+    old_node.browser.get("/auth/csrf")
+    cookie = old_node.browser.cookies()["authjs.csrf-token"].replace("%7C", "|")
+    answer = rolled.browser.get("/auth/csrf", headers={"cookie": f"authjs.csrf-token={cookie}"})
+    token = answer.json()["csrfToken"]
+    renewed = written(answer)["authjs.csrf-token"].replace("%7C", "|")
+    later = retired.browser.get("/auth/csrf", headers={"cookie": f"authjs.csrf-token={renewed}"})
+    assert later.json()["csrfToken"] == token
+
+
+def test_csrf_cookie_of_auth_js_with_several_secrets_is_taken():
+    token = "a" * 64
+    browser = pair(secret=["new", "old"]).browser
+    answer = browser.get("/auth/csrf", headers={"cookie": csrf_cookie(token, "new,old")})
+    assert answer.json()["csrfToken"] == token
+    other = browser.get("/auth/csrf", headers={"cookie": csrf_cookie(token, "retired")})
+    assert other.json()["csrfToken"] != token  # made with a secret we do not have: replaced
 
 
 def test_csrf_with_skip_csrf_check_is_404_and_deletes_the_cookie():

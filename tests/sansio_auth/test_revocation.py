@@ -10,9 +10,12 @@ from typing import Any
 import pytest
 
 from io_bindings.db.memory import MemoryAdapter
-from sansio_auth import jwt
+from sansio_auth import Engine, jwt
+from sansio_auth._flows.revocation import judged_from
 from sansio_auth.errors import MissingAdapter
+from sansio_auth.testing import Performer, seeded_entropy
 from sansio_auth.testing.performer import step as run_sync
+from tests.sansio_auth.adapter_faults import FaultyAdapter
 from tests.sansio_auth.driver import SECRET, AuthPair
 from tests.sansio_auth.oauth.fake_op import FakeOP, build, sign_in
 
@@ -74,6 +77,80 @@ def test_the_check_is_cached_and_another_process_revocation_lands_within_the_ttl
     assert pair.browser.session() is None
 
 
+def test_a_revocation_store_that_fails_keeps_the_cookie_for_when_it_answers_again():
+    """Redis down under a fleet: the JWT session is refused (fail closed) while the marks
+    cannot be read, and is back afterwards; its cookie is never deleted for that."""
+    adapter = FaultyAdapter()
+    pair, _ = jwt_pair(adapter, revocation_cache_ttl=0)  # type: ignore[arg-type]
+    cookie = pair.browser.cookies()[SESSION]
+    adapter.fail_on("get_sessions_not_before")
+    response = pair.browser.get("/auth/session")
+    assert response.status == 200
+    assert response.json() is None
+    assert SESSION not in {c.name for c in response.cookies}  # neither set nor deleted
+    assert "JWTSessionError" in pair.performer.log_codes("error")
+    assert pair.browser.cookies()[SESSION] == cookie
+    assert pair.browser.session()["user"]["email"] == "alice@example.com"
+
+
+@pytest.mark.parametrize(
+    ("claims", "judged"),
+    [
+        ({"iat": 30, "auth_time": 10, "kept_at": 20}, 20),  # kept by a password change
+        ({"iat": 30, "auth_time": 10}, 10),  # re-issued: still judged by its sign-in
+        ({"iat": 30}, 30),  # Auth.js's token
+        ({}, None),
+    ],
+)
+def test_revocations_judge_a_token_by_when_it_was_kept_else_signed_in_else_issued(claims, judged):
+    assert judged_from(claims) == judged
+
+
+def test_a_sign_in_while_the_revocation_store_fails_signs_the_browser_in_afresh():
+    """A browser whose session reads ``null`` (its marks cannot be read) signs in again: the
+    callback treats it as signed out too, instead of failing on the check (found by the
+    cluster soak: every such sign-in ended on the error page while Redis was down)."""
+    adapter = FaultyAdapter()
+    pair, op = jwt_pair(adapter, revocation_cache_ttl=0)  # type: ignore[arg-type]
+    before = token_of(pair)
+    adapter.fail_on("get_sessions_not_before")
+    response = sign_in(pair.browser, op)
+    assert "error" not in (response.location or "")
+    assert "AdapterError" in pair.performer.log_codes("error")
+    after = token_of(pair)
+    assert after["sub"] == before["sub"]
+    assert after["sid"] != before["sid"]  # a new session
+    assert pair.browser.session()["user"]["email"] == "alice@example.com"
+
+
+def test_a_token_re_issued_by_a_process_that_has_not_seen_the_revocation_stays_revoked():
+    """Another process cached "not revoked" just before the revocation, and re-issues the
+    cookie (``update_age=0``: every read) in its cache window: the new token is refused once
+    the cache runs out, as the old one (found by the cluster soak: a session signed out
+    everywhere came back)."""
+    adapter = MemoryAdapter()
+    pair, _ = jwt_pair(adapter, revocation_cache_ttl=5, update_age=0)
+    other = Engine(pair.engine.settings.config, clock=pair.clock, entropy=seeded_entropy(9), env={})
+    elsewhere = Performer(pair.performer.http)
+
+    def read_elsewhere() -> Any:
+        response = elsewhere.run(other.handle(pair.browser.build("GET", "/auth/session")))
+        pair.browser.store(response)
+        return response.json()
+
+    assert read_elsewhere() is not None  # the other process caches "not revoked"
+    pair.clock.advance(1)
+    assert revoke(pair, user_id=token_of(pair)["sub"]) == (200, {"deleted": 0})
+    pair.clock.advance(1)
+    before = pair.browser.cookies()[SESSION]
+    assert read_elsewhere() is not None  # its cache is still good: it re-issues the cookie
+    assert pair.browser.cookies()[SESSION] != before
+    assert token_of(pair)["iat"] == int(pair.clock.now)  # issued after the revocation
+    pair.clock.advance(5)  # the other process's cache runs out
+    assert read_elsewhere() is None
+    assert pair.browser.session() is None
+
+
 def test_database_sessions_are_deleted():
     adapter = MemoryAdapter()
     op = FakeOP()
@@ -121,10 +198,12 @@ def _utc(seconds: float) -> datetime:
 
 
 def test_marks_are_made_to_expire_once_every_token_they_cover_has():
-    """A mark covers tokens issued before it; those expire ``jwt.max_age`` later (and the
-    decoder's 15 s): the store may forget the mark from then on, and the store stays small."""
+    """A mark covers tokens signed in before it; those expire ``jwt.max_age`` after their last
+    issue (and the decoder's 15 s), and a process that has not seen the mark yet may re-issue
+    one for ``revocation_cache_ttl``: the store may forget the mark from then on, and the store
+    stays small."""
     adapter = MemoryAdapter()
-    pair, _ = jwt_pair(adapter, max_age=3600)
+    pair, _ = jwt_pair(adapter, max_age=3600, revocation_cache_ttl=7)
     token = token_of(pair)
     pair.performer.clear()
     revoke(pair, user_id=token["sub"])
@@ -133,9 +212,10 @@ def test_marks_are_made_to_expire_once_every_token_they_cover_has():
     ]
     key, not_before, expires = call.args
     assert key == f"user:{token['sub']}"
-    assert expires.timestamp() - not_before.timestamp() == 3600 + jwt.CLOCK_TOLERANCE
-    assert token["exp"] <= expires.timestamp() - jwt.CLOCK_TOLERANCE  # the token is dead then
-    pair.clock.advance(3600 + jwt.CLOCK_TOLERANCE)
+    assert expires.timestamp() - not_before.timestamp() == 3600 + jwt.CLOCK_TOLERANCE + 7
+    reissued_unseen = not_before.timestamp() + 7 + 3600  # the latest expiry of a covered token
+    assert reissued_unseen <= expires.timestamp() - jwt.CLOCK_TOLERANCE  # dead then
+    pair.clock.advance(3600 + jwt.CLOCK_TOLERANCE + 7)
     revoke(pair, user_id="someone-else")  # a later mark: the first one is forgotten
     assert f"user:{token['sub']}" not in adapter.store.not_before
     assert pair.browser.session() is None  # the old token has expired anyway

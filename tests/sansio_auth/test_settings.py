@@ -69,6 +69,7 @@ def test_every_option_of_the_spec_exists_in_snake_case():
         "redirect_proxy_url",
         "secret",
         "session",
+        "single_flight",  # not in Auth.js: refreshes across processes
         "skip_csrf_check",
         "theme",
         "trust_host",

@@ -130,23 +130,57 @@ def postgres_cluster() -> Iterator[PostgresServer]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+@dataclass
+class RedisServer:
+    """A Redis server on 127.0.0.1:``port`` keeping its files in ``directory``; with
+    ``persistent`` its data is in an append-only file, so it outlives :meth:`stop`."""
+
+    port: int
+    directory: Path
+    persistent: bool = False
+    process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        """Start the server (again, after :meth:`stop`: same port, data kept if persistent)."""
+        program = shutil.which("redis-server")
+        if program is None:
+            raise RuntimeError("redis-server is not installed: run `make system-deps`")
+        args = ["--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory)]
+        args += ["--save", ""]
+        args += ["--appendonly", "yes" if self.persistent else "no"]
+        self.process = subprocess.Popen([program, *args], stdout=subprocess.DEVNULL)
+        wait_for_port(self.port, self.process)
+
+    def stop(self) -> None:
+        """Shut the server down (``SIGTERM``: a persistent one writes its file first)."""
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(10)
+            self.process = None
+
+
+@contextlib.contextmanager
+def redis_instance(*, persistent: bool = False) -> Iterator[RedisServer]:
+    """A throw-away Redis server on 127.0.0.1 that a test may stop and start."""
+    root = Path(tempfile.mkdtemp(prefix="sansio-auth-redis-"))
+    server = RedisServer(free_port(), root, persistent)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
 @contextlib.contextmanager
 def redis_server() -> Iterator[str]:
     """A throw-away Redis server on 127.0.0.1, without persistence; yields its URL."""
-    program = shutil.which("redis-server")
-    if program is None:
-        raise RuntimeError("redis-server is not installed: run `make system-deps`")
-    root, port = tempfile.mkdtemp(prefix="sansio-auth-redis-"), free_port()
-    args = ["--port", str(port), "--bind", "127.0.0.1", "--dir", root]
-    args += ["--save", "", "--appendonly", "no"]
-    process = subprocess.Popen([program, *args], stdout=subprocess.DEVNULL)
-    try:
-        wait_for_port(port, process)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        process.terminate()
-        process.wait(10)
-        shutil.rmtree(root, ignore_errors=True)
+    with redis_instance() as server:
+        yield server.url
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,8 @@ Revises:
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -44,7 +46,7 @@ def _one_per_user() -> sa.Column[int]:
     )
 
 
-def _device(*, nullable: bool) -> list[sa.Column[object]]:
+def _device(*, nullable: bool) -> list[sa.Column[Any]]:
     """A session's device columns (the user's list of sessions)."""
     return [
         sa.Column("createdAt", UTCDateTime(), nullable=nullable),

@@ -133,6 +133,45 @@ async def test_an_unreachable_server_fails_to_open() -> None:
         await adapter.open()
 
 
+async def test_a_refresh_in_single_flight(adapter: RedisAdapter, client: redis.Redis, prefix: str):
+    """The shared single flight: one claim at a time, the answer for those after, a lease
+    that ends with its holder (or when it runs out), only the holder's own lease ended."""
+    assert await adapter.claim_refresh("refresh:k", "a", 5) == (True, None)
+    assert await adapter.claim_refresh("refresh:k", "b", 5) == (False, None)  # a holds it
+    assert await adapter.await_refresh("refresh:k", 0.05) is None  # still held: waited out
+    await adapter.finish_refresh("refresh:k", "b", None, 30)  # not b's lease: still held
+    assert client.get(f"{prefix}flight:lease:refresh:k") == "a"
+    await adapter.finish_refresh("refresh:k", "a", b"\x00sealed", 30)
+    assert not client.exists(f"{prefix}flight:lease:refresh:k")
+    assert await adapter.claim_refresh("refresh:k", "c", 5) == (False, b"\x00sealed")
+    assert await adapter.await_refresh("refresh:k", 1) == b"\x00sealed"
+    assert 0 < client.pttl(f"{prefix}flight:answer:refresh:k") <= 30_000
+    await adapter.finish_refresh("refresh:k", "", None, 0)  # spent: dropped
+    assert not client.exists(f"{prefix}flight:answer:refresh:k")
+
+    assert await adapter.claim_refresh("refresh:failed", "a", 5) == (True, None)
+    await adapter.finish_refresh("refresh:failed", "a", None, 30)  # no answer: free again
+    assert await adapter.await_refresh("refresh:failed", 1) is None  # at once: nobody holds it
+    assert await adapter.claim_refresh("refresh:failed", "b", 0.05) == (True, None)
+    assert await adapter.await_refresh("refresh:failed", 5) is None  # the lease ran out
+    assert await adapter.claim_refresh("refresh:failed", "c", 5) == (True, None)
+
+
+async def test_a_waiter_gets_the_answer_as_soon_as_it_is_kept(adapter: RedisAdapter) -> None:
+    import anyio
+
+    assert await adapter.claim_refresh("refresh:w", "a", 5) == (True, None)
+
+    async def answer_soon() -> None:
+        await anyio.sleep(0.1)
+        await adapter.finish_refresh("refresh:w", "a", b"tokens", 30)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(answer_soon)
+        with anyio.fail_after(2):
+            assert await adapter.await_refresh("refresh:w", 5) == b"tokens"
+
+
 async def test_marks_counters_and_sid_sets_expire_by_ttl(
     adapter: RedisAdapter, client: redis.Redis, prefix: str
 ) -> None:

@@ -199,6 +199,38 @@ def test_database_refused_refresh():
     assert len(refresh_requests(op)) == 1
 
 
+def test_a_returning_sign_in_replaces_a_dead_refresh_token_of_the_account():
+    """The provider revoked the grant (the user logged out there): the account's refresh
+    token is refused. Signing in again stores the new sign-in's tokens on the account, so the
+    user's sessions refresh again (found by the cluster soak: such an account never did)."""
+    adapter = MemoryAdapter()
+    op = FakeOP()
+    pair = db_pair(op, adapter)
+    op.refresh_tokens.clear()  # the OP revoked the grant
+    pair.clock.advance(3600 + 1)
+    assert pair.browser.session()["error"] == "RefreshAccessTokenError"
+    assert account_row(adapter)["refresh_token"] == ""
+    again = pair.new_browser()
+    sign_in(again, op)
+    row = account_row(adapter)
+    assert row["refresh_token"] == "rt-2"  # the new sign-in's
+    assert row["expires_at"] == int(pair.clock.now) + 3600
+    assert "error" not in pair.browser.session()  # the first browser's session too
+    assert access_token(pair) == row["access_token"]
+    pair.clock.advance(3600 - 30)
+    assert "error" not in again.session()  # and it refreshes
+    assert account_row(adapter)["refresh_token"] == "rt-3"
+
+
+def test_a_returning_sign_in_with_jwt_sessions_writes_no_tokens():
+    adapter = MemoryAdapter()
+    op = FakeOP()
+    pair = signed_in(op, config={"adapter": adapter, "session": {"strategy": "jwt"}})
+    before = dict(account_row(adapter))
+    sign_in(pair.new_browser(), op)
+    assert account_row(adapter) == before
+
+
 def _run_until_refresh(pair: AuthPair, op: FakeOP):
     """Start a session read and drive it to its refresh request (not answered yet)."""
     flow = pair.engine.handle(pair.browser.build("GET", "/auth/session"))
