@@ -8,7 +8,7 @@ SYSTEM_PACKAGES := nodejs npm chromium chromium-driver postgresql pgbouncer mari
 # and for `make bench`: wrk, the load generator (without it the bench uses a slower Python client)
 BENCH_PACKAGES := wrk
 
-.PHONY: install system-deps bench-deps demo test test-quick lint typecheck bench fuzz docs clean soak \
+.PHONY: install system-deps bench-deps demo test test-quick lint typecheck bench fuzz docs docs-serve clean soak \
 	soak-cluster soak-cluster-quick
 
 install: $(VENV)/.installed
@@ -88,12 +88,20 @@ fuzz: install
 	HYPOTHESIS_PROFILE=long $(PY) -m pytest -p no:cacheprovider -m "not e2e" tests fuzz
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis site
 
-# generated from the code: the route table, the built-in providers (builtin.py and their table)
+# generated from the code: the route table, the built-in providers (builtin.py and their table),
+# the Auth.js migration guide's option and provider lists;
+# then the site (MkDocs, strict: a broken link or a missing page fails) into site/
 docs: install
 	$(PY) -m tools.catalogue
+	$(PY) -m tools.migration
 	$(PY) -c 'from sansio_auth._routes import routes_markdown as m; print(m(), end="")' > docs/routes.md
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
+# the site on http://127.0.0.1:8001, rebuilt on every change
+docs-serve: docs
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8001
 
 # 10 minutes of mixed sign-ins, sessions and hostile requests over 64 connections: no 5xx,
 # no unexpected error logged, RSS flat (see soak/)

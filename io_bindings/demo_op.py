@@ -53,8 +53,11 @@ CLIENT_SECRET = "sansio-auth-demo-secret"  # noqa: S105 - a dev tool's known, pr
 PROVIDER_ID = "demo-op"
 """The id of :func:`demo_provider`'s provider (its routes: ``<base_path>/signin/demo-op``)."""
 DEFAULT_PORT = 9000
+"""The port ``python -m io_bindings.demo_op`` listens on unless told otherwise."""
 CODE_LIFETIME = 60
+"""Seconds an authorization code can be exchanged."""
 TOKEN_LIFETIME = 300
+"""Seconds an access token (and the ID token) is valid."""
 _HTML = (("content-type", "text/html; charset=utf-8"),)
 
 

@@ -20,6 +20,7 @@ from sansio_auth import AuthConfig
 from .anyio import Auth
 
 DEFAULT_SIZE = 32
+"""How many configurations (and their runtimes) a :class:`RuntimeCache` keeps."""
 
 
 class RuntimeCache:

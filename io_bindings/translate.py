@@ -23,10 +23,15 @@ from sansio_auth.http import headers_from_pairs
 from ._driver_io import traceback_text
 
 Scope = MutableMapping[str, Any]
+"""An ASGI connection scope."""
 Message = MutableMapping[str, Any]
+"""An ASGI message."""
 Receive = Callable[[], Awaitable[Message]]
+"""An ASGI ``receive`` callable."""
 Send = Callable[[Message], Awaitable[None]]
+"""An ASGI ``send`` callable."""
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+"""An ASGI application."""
 
 DEFAULT_MAX_BODY_SIZE = 64 * 1024
 """Request bodies larger than this (bytes) are refused with 413."""
@@ -36,6 +41,7 @@ DEFAULT_MAX_HEADERS = 100
 """Requests with more header lines than this are refused with 431 (Apache's default)."""
 
 logger = logging.getLogger("sansio_auth")
+"""The ``sansio_auth`` logger the bindings write the engine's log lines to."""
 
 
 def plain(status: int, text: str) -> Response:
@@ -44,9 +50,13 @@ def plain(status: int, text: str) -> Response:
 
 
 BAD_HOST = plain(400, "Bad Request: invalid Host header")
+"""The answer to a request whose ``Host`` header is not a valid host (400)."""
 BODY_TOO_LARGE = plain(413, "Request body too large")
+"""The answer to a request body over the limit (413)."""
 HEADERS_TOO_LARGE = plain(431, "Request Header Fields Too Large")
+"""The answer to request headers over the limit (431)."""
 NOT_FOUND = plain(404, "Not Found")
+"""The answer to a request for no route (404)."""
 
 
 class BadHost(ValueError):
@@ -74,6 +84,7 @@ class HeaderLimits(NamedTuple):
 
 
 DEFAULT_HEADER_LIMITS = HeaderLimits()
+"""The header limits adapters apply unless told otherwise."""
 
 
 def make_request(

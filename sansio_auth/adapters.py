@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any, Literal, NotRequired, Protocol, Required, TypedDict, runtime_checkable
 
 AccountType = Literal["oauth", "oidc", "email", "webauthn"]
+"""The kind of sign-in an account records (Auth.js's ``account.type``)."""
 
 
 class AdapterUser(TypedDict):

@@ -41,8 +41,11 @@ from .events import (
 )
 
 SyncSendHTTP = Callable[[OutboundRequest], HTTPResponse]
+"""Sends an outbound request and returns its response, blocking."""
 AsyncSendHTTP = Callable[[OutboundRequest], Awaitable[HTTPResponse]]
+"""Sends an outbound request and returns its response."""
 WriteLog = Callable[[Log], object]
+"""Writes a :class:`~sansio_auth.events.Log` action's line."""
 Offload = Callable[[Callable[[], Any]], Awaitable[Any]]
 """Runs a function in a worker thread and awaits its result (``anyio.to_thread.run_sync``)."""
 

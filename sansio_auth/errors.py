@@ -25,7 +25,9 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, Literal, NamedTuple
 
 ErrorKind = Literal["signIn", "error"]
+"""Which page shows an error: the sign-in page (``signIn``) or the error page (``error``)."""
 Fault = Literal["browser", "provider", "configuration", "callback", "adapter", "engine"]
+"""Whose fault an error is: who should fix it."""
 
 
 class Hint(NamedTuple):
@@ -516,6 +518,7 @@ class ExperimentalFeatureNotEnabled(AuthError):
 
 
 MissingSecret = MissingSecretError
+"""Auth.js's name of :class:`MissingSecretError`."""
 
 
 def client_error_type(error: BaseException) -> str:

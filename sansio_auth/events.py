@@ -38,6 +38,7 @@ from .http import Response
 from .passwords import Argon2Params, Checked, hash_password, verify_password
 
 LogLevel = Literal["error", "warn", "debug"]
+"""The level of a :class:`Log` action."""
 
 
 class HTTPResponse(msgspec.Struct, frozen=True, kw_only=True):
@@ -86,6 +87,7 @@ class PasswordChecked(msgspec.Struct, frozen=True, kw_only=True):
 Event = (
     HTTPResponse | CallbackReturned | AdapterReturned | PasswordHashed | PasswordChecked | Failed
 )
+"""Everything a binding answers an action with."""
 
 
 class OutboundRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -250,6 +252,7 @@ class Respond(msgspec.Struct, frozen=True, kw_only=True):
 
 
 Action = SendHTTP | InvokeCallback | CallAdapter | HashPassword | VerifyPassword | Log | Respond
+"""Everything a flow asks a binding to do; :class:`Respond` ends the flow."""
 CPU_ACTIONS = (HashPassword, VerifyPassword)
 """Actions that are CPU work rather than IO (a binding on an event loop offloads them)."""
 

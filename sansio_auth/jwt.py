@@ -28,10 +28,15 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 DEFAULT_MAX_AGE = 30 * 24 * 60 * 60
+"""Seconds a session token lives unless told otherwise: 30 days, as in Auth.js."""
 CLOCK_TOLERANCE = 15
+"""Seconds of clock skew tolerated when checking a token's ``exp`` and ``nbf``."""
 Encryption = Literal["A256CBC-HS512", "A256GCM"]
+"""The JWE content encryptions Auth.js uses for session tokens."""
 Entropy = Callable[[int], bytes]
+"""A source of random bytes: ``entropy(n)`` returns ``n`` of them."""
 JWT = dict[str, Any]
+"""A session token's claims."""
 
 
 class InvalidToken(ValueError):

@@ -96,7 +96,10 @@ def builtin_source() -> str:
             f"    return {record}.from_mapping(options)",
         ]
         names += [factory, record, *row.aliases]
-        out += [f"\n\n{alias} = {factory}" for alias in row.aliases]
+        out += [
+            f'\n\n{alias} = {factory}\n"""The same as :func:`{factory}` (another of its names)."""'
+            for alias in row.aliases
+        ]
     out += [
         "",
         "",
@@ -176,7 +179,7 @@ def providers_table() -> str:
 
 OTHERS = (
     ("credentials", "Credentials", "credentials", "your `authorize` function",
-     "../README.md#quick-start"),
+     "get-started.md#the-smallest-app"),
     ("email", "Email", "email", "your `send_verification_request` (e.g. `SMTPSender`)", "email.md"),
     ("nodemailer", "Nodemailer", "email", "your `send_verification_request` (e.g. `SMTPSender`)",
      "email.md"),

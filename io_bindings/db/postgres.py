@@ -66,6 +66,7 @@ from ._postgres_asyncio import AsyncioSessions
 from ._sockets import quiet
 
 Connection = psycopg.Connection[dict[str, Any]]
+"""A psycopg connection whose rows are dictionaries."""
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (  # version 1: @auth/pg-adapter's schema.sql, plus authenticators and indexes
@@ -146,12 +147,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 """Schema migrations: entry ``n`` takes the schema from version ``n`` to ``n + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
+"""The schema version this adapter migrates a database to (the number of migrations)."""
 _LOCK_KEY = 0x5A_A17A_0001  # pg_advisory_xact_lock key: one migrator at a time
 
 # Our snake_case keys and Auth.js's column names (same name when absent).
 USER_COLUMNS = {"id": "id", "email": "email", "email_verified": "emailVerified"}
+"""Our user record's keys and the ``users`` table's columns (Auth.js's names)."""
 USER_COLUMNS |= {"name": "name", "image": "image"}
 ACCOUNT_COLUMNS = {"user_id": "userId", "provider_account_id": "providerAccountId"}
+"""Our account record's keys and the ``accounts`` table's columns (Auth.js's names)."""
 ACCOUNT_COLUMNS |= {k: k for k in ("type", "provider", "access_token", "token_type", "id_token")}
 ACCOUNT_COLUMNS |= {k: k for k in ("refresh_token", "scope", "expires_at", "session_state")}
 AUTHENTICATOR_COLUMNS = {
@@ -164,6 +168,7 @@ AUTHENTICATOR_COLUMNS = {
     "credential_backed_up": "credentialBackedUp",
     "transports": "transports",
 }
+"""Our passkey record's keys and the ``authenticators`` table's columns (Auth.js's names)."""
 _INTEGER_TYPES = {"smallint", "integer", "bigint"}
 # A new mark (or a later one), in one statement with the purge of expired marks (but this
 # key's: one statement cannot both delete and upsert a row).

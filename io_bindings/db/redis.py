@@ -61,6 +61,7 @@ from ._redis_accounts import RECORDS, RedisAccounts, millis, text
 from ._redis_flights import RedisFlights
 
 MINIMUM_VERSION = (6, 2)  # GETDEL, SET PXAT
+"""The oldest Redis server the adapter runs on (it needs ``GETDEL`` and ``SET PXAT``)."""
 DEFAULT_TIMEOUT = 10.0
 """Seconds a command waits for the server (redis-py's ``socket_timeout``) unless given."""
 

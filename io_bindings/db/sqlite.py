@@ -124,6 +124,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 """Schema migrations: entry ``n`` takes the schema from version ``n`` to ``n + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
+"""The schema version this adapter migrates a database to (the number of migrations)."""
 _SELECT_USER = "SELECT id, email, email_verified, name, image, extra FROM users "
 _SELECT_ACCOUNT = (
     "SELECT user_id, type, provider, provider_account_id, access_token, token_type, id_token, "

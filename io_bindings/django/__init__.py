@@ -38,6 +38,7 @@ from .orm.signals import with_signals
 DjangoAuthConfig = AuthConfig
 """The config record (the same :class:`~sansio_auth.AuthConfig`)."""
 LazyConfig: TypeAlias = Callable[[HttpRequest], AuthConfig | Awaitable[AuthConfig]]
+"""A function of the request that returns its configuration (or an awaitable of it)."""
 FormAction = Callable[[HttpRequest], Coroutine[Any, Any, HttpResponseBase]]
 
 
@@ -112,9 +113,12 @@ def _improper(message: str) -> ImproperlyConfigured:
     return ImproperlyConfigured(f"sansio-auth: {message}")
 
 
-AdapterCAuth = DjangoAuth  # the former names, kept as aliases
+AdapterCAuth = DjangoAuth
+"""The former name of :func:`DjangoAuth`."""
 AdapterCAuthConfig = DjangoAuthConfig
+"""The former name of :data:`DjangoAuthConfig`."""
 AdapterCAuthResult = DjangoAuthResult
+"""The former name of :class:`DjangoAuthResult`."""
 
 __all__ = [
     "MIN_SECRET_LENGTH",

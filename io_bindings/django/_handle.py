@@ -256,6 +256,8 @@ class Sequence(Hook):
 
 
 sequence = Sequence
+"""``hooks = sequence(handle, protect_prefix("/account/"))``: middleware factories in series,
+for ``MIDDLEWARE`` to name (:class:`Sequence`)."""
 
 
 @overload

@@ -15,6 +15,8 @@ from sansio_auth.email import VerificationMessage
 from ._message import EmailSendError, build_mime_message
 
 Security = Literal["starttls", "tls", "none"]
+"""How the connection is secured: ``starttls`` (upgrade a plain connection, port 587), ``tls`` (TLS
+from the start, port 465) or ``none``."""
 DEFAULT_PORTS: dict[Security, int] = {"starttls": 587, "tls": 465, "none": 25}
 
 

@@ -29,6 +29,7 @@ from ._errors import (
 from ._proxy import Proxy, ProxySettings, open_tunnel
 
 DEFAULT_MAX_RESPONSE_SIZE = 1024 * 1024
+"""Bytes of a response body the client reads at most before failing the request."""
 DEFAULT_USER_AGENT = "sansio-auth/0.1"
 RETRYABLE_METHODS = frozenset({"GET", "HEAD"})
 

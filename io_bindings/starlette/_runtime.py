@@ -21,6 +21,7 @@ from ..runtimes import ConfigSource
 DEFAULT_BASE_PATH = "/api/auth"
 """The Starlette base path when neither the config nor ``AUTH_URL`` gives one."""
 LazyConfig: TypeAlias = Callable[[HTTPConnection], AuthConfig | Awaitable[AuthConfig]]
+"""A function of the request that returns its configuration (or an awaitable of it)."""
 logger = logging.getLogger("sansio_auth")
 
 

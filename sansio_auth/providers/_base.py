@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Literal, Self, TypeVar
 from ..errors import Configuration
 
 ProviderType = Literal["oauth", "oidc", "email", "credentials", "webauthn", "password"]
+"""A provider's ``type``: how it signs users in."""
 R = TypeVar("R")
 
 

@@ -128,6 +128,7 @@ def FortyTwo(**options: Any) -> FortyTwoProvider:
 
 
 FortyTwoSchool = FortyTwo
+"""The same as :func:`FortyTwo` (another of its names)."""
 
 
 @builtin(apple.SERVICE)
@@ -327,6 +328,7 @@ def SAMLJackson(**options: Any) -> SAMLJacksonProvider:
 
 
 BoxyHQSAML = SAMLJackson
+"""The same as :func:`SAMLJackson` (another of its names)."""
 
 
 @builtin(bungie.SERVICE)
@@ -749,6 +751,7 @@ def LINE(**options: Any) -> LineProvider:
 
 
 Line = LINE
+"""The same as :func:`LINE` (another of its names)."""
 
 
 @builtin(linkedin.SERVICE)
@@ -1359,6 +1362,7 @@ def ZITADEL(**options: Any) -> ZitadelProvider:
 
 
 Zitadel = ZITADEL
+"""The same as :func:`ZITADEL` (another of its names)."""
 
 
 @builtin(zoho.SERVICE)

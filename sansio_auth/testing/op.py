@@ -62,6 +62,7 @@ Signing = Literal["valid", "bad-signature", "none", "hmac-public-key", "client-s
 Fault = Literal[
     "bad-signature", "unsigned", "wrong-nonce", "wrong-aud", "wrong-iss", "expired", "no-sub"
 ]
+"""A way :meth:`MemoryOP.misbehave` spoils the ID token (see :data:`FAULTS`)."""
 FAULTS: tuple[Fault, ...] = (
     "bad-signature",
     "unsigned",

@@ -26,6 +26,7 @@ from .browser import ORIGIN
 from .op import ENDPOINTS, MemoryOP
 
 Endpoint = Literal["discovery", "jwks", "token", "userinfo"]
+"""An endpoint of an OpenID Provider whose responses :func:`provider_responses` draws."""
 
 _JSON = {"content-type": "application/json"}
 _FIELDS = (

@@ -10,7 +10,9 @@ The info string says what a block is and how it is checked:
   it serves until Ctrl-C, ...), ideally naming the test that covers it instead;
 * ```` ```django ````: a Django template, parsed with the library's tags
   (``{% load sansio_auth %}``): an unknown tag or a bad argument list fails;
-* ```` ```text ````: output, a diagram or a layout: not code.
+* ```` ```text ````: output, a diagram or a layout: not code;
+* ```` ```mermaid ````: a diagram the site draws (``test_site.py`` checks it reaches the page);
+* ```` ```sql ````: SQL for the reader to run on their own database: not run.
 
 A block without a language, or with another one, fails; so does an indented fence (in a
 list item), which these checks would not see. So does a ``pip install`` (in any block or
@@ -31,7 +33,7 @@ import pytest
 
 ROOT = Path(__file__).parents[2]
 FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```$", re.S | re.M)
-LANGUAGES = ("python", "sh", "django", "text")
+LANGUAGES = ("python", "sh", "django", "text", "mermaid", "sql")
 NOT_RUN = re.compile(r"^not-run: \S.*$")
 
 
@@ -51,8 +53,7 @@ class Block:
 
 
 def doc_files() -> list[Path]:
-    docs = ROOT / "docs"
-    return [ROOT / "README.md", *sorted(docs.glob("*.md")), *sorted(docs.glob("adapters/*.md"))]
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 
 def blocks(path: Path) -> list[Block]:
@@ -76,7 +77,7 @@ def test_every_block_says_what_it_is_and_how_it_is_checked() -> None:
             wrong.append(f"{block.key}: language {block.language!r} is not one of {LANGUAGES}")
         elif block.language == "sh" and block.marker != "run" and not NOT_RUN.match(block.marker):
             wrong.append(f"{block.key}: a sh block is `sh run` or `sh not-run: <why>`")
-        elif block.language in ("django", "text") and block.marker:
+        elif block.language in ("django", "text", "mermaid", "sql") and block.marker:
             wrong.append(f"{block.key}: a {block.language} block takes no marker")
     for path in doc_files():
         for number, line in enumerate(path.read_text().splitlines(), 1):
@@ -126,7 +127,7 @@ def test_every_django_template_parses_with_the_librarys_tags(block: Block) -> No
 
 
 PIP_INSTALL = re.compile(r"pip install ([^\n`]*)")
-EXTRAS = re.compile(r"\[([a-z0-9_,\s-]+)\]")
+EXTRAS = re.compile(r"(?:sansio-auth|\.)\[([a-z0-9_,\s-]+)\]")  # ours, not a driver's
 
 
 def documented_extras() -> dict[str, set[str]]:

@@ -149,8 +149,7 @@ class Example:
 
 
 def doc_files() -> list[Path]:
-    pages = [*sorted(DOCS.glob("adapters/*.md")), *sorted(DOCS.glob("databases/*.md"))]
-    return [ROOT / "README.md", *sorted(DOCS.glob("*.md")), *pages]
+    return [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
 
 
 def examples(path: Path) -> list[Example]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -76,9 +77,16 @@ def _listening(port: int) -> bool:
 
 @contextmanager
 def serve(
-    command: Sequence[str], port: int, *, env: Mapping[str, str] | None = None
+    command: Sequence[str],
+    port: int,
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: Path = ROOT,
+    process_group: bool = False,
 ) -> Iterator[LiveServer]:
-    """Run ``command`` until it accepts connections on ``port``; stop it afterwards."""
+    """Run ``command`` (in ``cwd``) until it accepts connections on ``port``; stop it
+    afterwards. With ``process_group``, in a process group of its own, stopped whole: for a
+    shell script, or a server that starts workers or a reloader."""
     pythonpath = os.pathsep.join(
         p for p in (str(ROOT), str(SUPPORT), os.environ.get("PYTHONPATH", "")) if p
     )
@@ -86,8 +94,9 @@ def serve(
     with tempfile.NamedTemporaryFile(prefix="server-", suffix=".log", delete=False) as log:
         log_path = Path(log.name)
         process = subprocess.Popen(
-            list(command), cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT
-        )
+            list(command), cwd=cwd, env=full_env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=process_group,
+        )  # fmt: skip
     server = LiveServer(process, f"http://127.0.0.1:{port}", log_path)
     try:
         deadline = time.monotonic() + START_TIMEOUT
@@ -97,13 +106,20 @@ def serve(
             time.sleep(0.05)
         yield server
     finally:
-        process.terminate()
+        _stop(process, signal.SIGTERM, process_group)
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            process.kill()
+            _stop(process, signal.SIGKILL, process_group)
             process.wait()
         log_path.unlink(missing_ok=True)
+
+
+def _stop(process: subprocess.Popen[bytes], sig: signal.Signals, group: bool) -> None:
+    if group:
+        os.killpg(process.pid, sig)  # the group the process leads: all it started
+    else:
+        process.send_signal(sig)
 
 
 def csrf_token(client: Any, base: str = "/auth") -> str:

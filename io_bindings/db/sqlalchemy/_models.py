@@ -292,17 +292,25 @@ def _make_models(base: type[DeclarativeBase], users: Column[Any], names: Mapping
 
 
 _DEFAULT_MODELS = _make_models(AuthBase, User.__mapper__.columns["id"], TABLES)
-(
-    Account,
-    Session,
-    VerificationToken,
-    Authenticator,
-    SessionRevocation,
-    RateLimitCounter,
-    UserPassword,
-    UserTwoFactor,
-    SessionRecord,
-) = _DEFAULT_MODELS
+Account = _DEFAULT_MODELS[0]
+"""An account a user signs in with: ``@auth/pg-adapter``'s ``accounts`` table."""
+Session = _DEFAULT_MODELS[1]
+"""A database session: ``@auth/pg-adapter``'s ``sessions`` table."""
+VerificationToken = _DEFAULT_MODELS[2]
+"""A sign-in link's token (hashed): ``@auth/pg-adapter``'s ``verification_token`` table."""
+Authenticator = _DEFAULT_MODELS[3]
+"""A passkey: Auth.js's ``authenticators`` table."""
+SessionRevocation = _DEFAULT_MODELS[4]
+"""A "not before" mark that revokes sessions (``session_revocations``; not in Auth.js)."""
+RateLimitCounter = _DEFAULT_MODELS[5]
+"""A rate-limit counter (``rate_limit_counters``; not in Auth.js)."""
+UserPassword = _DEFAULT_MODELS[6]
+"""A user's password hash (``user_passwords``; not in Auth.js)."""
+UserTwoFactor = _DEFAULT_MODELS[7]
+"""A user's TOTP secret and recovery codes (``user_two_factors``; not in Auth.js)."""
+SessionRecord = _DEFAULT_MODELS[8]
+"""A JWT session's record, for the user's list of sessions (``session_records``; not in
+Auth.js)."""
 
 
 class AuthModels:

@@ -1,0 +1,1 @@
+"""The template tag library ``sansio_auth``: ``{% load sansio_auth %}``."""
