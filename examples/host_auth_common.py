@@ -1,13 +1,15 @@
 """What the FastAPI and Starlette examples share: the auth config and the HTML pages.
 
 Providers: a password login (``demo`` / ``demo``), password accounts (sign-up, e-mail
-verification, reset, two-factor with an authenticator app and recovery codes: see
-docs/accounts.md), e-mail links (printed to the console, or sent to ``EXAMPLE_SMTP_PORT`` on
-127.0.0.1 when set; the account e-mails go the same way), GitHub (when ``AUTH_GITHUB_ID`` and
-``AUTH_GITHUB_SECRET`` are set) and, when ``EXAMPLE_OIDC_ISSUER``, ``AUTH_OP_ID`` and
-``AUTH_OP_SECRET`` are set, an OpenID Connect provider ``op``. Users, accounts and e-mail
-tokens live in SQLite (``EXAMPLE_DB``, default ``example-auth.db``), or in PostgreSQL when
-``EXAMPLE_POSTGRES`` is a DSN (the ``postgres`` extra); sessions are JWTs, revocable, so
+verification, reset, two-factor with an authenticator app, recovery codes or a passkey: see
+docs/accounts.md), passkeys (added on the security page, or at sign-in; open the site as
+``localhost``: browsers refuse an IP address as the relying party), e-mail links (printed to
+the console, or sent to ``EXAMPLE_SMTP_PORT`` on 127.0.0.1 when set; the account e-mails go
+the same way), GitHub (when ``AUTH_GITHUB_ID`` and ``AUTH_GITHUB_SECRET`` are set) and,
+when ``EXAMPLE_OIDC_ISSUER``, ``AUTH_OP_ID`` and ``AUTH_OP_SECRET`` are set, an OpenID
+Connect provider ``op``. Users, accounts, passkeys and e-mail tokens live in SQLite
+(``EXAMPLE_DB``, default ``example-auth.db``), or in PostgreSQL when ``EXAMPLE_POSTGRES`` is
+a DSN (the ``postgres`` extra); sessions are JWTs, revocable, so
 that ``/api/auth/security`` lists them (and the linked accounts) and ends them.
 ``EXAMPLE_UPDATE_AGE`` (seconds, default a day) is how often the session cookie is
 re-issued; ``EXAMPLE_FRESH_AGE`` (default a day) how recent a sign-in the sensitive
@@ -30,7 +32,7 @@ from io_bindings.db.sqlite import SQLiteAdapter
 from io_bindings.email import ConsoleSender, SMTPSender
 from io_bindings.starlette import HostAuth, HostAuthResult, Session
 from sansio_auth import AuthConfig
-from sansio_auth.providers import Credentials, Email, GitHub, Password
+from sansio_auth.providers import Credentials, Email, GitHub, Passkey, Password
 
 DEMO_USER = {"id": "demo", "name": "Demo User", "email": "demo@example.com"}
 
@@ -80,6 +82,7 @@ def make_config(*, staging: bool = False) -> AuthConfig:
         Credentials(authorize=authorize, credentials=password),
         Email(send_verification_request=_sender()),
         Password(),  # account e-mails through the e-mail provider's sender
+        Passkey(),  # a way in, and a second factor once registered on the security page
     ]
     if os.environ.get("AUTH_GITHUB_ID"):
         providers.append(GitHub())
@@ -98,6 +101,7 @@ def make_config(*, staging: bool = False) -> AuthConfig:
         providers=providers,
         callbacks={"jwt": jwt, "authorized": authorized},
         two_factor={"trust_device_days": 30},  # for password sign-ins, once a user sets it up
+        experimental={"enable_webauthn": True},  # passkeys (experimental in Auth.js too)
     )
 
 

@@ -50,6 +50,7 @@ from .session_list import (
     session_list,
 )
 from .session_records import records_kept
+from .webauthn import webauthn_provider
 
 Params = Mapping[str, str | None]
 
@@ -321,21 +322,22 @@ def security_page(ctx: Context) -> Step[Reply]:
     if not listable and not current.stored:
         raise Configuration("the security page needs an adapter (and JWT session revocation)")
     linkable = {p.id: p.name for p in settings.oauth_providers.values()}
+    actions = ("revoke-session", "revoke-other-sessions", "link", "unlink", "delete-user")
+    urls = {action: ctx.url(action) for action in (*actions, "security")}
+    passkey = webauthn_provider(ctx) if current.stored else None
+    if passkey is not None:  # "Add a passkey": the provider's options, then its callback
+        urls["passkey-options"] = ctx.url("webauthn-options", passkey.id)
+        urls["add-passkey"] = ctx.url("callback", passkey.id)
     page = pages.security_page(
         user=current.user,
         sessions=None if sessions is None else [session_json(s) for s in sessions],
         accounts=accounts,
         linkable=linkable if current.stored else {},
-        urls={
-            "revoke-session": ctx.url("revoke-session"),
-            "revoke-other-sessions": ctx.url("revoke-other-sessions"),
-            "link": ctx.url("link"),
-            "unlink": ctx.url("unlink"),
-            "delete-user": ctx.url("delete-user"),
-        },
+        urls=urls,
         csrf_token=ctx.csrf_token(),
         error=ctx.query.get("error") or None,
         theme=settings.theme,
+        passkeys=passkey is not None,
     )
     reply = html_reply(page)
     reply.headers = (*reply.headers, *NO_CACHE)

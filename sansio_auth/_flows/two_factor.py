@@ -17,7 +17,6 @@ from .._flow import Step, call_adapter
 from ..errors import TwoFactorExpired, WebAuthnVerificationError
 from ..oauth.checks import b64url
 from ..pages import two_factor as pages
-from ..providers import WebAuthnProvider
 from ..two_factor import Pending, enrolled_at
 from .accounts import answer, new_code, password_provider, send
 from .factors import enable, enrol_form, new_codes_page, verify_factor
@@ -25,7 +24,7 @@ from .limits import code_attempt, email_attempt
 from .login import complete_login
 from .second_factor import clear_pending, pending_of, trust_device
 from .strategies import LoginResult
-from .webauthn import _credential_id, _response_data
+from .webauthn import _credential_id, _response_data, webauthn_provider
 
 METHODS = ("totp", "recovery", "email", "passkey", "send-email", "enrol")
 
@@ -66,7 +65,7 @@ def available(ctx: Context, user_id: str) -> Step[set[str]]:
         methods.add("totp")
         if record.get("recovery_codes"):
             methods.add("recovery")
-    if _webauthn(ctx) is not None:
+    if webauthn_provider(ctx) is not None:
         found = yield from call_adapter(adapter, "list_authenticators_by_user_id", user_id)
         if found:
             methods.add("passkey")
@@ -174,13 +173,9 @@ def _forced_setup(ctx: Context, pending: Pending, error: str, *, status: int) ->
 # -- a passkey as second factor ----------------------------------------------------------------
 
 
-def _webauthn(ctx: Context) -> WebAuthnProvider | None:
-    return next((p for p in ctx.settings.providers if isinstance(p, WebAuthnProvider)), None)
-
-
 def _passkey_options(ctx: Context, pending: Pending) -> Step[Reply]:
     """Authentication options allowing only the waiting user's passkeys; the challenge cookie."""
-    provider = _webauthn(ctx)
+    provider = webauthn_provider(ctx)
     if provider is None:
         return json_reply({"error": "Invalid request"}, status=400)
     found = yield from call_adapter(
@@ -206,7 +201,7 @@ def _passkey_options(ctx: Context, pending: Pending) -> Step[Reply]:
 
 def _passkey(ctx: Context, pending: Pending) -> Step[bool]:
     """Whether the posted passkey response is the waiting user's, verified."""
-    provider = _webauthn(ctx)
+    provider = webauthn_provider(ctx)
     if provider is None:
         return False
     spec = ctx.cookie_specs.webauthn_challenge

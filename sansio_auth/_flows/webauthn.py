@@ -39,6 +39,12 @@ Decision = Literal["register", "authenticate"]
 ACCOUNT_TYPE = "webauthn"
 
 
+def webauthn_provider(ctx: Context) -> WebAuthnProvider | None:
+    """The first WebAuthn provider configured (the one passkeys are registered with as a
+    second factor and from the security page), if any."""
+    return next((p for p in ctx.settings.providers if isinstance(p, WebAuthnProvider)), None)
+
+
 def webauthn_options(ctx: Context) -> Step[Reply]:
     """The registration or authentication options, and the challenge cookie."""
     provider = ctx.settings.providers_by_id.get(ctx.provider_id or "")

@@ -8,6 +8,7 @@ from html import escape
 from typing import Any
 
 from ..config import Theme
+from ._webauthn_script import WEBAUTHN_SCRIPT
 
 SECURITY_ERRORS = {
     "LastSignInMethod": "This account is your last way to sign in: link another one first.",
@@ -138,10 +139,13 @@ def security_page(
     csrf_token: str,
     error: str | None,
     theme: Theme,
+    passkeys: bool = False,
 ) -> str:
     """The page: ``sessions`` (as ``GET sessions`` answers; ``None``: they cannot be listed),
     ``accounts`` (as ``GET accounts``), a link button per ``linkable`` provider (id → name),
-    and the delete form; ``urls`` holds each action's URL."""
+    with ``passkeys`` a button that registers a passkey (run by the passkey script: ``urls``
+    ``add-passkey`` and ``passkey-options``), and the delete form; ``urls`` holds each
+    action's URL."""
     from . import _shell  # the shell of every built-in page
 
     who = str(user.get("email") or user.get("name") or user.get("id"))
@@ -151,8 +155,10 @@ def security_page(
         parts.append(f'<p class="error" role="alert">{escape(message)}</p>')
     if sessions is not None:
         parts.append(_sessions(sessions, urls, csrf_token))
-    if accounts or linkable:
+    if accounts or linkable or passkeys:
         parts.append(_accounts(accounts, linkable, urls, csrf_token))
+    if passkeys:
+        parts.append(_add_passkey(urls, csrf_token))
     parts.append(
         "<h2>Delete account</h2>"
         f'<form action="{escape(urls["delete-user"])}" method="POST">'
@@ -161,4 +167,20 @@ def security_page(
         "Delete my account and everything stored about me</label>"
         '<button type="submit" class="danger">Delete my account</button></form>'
     )
-    return _shell("Security", "".join(parts), theme)
+    script = f"<script>{WEBAUTHN_SCRIPT}</script>" if passkeys else ""
+    return _shell("Security", "".join(parts), theme, script)
+
+
+def _add_passkey(urls: Mapping[str, str], csrf: str) -> str:
+    """Registers a passkey for the signed-in user (a way to sign in, and a second factor),
+    then comes back here (``callbackUrl``)."""
+    hidden = "".join(
+        f'<input type="hidden" name="{name}" value="{escape(value)}">'
+        for name, value in (("csrfToken", csrf), ("callbackUrl", urls["security"]))
+    )
+    return (
+        f'<form id="add-passkey" class="inline" action="{escape(urls["add-passkey"])}" '
+        f'method="POST" data-webauthn-options="{escape(urls["passkey-options"])}">{hidden}'
+        '<p class="error" role="alert" data-webauthn-error hidden></p>'
+        '<button type="submit" name="action" value="register">Add a passkey</button></form>'
+    )

@@ -2,7 +2,8 @@
 the Django example (ASGI), each on SQLite and on PostgreSQL, against a real SMTP
 inbox: sign up, verify the address, set up TOTP (the test computes the codes from the page's
 ``otpauth://`` URI), sign out, sign in and answer the challenge, use a recovery code, reset
-the password."""
+the password; add a passkey on the security page and answer the challenge with it (WebDriver's
+virtual authenticator), which a browser without that passkey cannot."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from selenium.webdriver.support import expected_conditions
 
 from sansio_auth.totp import secret_key, totp
 from tests.browser.conftest import wait
+from tests.browser.security_steps import SESSION, accounts, greeting, open_security_page
+from tests.browser.test_passkeys import add_authenticator
 from tests.io_bindings.django.conftest import serve_example as serve_django_example
 from tests.io_bindings.starlette.e2e import serve_example
 
@@ -80,6 +83,10 @@ def site(
         server.drop_database(dsn)
 
 
+def localhost(url: str) -> str:
+    return url.replace("//127.0.0.1:", "//localhost:")
+
+
 def text(browser: webdriver.Chrome) -> str:
     return browser.find_element(By.TAG_NAME, "body").text
 
@@ -116,10 +123,8 @@ def sign_out(browser: webdriver.Chrome, site: Site) -> None:
     wait_for_text(browser, "Not signed in")
 
 
-def test_accounts_in_a_browser(
-    browser: webdriver.Chrome, site: Site, smtp: MailServer, tmp_path: Path
-) -> None:
-    # sign up: "check your email", and the verification link arrives
+def sign_up(browser: webdriver.Chrome, site: Site, smtp: MailServer) -> None:
+    """Sign up: "check your email", and the verification link arrives and is followed."""
     browser.get(f"{site.url}/")
     browser.find_element(By.ID, "signup").click()
     wait_for_text(browser, "Create an account")
@@ -132,9 +137,10 @@ def test_accounts_in_a_browser(
     browser.get(sign_in_link(mail))
     wait_for_text(browser, "Email address verified")
 
-    # sign in, set up the authenticator app from the QR code's URI
-    sign_in(browser, site, PASSWORD)
-    wait_for_text(browser, "Signed in as")
+
+def turn_on_two_factor(browser: webdriver.Chrome) -> tuple[str, float, list[str]]:
+    """Signed in, set up the authenticator app from the QR code's URI: the URI, when, and
+    the recovery codes shown."""
     browser.find_element(By.ID, "two-factor").click()
     wait_for_text(browser, "Scan this QR code")
     assert browser.find_element(By.CSS_SELECTOR, ".qr svg") is not None
@@ -147,6 +153,16 @@ def test_accounts_in_a_browser(
     wait_for_text(browser, "Your recovery codes")
     codes = [c.text for c in browser.find_elements(By.CSS_SELECTOR, "[data-recovery-codes] code")]
     assert len(codes) == 10
+    return uri, enrolled_at, codes
+
+
+def test_accounts_in_a_browser(
+    browser: webdriver.Chrome, site: Site, smtp: MailServer, tmp_path: Path
+) -> None:
+    sign_up(browser, site, smtp)
+    sign_in(browser, site, PASSWORD)
+    wait_for_text(browser, "Signed in as")
+    uri, enrolled_at, codes = turn_on_two_factor(browser)
     sign_out(browser, site)
 
     # sign in again: no session until the second factor (the next step's code: this one's
@@ -193,3 +209,56 @@ def test_accounts_in_a_browser(
     fill(browser, "input-password", "yet another passphrase")
     click(browser, "Set password")
     wait(browser, 15).until(expected_conditions.url_contains("error=Verification"))
+
+
+def test_a_passkey_as_second_factor(
+    browser: webdriver.Chrome, second_browser: webdriver.Chrome, site: Site, smtp: MailServer
+) -> None:
+    # on localhost: Chromium refuses an IP address as the passkey's relying party
+    site = Site(localhost(site.url), localhost(site.base))
+    add_authenticator(browser)
+    sign_up(browser, site, smtp)
+    sign_in(browser, site, PASSWORD)
+    wait_for_text(browser, "Signed in as")
+    turn_on_two_factor(browser)
+
+    # the security page adds a passkey to the account, and comes back
+    browser.get(f"{site.url}/")
+    security = f"{site.base}/security"
+    open_security_page(browser, security)
+    browser.find_element(By.XPATH, "//button[text()='Add a passkey']").click()
+    wait(browser, 15).until(lambda b: [a.get_attribute("data-provider") for a in accounts(b)]
+                            == ["passkey"])  # fmt: skip
+    assert browser.current_url == security
+    [passkey] = browser.get_credentials()
+    assert passkey.rp_id == "localhost"
+    sign_out(browser, site)
+
+    # the password, then the passkey: signed in. The authenticator lends the passkey only
+    # at the challenge: on the sign-in page, the passkey form's autofill request would get it
+    # at once from Chromium's virtual authenticator, and sign in with the passkey alone
+    browser.remove_all_credentials()
+    sign_in(browser, site, PASSWORD)
+    wait_for_text(browser, "Use a passkey")
+    assert browser.get_cookie(SESSION) is None
+    browser.add_credential(passkey)
+    click(browser, "Use a passkey")
+    wait_for_text(browser, "Signed in as")
+    assert browser.get_cookie(SESSION) is not None
+    assert browser.get_credentials()[0].sign_count > passkey.sign_count
+
+    # another browser knows the password, but its authenticator holds no passkey of the user's
+    add_authenticator(second_browser)
+    sign_in(second_browser, site, PASSWORD)
+    wait_for_text(second_browser, "Use a passkey")
+    challenge = second_browser.current_url
+    click(second_browser, "Use a passkey")
+    error = second_browser.find_element(
+        By.CSS_SELECTOR, "#two-factor-passkey [data-webauthn-error]"
+    )
+    wait(second_browser, 20).until(lambda _: error.is_displayed())
+    assert error.text == "The passkey request was cancelled or timed out. Try again."
+    assert second_browser.current_url == challenge
+    assert second_browser.get_cookie(SESSION) is None
+    second_browser.get(f"{site.url}/")
+    assert greeting(second_browser) == "Not signed in"

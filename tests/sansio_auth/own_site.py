@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from sansio_auth import Response
-from sansio_auth.providers import Email
+from sansio_auth.providers import Email, Passkey
 from tests.sansio_auth.adapter_faults import FaultyAdapter
 from tests.sansio_auth.driver import AuthPair, Browser
 from tests.sansio_auth.oauth.fake_op import FakeOP, sign_in
@@ -28,6 +28,7 @@ class Site:
         strategy: str = "database",
         *,
         email: bool = False,
+        passkey: bool = False,
         provider: dict[str, Any] | None = None,
         **config: Any,
     ) -> None:
@@ -44,6 +45,9 @@ class Site:
         ]
         if email:
             providers.append(Email(send_verification_request=lambda **_: None))
+        if passkey:
+            providers.append(Passkey())
+            config.setdefault("experimental", {"enable_webauthn": True})
         self.pair = AuthPair.build(
             adapter=self.db,
             session=session,

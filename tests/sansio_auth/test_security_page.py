@@ -85,6 +85,20 @@ def test_the_page_lists_sessions_and_accounts_with_their_forms():
     assert all(f["fields"]["csrfToken"] == token for f in forms.forms)
 
 
+def test_with_a_passkey_provider_the_page_registers_a_passkey():
+    """The "Add a passkey" form: run by the passkey script (the page's one script), it gets
+    registration options for the signed-in user and posts the passkey to the provider's
+    callback, which comes back here."""
+    site = Site("jwt", passkey=True)
+    html, forms = page(site.browser())
+    assert forms.scripts == 1
+    add = next(f for f in forms.forms if f["action"] == f"{ORIGIN}/auth/callback/passkey")
+    assert add["buttons"] == [{"text": "Add a passkey", "disabled": False}]
+    assert add["fields"]["callbackUrl"] == f"{ORIGIN}/auth/security"
+    assert f'data-webauthn-options="{ORIGIN}/auth/webauthn-options/passkey"' in html
+    assert 'name="action" value="register"' in html
+
+
 def test_one_session_has_no_end_all_others_button():
     site = Site("jwt")
     _, forms = page(site.browser())

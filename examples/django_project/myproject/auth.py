@@ -1,10 +1,12 @@
 """The auth module: the config, ``handle``, ``sign_in``, ``sign_out`` and the hooks.
 
 Providers: a password login (``demo`` / ``demo``), password accounts (sign-up, e-mail
-verification, reset, two-factor with an authenticator app and recovery codes: see
-docs/accounts.md), e-mail links (printed to the console, or sent to ``EXAMPLE_SMTP_PORT`` on
-127.0.0.1 when set; the account e-mails go the same way) and, when ``EXAMPLE_OIDC_ISSUER``,
-``AUTH_OP_ID`` and ``AUTH_OP_SECRET`` are set, an OpenID Connect provider ``op``.
+verification, reset, two-factor with an authenticator app, recovery codes or a passkey: see
+docs/accounts.md), passkeys (added on the security page, or at sign-in; open the site as
+``localhost``: browsers refuse an IP address as the relying party), e-mail links (printed to
+the console, or sent to ``EXAMPLE_SMTP_PORT`` on 127.0.0.1 when set; the account e-mails go
+the same way) and, when ``EXAMPLE_OIDC_ISSUER``, ``AUTH_OP_ID`` and ``AUTH_OP_SECRET`` are
+set, an OpenID Connect provider ``op``.
 With ``EXAMPLE_LAZY_CONFIG=1`` the config is a function of the request (lazy
 initialization): a request with ``X-Example-Staging: 1`` also gets the staging provider.
 ``EXAMPLE_UPDATE_AGE`` (seconds, default a day) is how often the session cookie is re-issued.
@@ -28,7 +30,7 @@ from io_bindings.db.memory import MemoryAdapter
 from io_bindings.django import DjangoAuth, protect_prefix, sequence
 from io_bindings.email import ConsoleSender, SMTPSender
 from sansio_auth import AuthConfig
-from sansio_auth.providers import Credentials, Email, Password
+from sansio_auth.providers import Credentials, Email, Passkey, Password
 
 DEMO_USER = {"id": "1", "name": "Demo User", "email": "demo@example.com"}
 
@@ -61,6 +63,7 @@ def make_config(*, staging: bool = False) -> AuthConfig:
         ),
         Email(send_verification_request=_sender()),
         Password(),  # account e-mails through the e-mail provider's sender
+        Passkey(),  # a way in, and a second factor once registered on the security page
     ]
     if issuer := os.environ.get("EXAMPLE_OIDC_ISSUER"):
         providers.append({"id": "op", "name": "Test OP", "type": "oidc", "issuer": issuer})
@@ -79,6 +82,7 @@ def make_config(*, staging: bool = False) -> AuthConfig:
         session=session,
         providers=providers,
         two_factor={"trust_device_days": 30},  # for password sign-ins, once a user sets it up
+        experimental={"enable_webauthn": True},  # passkeys (experimental in Auth.js too)
     )
 
 

@@ -30,7 +30,8 @@ def test_auth_routes_are_served_by_handle(http: httpx.Client) -> None:
     assert csrf.status_code == 200
     assert csrf.json()["csrfToken"]
     assert "authjs.csrf-token=" in csrf.headers["set-cookie"]
-    assert set(http.get("/auth/providers").json()) == {"credentials", "email", "password", "op"}
+    providers = {"credentials", "email", "password", "passkey", "op"}
+    assert set(http.get("/auth/providers").json()) == providers
     page = http.get("/auth/signin")
     assert page.status_code == 200
     assert "text/html" in page.headers["content-type"]

@@ -60,7 +60,8 @@ def session_of(http: httpx.Client) -> object:
 
 def test_handlers_serve_the_auth_routes(http: httpx.Client) -> None:
     assert http.get("/api/auth/csrf").json()["csrfToken"]
-    assert set(http.get("/api/auth/providers").json()) == {"credentials", "email", "password", "op"}
+    providers = {"credentials", "email", "password", "passkey", "op"}
+    assert set(http.get("/api/auth/providers").json()) == providers
     assert "text/html" in http.get("/api/auth/signin").headers["content-type"]
     assert session_of(http) is None
 
