@@ -44,7 +44,7 @@ REQUIRED = {
     "sansio_auth.testing",
     "sansio_auth.testing.strategies",
     "sansio_auth.testing.pytest_plugin",
-    "sansio_auth.testing.adapter_suite",
+    "io_bindings.testing.adapter_suite",
     "io_bindings",
     "io_bindings.anyio",
     "io_bindings.asyncio",

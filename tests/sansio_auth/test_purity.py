@@ -35,9 +35,6 @@ FORBIDDEN_MODULES = {
     "secrets",
     "io_bindings",
 }
-# The one exception: the adapter conformance suite drives a database adapter, so it does IO
-# through it, and runs its races in an anyio task group (anyio's pytest plugin runs it).
-ALLOWED = {"testing/_adapter_kit.py": {"anyio"}}
 FORBIDDEN_CALLS = {"now", "utcnow", "today", "uuid1", "uuid4", "getenv", "urandom"}
 
 
@@ -74,8 +71,7 @@ def forbidden(name: str) -> bool:
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_module_imports_no_io(path):
     tree = ast.parse(path.read_text(), str(path))
-    allowed = ALLOWED.get(str(path.relative_to(PACKAGE)), set())
-    bad = sorted(name for name in imported_names(tree) if forbidden(name) and name not in allowed)
+    bad = sorted(name for name in imported_names(tree) if forbidden(name))
     assert bad == [], f"{path.relative_to(PACKAGE.parent)} imports {bad}"
 
 

@@ -1,4 +1,4 @@
-"""The public adapter conformance suite (``sansio_auth.testing.adapter_suite``) on every adapter
+"""The public adapter conformance suite (``io_bindings.testing.adapter_suite``) on every adapter
 of ``io_bindings.db``, each on asyncio and trio; and what every one of them has besides."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 
 from io_bindings.db._base import StoreAdapter
+from io_bindings.testing.adapter_suite import AdapterSuite
 from sansio_auth.adapters import AccountStore, Adapter, AtomicSignUp
-from sansio_auth.testing.adapter_suite import AdapterSuite
 
 KEEP_CUSTOM_KEYS = {"memory", "sqlite", "redis"}  # the others keep keys that name a column
 

@@ -1,5 +1,5 @@
 """What the adapters of ``io_bindings.db`` do with the methods of issue 21 beyond what the
-public suite asks (``sansio_auth.testing.adapter_suite``, which they all pass): the counters'
+public suite asks (``io_bindings.testing.adapter_suite``, which they all pass): the counters'
 protocol and argument checks, and marks forgotten once a later mark finds them expired."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from datetime import timedelta
 import pytest
 
 from io_bindings.db._base import StoreAdapter
+from io_bindings.testing.adapter_suite import NOW
 from sansio_auth.adapters import Counters
-from sansio_auth.testing.adapter_suite import NOW
 
 pytestmark = pytest.mark.anyio
 

@@ -16,7 +16,7 @@ from sqlalchemy import String, inspect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from io_bindings.db.sqlalchemy import AuthModels, Key, SQLAlchemyAdapter, UTCDateTime
-from sansio_auth.testing.adapter_suite import AdapterSuite
+from io_bindings.testing.adapter_suite import AdapterSuite
 from tests.io_bindings.db.conftest import sqlalchemy_url
 
 DATABASES = ["sqlite", pytest.param("postgres", marks=pytest.mark.e2e),

@@ -25,8 +25,8 @@ from django.test import override_settings
 from io_bindings.django.orm import _user_fields
 from io_bindings.django.orm.models import Account, Session, UserProfile
 from io_bindings.django.orm.store import DjangoAdapter, DjangoStore
+from io_bindings.testing.adapter_suite import NOW, race
 from sansio_auth.adapters import AdapterConflict
-from sansio_auth.testing.adapter_suite import NOW, race
 
 pytestmark = pytest.mark.anyio
 DATABASES = ["sqlite", pytest.param("postgres", marks=pytest.mark.e2e)]

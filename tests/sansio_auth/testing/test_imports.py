@@ -11,11 +11,6 @@ MAY_IMPORT_TEST_TOOLS = {
     "strategies.py",
     "state_machine.py",
     "pytest_plugin.py",
-    "_adapter_kit.py",
-    "_adapter_cases.py",
-    "_adapter_passkeys.py",
-    "_adapter_accounts.py",
-    "_adapter_own.py",
 }
 
 

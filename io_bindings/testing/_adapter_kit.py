@@ -1,4 +1,4 @@
-"""The kit of the adapter conformance suite (see :mod:`sansio_auth.testing.adapter_suite`)."""
+"""The kit of the adapter conformance suite (see :mod:`io_bindings.testing.adapter_suite`)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ import anyio
 import pytest
 
 from io_bindings.db.memory import MemoryAdapter
-from sansio_auth.testing.adapter_suite import AdapterSuite, Records
+from io_bindings.testing.adapter_suite import AdapterSuite, Records
 
 
 class TestTheDocumentedThreeLines(AdapterSuite):

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from ..adapters import AdapterConflict
+from sansio_auth.adapters import AdapterConflict
+
 from ._adapter_kit import NO_SUCH_USER, NOW, ONE_MONTH, ONE_WEEK, AdapterCases, Records, call, race
 
 

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from ..adapters import AdapterConflict
+from sansio_auth.adapters import AdapterConflict
+
 from ._adapter_kit import NO_SUCH_USER, NOW, AdapterCases, Records, call, race
 
 PASSKEYS = (

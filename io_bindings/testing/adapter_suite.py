@@ -2,7 +2,7 @@
 
 Run it on your own adapter with three lines in a test module::
 
-    from sansio_auth.testing.adapter_suite import AdapterSuite
+    from io_bindings.testing.adapter_suite import AdapterSuite
 
     class TestMyAdapter(AdapterSuite):
         make_adapter = staticmethod(lambda: MyAdapter("postgresql://.../test"))

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from ..adapters import AdapterConflict
+from sansio_auth.adapters import AdapterConflict
+
 from ._adapter_kit import NOW, ONE_MONTH, ONE_WEEK, AdapterCases, Records, call
 
 RECORDS = (
