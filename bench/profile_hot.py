@@ -29,6 +29,7 @@ from sansio_auth._routes import parse_action
 from sansio_auth.cookies import read_chunked, write_chunked
 from sansio_auth.http import iso_date, split_url
 
+from . import bare
 from .app import DEFAULT_UPDATE_AGE, SESSION_COOKIE, USER, config, session_cookie
 from .crypto_floor import round_trip
 
@@ -53,7 +54,11 @@ def engine_case(path: str, *, cookie: str, update_age: int = DEFAULT_UPDATE_AGE)
 
 def asgi_case(path: str, *, cookie: str, update_age: int = DEFAULT_UPDATE_AGE) -> Call:
     """One ``GET path`` through :class:`AuthApp`, as an ASGI server calls it."""
-    app = AuthApp(config(update_age), env={})
+    return app_case(AuthApp(config(update_age), env={}), path, cookie=cookie)
+
+
+def app_case(app: Any, path: str, *, cookie: str) -> Call:
+    """One ``GET path`` through the ASGI ``app``, as an ASGI server calls it."""
     headers = [
         (b"host", HOST.encode()),
         (b"user-agent", b"wrk"),
@@ -101,6 +106,12 @@ def cases() -> dict[str, Call]:
         "asgi-session": asgi_case("/auth/session", cookie=cookie),
         "asgi-session-update-age-0": asgi_case("/auth/session", cookie=cookie, update_age=0),
         "asgi-csrf": asgi_case("/auth/csrf", cookie=""),
+        "straight-session": app_case(bare.straight_app, "/auth/session", cookie=cookie),
+        "straight-reissue": app_case(
+            bare.create_straight_reissue_app(), "/auth/session", cookie=cookie
+        ),
+        "straight-csrf": app_case(bare.straight_csrf_app, "/auth/csrf", cookie=""),
+        "bare": app_case(bare.app, "/", cookie=""),
     }
 
 
