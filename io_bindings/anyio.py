@@ -327,18 +327,18 @@ class AuthApp:
         self.header_limits = header_limits
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and self.auth.serves(asgi_raw_path(scope)):
+            await send_asgi_response(send, await self.serve(scope, receive))
+            return
         if scope["type"] == "lifespan":
             receive = closing_on_shutdown(receive, self.auth.aclose)
             if self.app is None:
                 await serve_lifespan(receive, send)
                 return
-        if scope["type"] != "http" or not self.auth.serves(asgi_raw_path(scope)):
-            if self.app is not None:
-                await self.app(scope, receive, send)
-            elif scope["type"] == "http":
-                await send_asgi_response(send, NOT_FOUND)
-            return
-        await send_asgi_response(send, await self.serve(scope, receive))
+        if self.app is not None:
+            await self.app(scope, receive, send)
+        elif scope["type"] == "http":
+            await send_asgi_response(send, NOT_FOUND)
 
     async def serve(self, scope: Scope, receive: Receive) -> Response:
         """The response to an auth route's ASGI request (never raises)."""

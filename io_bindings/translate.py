@@ -228,10 +228,16 @@ def server_error(where: str) -> Response:
 
 def asgi_headers(response: Response) -> list[tuple[bytes, bytes]]:
     """The response's headers (``Set-Cookie`` included) as ASGI byte pairs."""
-    headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers]
+    headers = list(_encoded(response.headers))
     for cookie in response.cookies:
         headers.append((b"set-cookie", cookie.header_value().encode("latin-1")))
     return headers
+
+
+@lru_cache(maxsize=256)
+def _encoded(headers: tuple[tuple[str, str], ...]) -> tuple[tuple[bytes, bytes], ...]:
+    """``headers`` as byte pairs. Memoised: most responses send one of a few header sets."""
+    return tuple((k.encode("latin-1"), v.encode("latin-1")) for k, v in headers)
 
 
 async def send_asgi_response(send: Send, response: Response) -> None:

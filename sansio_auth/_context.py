@@ -21,7 +21,7 @@ from .errors import (
     client_error_type,
     hint_of,
 )
-from .http import Request, Response, parse_cookie_header, parse_params, same_origin
+from .http import Cookie, Request, Response, parse_cookie_header, parse_params, same_origin
 from .oauth.cache import ProviderCache
 from .settings import Settings
 
@@ -31,6 +31,8 @@ NO_CACHE = (
     ("pragma", "no-cache"),
 )
 JSON = ("content-type", "application/json")
+JSON_NO_CACHE = (JSON, *NO_CACHE)
+"""The headers of a JSON answer no cache may keep."""
 NO_STORE = NO_CACHE[0]
 NO_REFERRER = ("referrer-policy", "no-referrer")
 
@@ -196,37 +198,17 @@ class Context:
 
     def csrf_token(self) -> str:
         """The CSRF token from a valid cookie, or a new one with its cookie."""
-        token, current = self._cookie_csrf_token()
-        if token is None:
-            token = self.random_hex(32)
-        if not current:
-            spec = self.cookie_specs.csrf_token
-            digest = _csrf_hash(token, self.settings.secrets[0])
-            self.out_cookies.set(spec.make(f"{token}|{digest}", self.now))
+        specs, cookies = self.cookie_specs, self.cookies
+        token, cookie = csrf_token_and_cookie(self.settings, specs, cookies, self.now, self.entropy)
+        if cookie is not None:
+            self.out_cookies.set(cookie)
         return token
-
-    def _cookie_csrf_token(self) -> tuple[str | None, bool]:
-        """The token of a valid CSRF cookie (else ``None``), and whether the cookie is made
-        with the first secret."""
-        raw = self.cookies.get(self.cookie_specs.csrf_token.name)
-        if not raw:
-            return None, False
-        token, _, digest = raw.partition("|")
-        if not token:
-            return None, False
-        secrets = self.settings.secrets
-        if hmac.compare_digest(digest, _csrf_hash(token, secrets[0])):
-            return token, True
-        others = (*secrets[1:], ",".join(secrets)) if len(secrets) > 1 else ()
-        if any(hmac.compare_digest(digest, _csrf_hash(token, s)) for s in others):
-            return token, False
-        return None, False
 
     def check_csrf(self) -> None:
         """Raise :class:`MissingCSRF` unless the body's ``csrfToken`` matches the cookie."""
         if self.settings.skip_csrf or self.csrf_checked:
             return
-        expected, _ = self._cookie_csrf_token()
+        expected, _ = _cookie_csrf_token(self.settings, self.cookie_specs, self.cookies)
         given = self.form.get("csrfToken")
         if (
             expected is None
@@ -417,6 +399,53 @@ def origin_of(settings: Settings, request: Request, origin: str) -> str:
         netloc = (host or netloc).split(",")[0].strip().lower()
         origin = f"{scheme}://{netloc}"
     return origin
+
+
+def request_cookies(settings: Settings, request: Request, origin: str) -> CookieSet:
+    """The cookies of ``request`` (whose URL's origin is ``origin``): the secure set when its
+    public origin is ``https``, unless ``use_secure_cookies`` decides."""
+    secure = settings.secure_cookies
+    if secure is None:
+        secure = origin_of(settings, request, origin).startswith("https://")
+    return settings.cookies_for(secure)
+
+
+def csrf_token_and_cookie(
+    settings: Settings,
+    specs: CookieSet,
+    cookies: Mapping[str, str],
+    now: float,
+    entropy: Callable[[int], bytes],
+) -> tuple[str, Cookie | None]:
+    """The CSRF token of a valid cookie in ``cookies``, or a new one (from ``entropy``), and
+    the cookie to set: none when the browser's is valid and made with the first secret."""
+    token, current = _cookie_csrf_token(settings, specs, cookies)
+    if token is None:
+        token = entropy(32).hex()
+    if current:
+        return token, None
+    digest = _csrf_hash(token, settings.secrets[0])
+    return token, specs.csrf_token.make(f"{token}|{digest}", now)
+
+
+def _cookie_csrf_token(
+    settings: Settings, specs: CookieSet, cookies: Mapping[str, str]
+) -> tuple[str | None, bool]:
+    """The token of a valid CSRF cookie (else ``None``), and whether the cookie is made with
+    the first secret."""
+    raw = cookies.get(specs.csrf_token.name)
+    if not raw:
+        return None, False
+    token, _, digest = raw.partition("|")
+    if not token:
+        return None, False
+    secrets = settings.secrets
+    if hmac.compare_digest(digest, _csrf_hash(token, secrets[0])):
+        return token, True
+    others = (*secrets[1:], ",".join(secrets)) if len(secrets) > 1 else ()
+    if any(hmac.compare_digest(digest, _csrf_hash(token, s)) for s in others):
+        return token, False
+    return None, False
 
 
 def _csrf_hash(token: str, secret: str) -> str:

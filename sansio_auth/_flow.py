@@ -58,7 +58,7 @@ class Flow:
     the time is up with ``Failed(TimeoutError(...))`` and the flow ends on its error.
     """
 
-    __slots__ = ("_gen", "_pending", "_started", "deadline")
+    __slots__ = ("_gen", "_pending", "_started", "answer", "deadline")
 
     def __init__(
         self, gen: Generator[Action, Event, None], *, deadline: float | None = None
@@ -67,6 +67,16 @@ class Flow:
         self._started = False
         self._pending: Action | None = None
         self.deadline = deadline
+        self.answer: Response | None = None
+        """The response, when it was known without an action (:meth:`answered`)."""
+
+    @classmethod
+    def answered(cls, response: Response) -> Flow:
+        """A flow that performs no action and answers ``response`` (its first action is
+        :class:`Respond`; :meth:`run` and :meth:`run_sync` return it at once)."""
+        flow = cls(_respond(response))
+        flow.answer = response
+        return flow
 
     @property
     def pending(self) -> Action | None:
@@ -106,6 +116,9 @@ class Flow:
 
     def run_sync(self, perform: Callable[[Action], Event]) -> Response:
         """Drive the flow to its response, answering each action with ``perform(action)``."""
+        if self.answer is not None and not self._started:
+            self._started = True
+            return self.answer
         action = self.next_action()
         while not isinstance(action, Respond):
             action = self.send(perform(action))
@@ -113,10 +126,17 @@ class Flow:
 
     async def run(self, perform: Callable[[Action], Awaitable[Event]]) -> Response:
         """Drive the flow to its response, answering each action with ``await perform(action)``."""
+        if self.answer is not None and not self._started:
+            self._started = True
+            return self.answer
         action = self.next_action()
         while not isinstance(action, Respond):
             action = self.send(await perform(action))
         return action.response
+
+
+def _respond(response: Response) -> Generator[Action, Event, None]:
+    yield Respond(response=response)
 
 
 def invoke(name: str, function: Callable[..., Any], **params: Any) -> Step[Any]:

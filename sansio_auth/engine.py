@@ -9,6 +9,7 @@ from . import actions
 from ._context import BadRequest, Context, json_reply, origin_of
 from ._flow import Flow, Step, log_error
 from ._flows import accounts_runtime, runtime, security
+from ._flows.misc import csrf_without_flow
 from ._flows.session import session_response, session_without_actions
 from ._flows.strategies import plain_jwt_reads
 from ._routes import ROUTES, parse_action
@@ -77,6 +78,7 @@ class Engine:
         )
         self._plain_jwt = plain_jwt_reads(self.settings)
         self._session_path = self.settings.base_path + "/session"
+        self._answered_at_once = (self._session_path, self.settings.base_path + "/csrf")
 
     def serves(self, path: str) -> bool:
         """Whether the (still percent-encoded) ``path`` is under ``base_path``.
@@ -98,17 +100,26 @@ class Engine:
             if not self.serves(path):
                 return NOT_AN_AUTH_ROUTE
         now = None
-        if path == self._session_path and request.method.upper() == "GET":
+        if path in self._answered_at_once and request.method.upper() == "GET":
             now = self._clock()  # read once, by whichever answers
-            read = session_without_actions(
-                self.settings, request, now, self._entropy, plain_jwt=self._plain_jwt
-            )
-            if read is not None:  # the route's answer, without its flow
-                return Flow(_responding(session_response(read)))
+            response = self._answer_at_once(request, origin, path, now)
+            if response is not None:  # the route's answer, without its flow
+                return Flow.answered(response)
         flow = self._serve(request, origin, path, query, now)
         if self._trace or self._custom_logger:
             flow = self._logging(flow)
         return Flow(flow, deadline=self._deadline(path))
+
+    def _answer_at_once(
+        self, request: Request, origin: str, path: str, now: float
+    ) -> Response | None:
+        """The response of ``GET session`` or ``GET csrf`` when it performs no action."""
+        if path == self._session_path:
+            read = session_without_actions(
+                self.settings, request, now, self._entropy, plain_jwt=self._plain_jwt, origin=origin
+            )
+            return None if read is None else session_response(read)
+        return csrf_without_flow(self.settings, request, origin, now, self._entropy)
 
     def _deadline(self, path: str) -> float | None:
         """``deadlines.sign_in`` for the sign-in routes (``signin``, ``callback``, the
@@ -378,10 +389,6 @@ class Engine:
                 raise
             response = ctx.respond(ctx.error_reply(err), failed=True)
         yield Respond(response=response)
-
-
-def _responding(response: Response) -> Generator[Action, Event, None]:
-    yield Respond(response=response)
 
 
 def describe(action: Action) -> str:

@@ -221,12 +221,17 @@ class Params(dict[str, str]):
     __slots__ = ("repeated",)
 
     def __init__(self, pairs: Iterable[tuple[str, str]] = ()) -> None:
+        self.repeated: frozenset[str] = _NONE_REPEATED
+        if not pairs:
+            return
         pairs = list(pairs)
         super().__init__(pairs)
-        self.repeated: frozenset[str] = frozenset()
         if len(pairs) != len(self):
             counts = Counter(name for name, _ in pairs)
             self.repeated = frozenset(name for name, count in counts.items() if count > 1)
+
+
+_NONE_REPEATED: frozenset[str] = frozenset()
 
 
 def parse_params(text: str) -> Params:
@@ -242,9 +247,20 @@ def repeated_params(params: Mapping[str, Any]) -> frozenset[str]:
 def split_url(url: str) -> tuple[str, str, Params]:
     """``(origin, path, query)`` of an absolute URL; duplicate query keys: last wins (and
     are listed in the query's ``repeated``)."""
+    if "?" not in url:
+        return (*_origin_and_path(url), Params())
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}".lower()
     return origin, parts.path or "/", parse_params(parts.query)
+
+
+@lru_cache(maxsize=256)
+def _origin_and_path(url: str) -> tuple[str, str]:
+    """:func:`split_url`'s origin and path of a URL without a query. Memoised: a server sees
+    the same few (a session read's above all); URLs with a query, which may carry a
+    provider's code, are never kept."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower(), parts.path or "/"
 
 
 def same_origin(url: str, origin: str) -> bool:

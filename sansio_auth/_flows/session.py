@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 from .. import jwt
-from .._context import NO_CACHE, Context, Reply, json_reply, origin_of
+from .._context import JSON_NO_CACHE, NO_CACHE, Context, Reply, json_reply, request_cookies
 from .._flow import Step, log_error
 from ..actions import SessionResult
 from ..cookies import read_chunked, write_chunked
@@ -68,21 +70,20 @@ def session_without_actions(
     entropy: Callable[[int], bytes],
     *,
     plain_jwt: bool,
+    origin: str | None = None,
 ) -> SessionResult | None:
     """What :func:`current_session` reads for ``request`` at ``now`` when it would perform
     no action, read straight: no session cookie (signed out, any strategy), or, with
     ``plain_jwt`` (:func:`~.strategies.plain_jwt_reads`), a valid token without a provider
     token state, re-issued (with ``entropy``) when ``update_age`` has passed or an older
     secret made it. ``None`` when only the flow can tell (it decides everything else,
-    errors included)."""
-    secure = settings.secure_cookies
-    if secure is None:
+    errors included). ``origin``: the request URL's, when the caller split it already."""
+    if origin is None and settings.secure_cookies is None:
         try:
             origin = split_url(request.url)[0]
         except ValueError:
             origin = ""
-        secure = origin_of(settings, request, origin).startswith("https://")
-    spec = settings.cookies_for(secure).session_token
+    spec = request_cookies(settings, request, origin or "").session_token
     value, present = read_chunked(parse_cookie_header(request.header("cookie")), spec.name)
     if value is None:
         return SessionResult()
@@ -114,9 +115,8 @@ def session_without_actions(
 def session_response(read: SessionResult) -> Response:
     """``GET session``'s answer for a read: the session as JSON (``null`` signed out), with
     its cookies."""
-    reply = json_reply(read.data, headers=NO_CACHE)
-    return Response(status=reply.status, headers=reply.headers, cookies=read.cookies,
-                    body=reply.body)  # fmt: skip
+    body = msgspec.json.encode(read.data)
+    return Response(headers=JSON_NO_CACHE, cookies=read.cookies, body=body)
 
 
 def _read_error(strategy: SessionStrategy, error: Exception) -> AuthError:
