@@ -6,20 +6,24 @@ a session read written straight, without the engine (``bench.bare:create_straigh
 the same read re-issuing its cookie as ``update_age=0`` does
 (``bench.bare:create_straight_reissue_app``), and a CSRF token made straight
 (``bench.bare:create_straight_csrf_app``): what routing, the request context, the flow
-and the ASGI translation cost is the gap between them and the auth app."""
+and the ASGI translation cost is the gap between them and the auth app. The same three
+through the engine's contract (``create_contract_app``, ``create_contract_reissue_app``,
+``create_contract_csrf_app``: the ASGI request checked and made the engine's ``Request``, the
+answer a ``Response`` sent back) are the least any route the engine serves can cost."""
 
 from __future__ import annotations
 
 import hashlib
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
 
-from sansio_auth import jwt
-from sansio_auth.http import http_date, iso_date, parse_cookie_header
+from io_bindings.translate import DEFAULT_MAX_BODY_SIZE, asgi_request, send_asgi_response
+from sansio_auth import Request, Response, jwt
+from sansio_auth.http import Cookie, CookieOptions, http_date, iso_date, parse_cookie_header
 
 from .app import SECRET, SESSION_COOKIE
 
@@ -40,14 +44,13 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await send(END)
 
 
-def create_app() -> Any:
+def create_app() -> App:
     """The factory uvicorn calls."""
     return app
 
 
 def _session_token(scope: dict[str, Any]) -> str:
-    cookie = next(value for name, value in scope["headers"] if name == b"cookie")
-    return parse_cookie_header(cookie.decode("latin-1"))[SESSION_COOKIE]
+    return parse_cookie_header(_cookie_header(scope))[SESSION_COOKIE]
 
 
 async def decrypt_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -66,6 +69,49 @@ SESSION_HEADERS = [(b"content-type", b"application/json"),
 SHOWN = (("name", "name"), ("email", "email"), ("image", "picture"))
 MAX_AGE = 30 * 24 * 60 * 60
 ATTRIBUTES = "HttpOnly; SameSite=Lax"
+CSRF_COOKIE = "authjs.csrf-token"
+App = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
+
+
+def _session_body(token: dict[str, Any], expires: float) -> bytes:
+    user = {key: token[claim] for key, claim in SHOWN if claim in token}
+    return msgspec.json.encode({"user": user, "expires": iso_date(expires)})
+
+
+def _read(cookie_header: str, now: float) -> bytes:
+    """The body of ``GET /auth/session`` for a valid cookie with the default ``update_age``."""
+    token = jwt.decode(parse_cookie_header(cookie_header)[SESSION_COOKIE], SECRET,
+                       SESSION_COOKIE, now=now)  # fmt: skip
+    return _session_body(token, token["iat"] + MAX_AGE)
+
+
+def _reissue(
+    cookie_header: str, now: float, entropy: Callable[[int], bytes]
+) -> tuple[bytes, str, float]:
+    """The body of ``GET /auth/session`` with ``update_age=0``, the new token and its expiry."""
+    token = jwt.decode(parse_cookie_header(cookie_header)[SESSION_COOKIE], SECRET,
+                       SESSION_COOKIE, now=now)  # fmt: skip
+    value = jwt.encode(token, SECRET, SESSION_COOKIE, now=now, entropy=entropy, max_age=MAX_AGE)
+    expires = now + MAX_AGE
+    return _session_body(token, expires), value, expires
+
+
+def _csrf() -> tuple[bytes, str]:
+    """The body of ``GET /auth/csrf`` for a first visit and its cookie's value."""
+    token = secrets.token_hex(32)
+    digest = hashlib.sha256((token + SECRET).encode()).hexdigest()
+    return b'{"csrfToken":"%s"}' % token.encode(), f"{token}|{digest}"
+
+
+def _cookie_header(scope: dict[str, Any]) -> str:
+    cookie: bytes = next(value for name, value in scope["headers"] if name == b"cookie")
+    return cookie.decode("latin-1")
+
+
+async def _send(send: Any, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+    headers.append((b"content-length", b"%d" % len(body)))
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def straight_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -74,17 +120,12 @@ async def straight_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     context, no flow, no checks beyond the token's own."""
     if scope["type"] != "http":
         raise RuntimeError("the bare app serves HTTP only")
-    token = jwt.decode(_session_token(scope), SECRET, SESSION_COOKIE, now=time.time())
-    user = {key: token[claim] for key, claim in SHOWN if claim in token}
-    body = msgspec.json.encode({"user": user, "expires": iso_date(token["iat"] + MAX_AGE)})
-    headers = [*SESSION_HEADERS, (b"content-length", b"%d" % len(body))]
-    await send({"type": "http.response.start", "status": 200, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+    await _send(send, [*SESSION_HEADERS], _read(_cookie_header(scope), time.time()))
 
 
 def create_straight_reissue_app(
     clock: Callable[[], float] = time.time, entropy: Callable[[int], bytes] = secrets.token_bytes
-) -> Any:
+) -> App:
     """The factory uvicorn calls for the straight-line re-issue: ``GET /auth/session``
     answered as the auth app does with ``update_age=0`` (the same body, headers and
     ``Set-Cookie`` line; byte for byte with the same ``clock`` and ``entropy``): decrypt,
@@ -93,22 +134,11 @@ def create_straight_reissue_app(
     async def straight_reissue_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             raise RuntimeError("the bare app serves HTTP only")
-        now = clock()
-        token = jwt.decode(_session_token(scope), SECRET, SESSION_COOKIE, now=now)
-        value = jwt.encode(token, SECRET, SESSION_COOKIE, now=now, entropy=entropy, max_age=MAX_AGE)
-        expires = now + MAX_AGE
-        user = {key: token[claim] for key, claim in SHOWN if claim in token}
-        body = msgspec.json.encode({"user": user, "expires": iso_date(expires)})
+        body, value, expires = _reissue(_cookie_header(scope), clock(), entropy)
         cookie = f"{SESSION_COOKIE}={value}; Path=/; Expires={http_date(expires)}; {ATTRIBUTES}"
-        headers = [*SESSION_HEADERS, (b"set-cookie", cookie.encode()),
-                   (b"content-length", b"%d" % len(body))]  # fmt: skip
-        await send({"type": "http.response.start", "status": 200, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        await _send(send, [*SESSION_HEADERS, (b"set-cookie", cookie.encode())], body)
 
     return straight_reissue_app
-
-
-CSRF_COOKIE = "authjs.csrf-token"
 
 
 async def straight_csrf_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -117,26 +147,77 @@ async def straight_csrf_app(scope: dict[str, Any], receive: Any, send: Any) -> N
     hex), its SHA-256 with the secret, the cookie line, the JSON; no routes, no context."""
     if scope["type"] != "http":
         raise RuntimeError("the bare app serves HTTP only")
-    token = secrets.token_hex(32)
-    digest = hashlib.sha256((token + SECRET).encode()).hexdigest()
-    cookie = f"{CSRF_COOKIE}={token}%7C{digest}; Path=/; {ATTRIBUTES}"
-    body = b'{"csrfToken":"%s"}' % token.encode()
-    headers = [*SESSION_HEADERS, (b"set-cookie", cookie.encode()),
-               (b"content-length", b"%d" % len(body))]  # fmt: skip
-    await send({"type": "http.response.start", "status": 200, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+    body, value = _csrf()
+    cookie = f"{CSRF_COOKIE}={value.replace('|', '%7C')}; Path=/; {ATTRIBUTES}"
+    await _send(send, [*SESSION_HEADERS, (b"set-cookie", cookie.encode())], body)
 
 
-def create_straight_csrf_app() -> Any:
-    """The factory uvicorn calls for the straight-line CSRF token."""
-    return straight_csrf_app
+# -- the same answers through the engine's contract: a Request in, a Response out ------------
+#
+# What any route served by the engine costs at least, whatever the engine does: the ASGI
+# request checked (header limits, Host) and translated into the engine's Request, and the
+# Response (its Set-Cookie lines made from Cookie values) translated back.
+
+JSON_NO_CACHE = tuple((k.decode(), v.decode()) for k, v in SESSION_HEADERS)
+COOKIE_OPTIONS = CookieOptions()
 
 
-def create_straight_app() -> Any:
+def _through_the_contract(answer: Callable[[Request], Response]) -> App:
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            raise RuntimeError("the bare app serves HTTP only")
+        request = await asgi_request(scope, receive, DEFAULT_MAX_BODY_SIZE)
+        await send_asgi_response(
+            send, request if isinstance(request, Response) else answer(request)
+        )
+
+    return app
+
+
+def _read_answer(request: Request) -> Response:
+    return Response(headers=JSON_NO_CACHE, body=_read(request.header("cookie") or "", time.time()))
+
+
+def _csrf_answer(request: Request) -> Response:
+    body, value = _csrf()
+    cookie = Cookie(name=CSRF_COOKIE, value=value, options=COOKIE_OPTIONS)
+    return Response(headers=JSON_NO_CACHE, cookies=(cookie,), body=body)
+
+
+def create_straight_app() -> App:
     """The factory uvicorn calls for the straight-line session read."""
     return straight_app
 
 
-def create_decrypt_app() -> Any:
+def create_straight_csrf_app() -> App:
+    """The factory uvicorn calls for the straight-line CSRF token."""
+    return straight_csrf_app
+
+
+def create_decrypt_app() -> App:
     """The factory uvicorn calls for the crypto ceiling."""
     return decrypt_app
+
+
+def create_contract_app() -> App:
+    """The straight-line session read through the engine's Request and Response."""
+    return _through_the_contract(_read_answer)
+
+
+def create_contract_reissue_app(
+    clock: Callable[[], float] = time.time, entropy: Callable[[int], bytes] = secrets.token_bytes
+) -> App:
+    """The straight-line re-issue through the engine's Request and Response."""
+
+    def reissue_answer(request: Request) -> Response:
+        body, value, expires = _reissue(request.header("cookie") or "", clock(), entropy)
+        options = msgspec.structs.replace(COOKIE_OPTIONS, expires=expires)
+        cookie = Cookie(name=SESSION_COOKIE, value=value, options=options)
+        return Response(headers=JSON_NO_CACHE, cookies=(cookie,), body=body)
+
+    return _through_the_contract(reissue_answer)
+
+
+def create_contract_csrf_app() -> App:
+    """The straight-line CSRF token through the engine's Request and Response."""
+    return _through_the_contract(_csrf_answer)

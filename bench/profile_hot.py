@@ -91,7 +91,7 @@ def app_case(app: Any, path: str, *, cookie: str) -> Call:
             raise RuntimeError(f"{path} answered {message['status']}")
 
     async def call() -> Any:
-        await app(scope, receive, send)
+        await app(dict(scope), receive, send)  # a fresh scope, as a server gives each request
 
     return call
 
@@ -111,6 +111,11 @@ def cases() -> dict[str, Call]:
             bare.create_straight_reissue_app(), "/auth/session", cookie=cookie
         ),
         "straight-csrf": app_case(bare.straight_csrf_app, "/auth/csrf", cookie=""),
+        "contract-session": app_case(bare.create_contract_app(), "/auth/session", cookie=cookie),
+        "contract-reissue": app_case(
+            bare.create_contract_reissue_app(), "/auth/session", cookie=cookie
+        ),
+        "contract-csrf": app_case(bare.create_contract_csrf_app(), "/auth/csrf", cookie=""),
         "bare": app_case(bare.app, "/", cookie=""),
     }
 

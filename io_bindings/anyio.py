@@ -159,7 +159,7 @@ class Auth(Runtime):
         flow = self.engine.handle(request)
         if isinstance(flow, NotAnAuthRoute):
             return None
-        return await self.drive(flow)
+        return flow.answer if flow.answer is not None else await self.drive(flow)
 
     async def serve(self, make_request: Callable[[], Request], where: str) -> Response:
         """The response to an auth route's request, for a server (never raises): 400 when
@@ -328,7 +328,10 @@ class AuthApp:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and self.auth.serves(asgi_raw_path(scope)):
-            await send_asgi_response(send, await self.serve(scope, receive))
+            response = await serve_asgi(
+                self.auth, scope, receive, self.max_body_size, self.header_limits
+            )
+            await send_asgi_response(send, response)
             return
         if scope["type"] == "lifespan":
             receive = closing_on_shutdown(receive, self.auth.aclose)

@@ -61,7 +61,7 @@ class Flow:
     __slots__ = ("_gen", "_pending", "_started", "answer", "deadline")
 
     def __init__(
-        self, gen: Generator[Action, Event, None], *, deadline: float | None = None
+        self, gen: Generator[Action, Event, None] | None, *, deadline: float | None = None
     ) -> None:
         self._gen = gen
         self._started = False
@@ -74,7 +74,7 @@ class Flow:
     def answered(cls, response: Response) -> Flow:
         """A flow that performs no action and answers ``response`` (its first action is
         :class:`Respond`; :meth:`run` and :meth:`run_sync` return it at once)."""
-        flow = cls(_respond(response))
+        flow = cls(None)
         flow.answer = response
         return flow
 
@@ -89,6 +89,8 @@ class Flow:
         if self._started:
             raise FlowProtocolError("next_action() is only for the first action; use send()")
         self._started = True
+        if self.answer is not None:
+            return Respond(response=self.answer)
         return self._advance(None)
 
     def send(self, event: Event) -> Action:
@@ -106,6 +108,7 @@ class Flow:
         return self._advance(event)
 
     def _advance(self, event: Event | None) -> Action:
+        assert self._gen is not None  # only an answered flow has none, and it never advances
         action = self._gen.send(event)  # type: ignore[arg-type]
         if isinstance(action, Respond):
             self._pending = None
@@ -133,10 +136,6 @@ class Flow:
         while not isinstance(action, Respond):
             action = self.send(await perform(action))
         return action.response
-
-
-def _respond(response: Response) -> Generator[Action, Event, None]:
-    yield Respond(response=response)
 
 
 def invoke(name: str, function: Callable[..., Any], **params: Any) -> Step[Any]:

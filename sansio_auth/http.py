@@ -74,23 +74,41 @@ class Cookie(msgspec.Struct, frozen=True, kw_only=True):
     def header_value(self) -> str:
         """Serialise as Auth.js does (same attribute order, ``encodeURIComponent`` value)."""
         o = self.options
-        parts = [f"{self.name}={encode_uri_component(self.value)}"]
-        if o.max_age is not None:
-            parts.append(f"Max-Age={o.max_age}")
-        if o.domain:
-            parts.append(f"Domain={o.domain}")
-        if o.path:
-            parts.append(f"Path={o.path}")
-        if o.expires is not None:
-            parts.append(f"Expires={http_date(o.expires)}")
-        if o.http_only:
-            parts.append("HttpOnly")
-        if o.secure:
-            parts.append("Secure")
-        if o.partitioned:
-            parts.append("Partitioned")
-        parts.append(f"SameSite={o.same_site.capitalize()}")
-        return "; ".join(parts)
+        expires = None if o.expires is None else int(o.expires)
+        attributes = _cookie_attributes(
+            o.max_age, o.domain, o.path, expires, o.http_only, o.secure, o.partitioned, o.same_site
+        )
+        return f"{self.name}={encode_uri_component(self.value)}; {attributes}"
+
+
+@lru_cache(maxsize=256)
+def _cookie_attributes(
+    max_age: int | None,
+    domain: str | None,
+    path: str,
+    expires: int | None,
+    http_only: bool,
+    secure: bool,
+    partitioned: bool,
+    same_site: str,
+) -> str:
+    """A ``Set-Cookie`` line's attributes, in Auth.js's order. Memoised: a server sets a few
+    kinds of cookie, and those that expire, issued within one second, expire alike."""
+    parts = [] if max_age is None else [f"Max-Age={max_age}"]
+    if domain:
+        parts.append(f"Domain={domain}")
+    if path:
+        parts.append(f"Path={path}")
+    if expires is not None:
+        parts.append(f"Expires={http_date(expires)}")
+    if http_only:
+        parts.append("HttpOnly")
+    if secure:
+        parts.append("Secure")
+    if partitioned:
+        parts.append("Partitioned")
+    parts.append(f"SameSite={same_site.capitalize()}")
+    return "; ".join(parts)
 
 
 def encode_uri_component(value: str) -> str:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import httpx
 import pytest
 
 from bench.app import USER, config, create_app, create_repeat_app, session_cookie
 from bench.bare import (
+    create_contract_app,
+    create_contract_csrf_app,
+    create_contract_reissue_app,
     create_decrypt_app,
     create_straight_app,
     create_straight_csrf_app,
@@ -48,18 +52,22 @@ async def test_the_decrypt_app_needs_a_valid_session_token() -> None:
         await _get(create_decrypt_app(), "/bare", session_cookie()[:-8] + "AAAAAAAA")
 
 
-async def test_the_straight_line_read_answers_as_the_auth_app() -> None:
+@pytest.mark.parametrize("factory", [create_straight_app, create_contract_app])
+async def test_the_straight_line_read_answers_as_the_auth_app(factory: Any) -> None:
     cookie = session_cookie()
     ours = await _get(create_app(), "/auth/session", cookie)
-    straight = await _get(create_straight_app(), "/auth/session", cookie)
+    straight = await _get(factory(), "/auth/session", cookie)
     assert straight.content == ours.content
     assert straight.headers.multi_items() == ours.headers.multi_items()
 
 
-async def test_the_straight_line_reissue_answers_as_the_auth_app_with_update_age_0() -> None:
+@pytest.mark.parametrize("factory", [create_straight_reissue_app, create_contract_reissue_app])
+async def test_the_straight_line_reissue_answers_as_the_auth_app_with_update_age_0(
+    factory: Any,
+) -> None:
     cookie, now = session_cookie(), time.time() + 5  # a new iat, exp, jti, expiry
     ours = AuthApp(config(update_age=0), env={}, clock=lambda: now, entropy=seeded_entropy(1))
-    straight = create_straight_reissue_app(clock=lambda: now, entropy=seeded_entropy(1))
+    straight = factory(clock=lambda: now, entropy=seeded_entropy(1))
     expected = await _get(ours, "/auth/session", cookie)
     answer = await _get(straight, "/auth/session", cookie)
     assert answer.content == expected.content
@@ -68,10 +76,11 @@ async def test_the_straight_line_reissue_answers_as_the_auth_app_with_update_age
     assert answer.headers["set-cookie"] != cookie  # re-issued
 
 
-async def test_the_straight_line_csrf_answers_as_the_auth_app() -> None:
+@pytest.mark.parametrize("factory", [create_straight_csrf_app, create_contract_csrf_app])
+async def test_the_straight_line_csrf_answers_as_the_auth_app(factory: Any) -> None:
     """The same headers, and a token whose cookie the auth app accepts (the token is new)."""
     ours = await _get(create_app(), "/auth/csrf", "")
-    straight = await _get(create_straight_csrf_app(), "/auth/csrf", "")
+    straight = await _get(factory(), "/auth/csrf", "")
     names = [name for name, _ in straight.headers.multi_items()]
     assert names == [name for name, _ in ours.headers.multi_items()]
     token = straight.json()["csrfToken"]
