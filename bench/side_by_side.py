@@ -51,6 +51,9 @@ CSRF = "GET /auth/csrf (new token + cookie)"
 STRAIGHT = "session read in straight-line code (no engine)"
 STRAIGHT_REISSUE = "session re-issue in straight-line code (no engine)"
 STRAIGHT_CSRF = "CSRF token + cookie in straight-line code (no engine)"
+CONTRACT = "the straight-line read through the engine's Request and Response"
+CONTRACT_REISSUE = "the straight-line re-issue through the engine's Request and Response"
+CONTRACT_CSRF = "the straight-line CSRF token through the engine's Request and Response"
 BARE = "bare handler on the same server (the floor)"
 ROUTES = (
     Route(SESSION, "/auth/session", _is_session, session=True, authjs_path="/auth/session"),
@@ -64,6 +67,12 @@ ROUTES = (
           ours="bench.bare:create_straight_reissue_app", authjs_row=SESSION),
     Route(STRAIGHT_CSRF, "/auth/csrf", lambda body: bool(body.get("csrfToken")),
           ours="bench.bare:create_straight_csrf_app", authjs_row=CSRF),
+    Route(CONTRACT, "/auth/session", _is_session, session=True,
+          ours="bench.bare:create_contract_app", authjs_row=SESSION),
+    Route(CONTRACT_REISSUE, "/auth/session", _is_session, session=True,
+          ours="bench.bare:create_contract_reissue_app", authjs_row=SESSION),
+    Route(CONTRACT_CSRF, "/auth/csrf", lambda body: bool(body.get("csrfToken")),
+          ours="bench.bare:create_contract_csrf_app", authjs_row=CSRF),
     Route("session token decrypt alone (the ceiling)", "/bare", lambda body: body == {"ok": True},
           session=True, ours="bench.bare:create_decrypt_app", authjs_row=SESSION),
     Route(BARE, "/bare", lambda body: body == {"ok": True}, ours="bench.bare:create_app",
@@ -138,14 +147,27 @@ def route_goals(figures: list[Figure]) -> list[Goal]:
     fast = {f.row: f.per_second for f in figures if f.column == _column("httptools + uvloop")}
     return [
         Goal("/auth/session ÷ the straight-line read (fast server)",
-             ratio(fast, SESSION, STRAIGHT), 0.85),
+             ratio(fast, SESSION, STRAIGHT), 0.85,
+             note=_contract_note(ratio(fast, CONTRACT, STRAIGHT))),
         Goal("/auth/session update_age=0 ÷ the straight-line re-issue",
-             ratio(fast, REISSUE, STRAIGHT_REISSUE), 0.85),
+             ratio(fast, REISSUE, STRAIGHT_REISSUE), 0.85,
+             note=_contract_note(ratio(fast, CONTRACT_REISSUE, STRAIGHT_REISSUE))),
         Goal("/auth/csrf ÷ the bare handler (fast server)", ratio(fast, CSRF, BARE), 0.7,
-             note=_straight_note(ratio(fast, STRAIGHT_CSRF, BARE))),
+             note=_straight_note(ratio(fast, STRAIGHT_CSRF, BARE),
+                                 ratio(fast, CONTRACT_CSRF, BARE))),
     ]  # fmt: skip
 
 
-def _straight_note(straight: float | None) -> str:
-    """How near the bare handler a CSRF token made without the engine comes."""
-    return "" if straight is None else f"made in straight-line code: ×{straight:.2f}"
+def _contract_note(contract: float | None) -> str:
+    """How near the straight-line row the same code through the engine's contract comes:
+    the most any route the engine serves can reach."""
+    return "" if contract is None else f"through the engine's Request and Response: ×{contract:.2f}"
+
+
+def _straight_note(straight: float | None, contract: float | None = None) -> str:
+    """How near the bare handler a CSRF token made without the engine comes (and through
+    the engine's contract)."""
+    if straight is None:
+        return ""
+    note = f"made in straight-line code: ×{straight:.2f}"
+    return note if contract is None else f"{note}; {_contract_note(contract)}"

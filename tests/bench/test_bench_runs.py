@@ -45,7 +45,9 @@ def test_bench_prints_and_writes_every_figure_with_its_ratio(tmp_path: Path) -> 
     routes = ("GET /auth/session, valid cookie", "GET /auth/session, update_age=0",
               "GET /auth/csrf", "session read in straight-line code",
               "session re-issue in straight-line code", "CSRF token + cookie in straight-line code",
-              "session token decrypt alone", "bare handler")  # fmt: skip
+              "the straight-line read through", "the straight-line re-issue through",
+              "the straight-line CSRF token through", "session token decrypt alone",
+              "bare handler")  # fmt: skip
     http = {
         (route, column): f
         for (row, column), f in figures.items()

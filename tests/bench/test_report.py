@@ -62,3 +62,32 @@ def test_the_csrf_target_notes_the_straight_line_row() -> None:
     goal = next(g for g in route_goals(figures) if "csrf" in g.name)
     assert (goal.measured, goal.unit, goal.met) == (0.5, "×", False)
     assert goal.note == "made in straight-line code: ×0.80"
+
+
+def test_the_route_targets_note_what_the_engines_contract_alone_reaches() -> None:
+    from bench.report import Figure
+    from bench.side_by_side import (
+        BARE,
+        CONTRACT,
+        CONTRACT_CSRF,
+        CONTRACT_REISSUE,
+        CSRF,
+        REISSUE,
+        SESSION,
+        STRAIGHT,
+        STRAIGHT_CSRF,
+        STRAIGHT_REISSUE,
+        _column,
+        route_goals,
+    )
+
+    fast = _column("httptools + uvloop")
+    rates = {SESSION: 60.0, STRAIGHT: 80.0, CONTRACT: 72.0, REISSUE: 40.0,
+             STRAIGHT_REISSUE: 50.0, CONTRACT_REISSUE: 45.0, CSRF: 50.0, STRAIGHT_CSRF: 80.0,
+             CONTRACT_CSRF: 60.0, BARE: 100.0}  # fmt: skip
+    goals = route_goals([Figure("s", row, fast, rate) for row, rate in rates.items()])
+    assert [goal.note for goal in goals] == [
+        "through the engine's Request and Response: ×0.90",
+        "through the engine's Request and Response: ×0.90",
+        "made in straight-line code: ×0.80; through the engine's Request and Response: ×0.60",
+    ]
