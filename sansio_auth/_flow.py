@@ -73,7 +73,7 @@ class Flow:
     @classmethod
     def answered(cls, response: Response) -> Flow:
         """A flow that performs no action and answers ``response`` (its first action is
-        :class:`Respond`; :meth:`run` and :meth:`run_sync` return it at once)."""
+        :class:`Respond`): a driver may take :attr:`answer` without running it."""
         flow = cls(None)
         flow.answer = response
         return flow
@@ -119,9 +119,6 @@ class Flow:
 
     def run_sync(self, perform: Callable[[Action], Event]) -> Response:
         """Drive the flow to its response, answering each action with ``perform(action)``."""
-        if self.answer is not None and not self._started:
-            self._started = True
-            return self.answer
         action = self.next_action()
         while not isinstance(action, Respond):
             action = self.send(perform(action))
@@ -129,9 +126,6 @@ class Flow:
 
     async def run(self, perform: Callable[[Action], Awaitable[Event]]) -> Response:
         """Drive the flow to its response, answering each action with ``await perform(action)``."""
-        if self.answer is not None and not self._started:
-            self._started = True
-            return self.answer
         action = self.next_action()
         while not isinstance(action, Respond):
             action = self.send(await perform(action))

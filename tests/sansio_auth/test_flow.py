@@ -216,3 +216,15 @@ def test_keyword_filtering_is_the_engines():
     assert call.call() == 1
     call = InvokeCallback(name="x", function=everything, params={"a": 1, "b": 2})
     assert call.call() == ["a", "b"]
+
+
+def test_an_answered_flow_responds_first_and_performs_nothing():
+    response = Response(status=204)
+    flow = Flow.answered(response)
+    assert flow.answer is response
+    assert flow.run_sync(lambda action: pytest.fail(f"performed {action}")) is response
+    again = Flow.answered(response)
+    assert again.next_action() == Respond(response=response)
+    with pytest.raises(FlowProtocolError, match="already responded"):
+        again.send(CallbackReturned())
+    assert asyncio.run(Flow.answered(response).run(None)) is response  # type: ignore[arg-type]
