@@ -117,13 +117,16 @@ def _aiohttp_calls() -> dict[str, Call]:
 
     auth_config = config()
 
+    def unauthorized() -> web.Response:
+        return web.json_response({"detail": "Not signed in"}, status=401)
+
     async def bare(request: web.Request) -> web.Response:
         return web.json_response({"email": USER["email"]})
 
     async def me(request: web.Request) -> web.Response:
         session = await get_session(request, auth_config)
         if session is None or "user" not in session:
-            return _aiohttp_unauthorized()
+            return unauthorized()
         return web.json_response({"email": session["user"]["email"]})
 
     async def decrypt(request: web.Request) -> web.Response:
@@ -131,7 +134,7 @@ def _aiohttp_calls() -> dict[str, Call]:
         try:
             claims = jwt.decode(value, SECRET, SESSION_COOKIE, now=time.time())
         except jwt.InvalidToken:
-            return _aiohttp_unauthorized()
+            return unauthorized()
         return web.json_response({"email": claims["email"]})
 
     app = web.Application()
@@ -161,12 +164,6 @@ def _aiohttp_calls() -> dict[str, Call]:
         return request
 
     return {"bare": call("/bare"), DECRYPT: call("/decrypt"), "get_session": call("/me")}
-
-
-def _aiohttp_unauthorized() -> Any:
-    from aiohttp import web
-
-    return web.json_response({"detail": "Not signed in"}, status=401)
 
 
 class _Connection:
