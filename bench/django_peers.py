@@ -1,22 +1,25 @@
 """The Django project of the in-process framework figures (:mod:`bench.frameworks`): one
 settings module for three middleware stacks, each a WSGI handler made with its own
-``MIDDLEWARE``: none but Django's common ones (the bare endpoint), plus our auth ``handle``
-(``request.auth()``), or plus Django's sessions and auth with django-allauth's account
-middleware (``request.user``, signed in through allauth's login view).
+``MIDDLEWARE``: none but Django's common ones (the bare endpoint, and the view that only
+decrypts our cookie), plus our auth ``handle`` (``request.auth()``), or plus Django's
+sessions and auth with django-allauth's account middleware (``request.user``, signed in
+through allauth's login view).
 
 Each protected view answers ``{"email": ...}`` or 401, as an API view would.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from django.http import HttpRequest, JsonResponse
+from django.http import Http404, HttpRequest, JsonResponse
 from django.urls import include, path
 
+from sansio_auth import jwt
 from sansio_auth.authorized import signed_in
 
-from .app import SECRET, USER
+from .app import SECRET, SESSION_COOKIE, USER
 from .peer_apps import authorize_bench_user
 
 COMMON = [
@@ -65,8 +68,7 @@ def configure(database: str) -> None:
     )  # fmt: skip
     django.setup()
     global auth_handle
-    urlpatterns[:] = [path("bare", bare), path("ours", ours), path("allauth", allauth),
-                      path("accounts/", include("allauth.urls"))]  # fmt: skip
+    urlpatterns[:] = [path("<slug:name>", view), path("accounts/", include("allauth.urls"))]
     credentials: dict[str, dict[str, str]] = {"username": {}, "password": {}}
     config = AuthConfig(
         secret=SECRET,
@@ -93,8 +95,32 @@ def ours(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"email": session["user"]["email"]})
 
 
+def decrypt(request: HttpRequest) -> JsonResponse:
+    """The ceiling of any JWE session read in Django: Django's own cookie parsing and our
+    session cookie decrypted with :func:`sansio_auth.jwt.decode`, nothing else (the
+    FastAPI row's ``create_decrypt``, in this stack), or 401."""
+    try:
+        claims = jwt.decode(request.COOKIES.get(SESSION_COOKIE, ""), SECRET, SESSION_COOKIE,
+                            now=time.time())  # fmt: skip
+    except jwt.InvalidToken:
+        return _unauthorized()
+    return JsonResponse({"email": claims["email"]})
+
+
 def allauth(request: HttpRequest) -> JsonResponse:
     """Django's ``request.user`` (django-allauth signed it in), or 401."""
     if not request.user.is_authenticated:
         return _unauthorized()
     return JsonResponse({"email": getattr(request.user, "email", None)})
+
+
+VIEWS = {"bare": bare, "ours": ours, "decrypt": decrypt, "allauth": allauth}
+"""The measured views by path: one URL pattern routes them all, so that none pays for the
+patterns tried before its own."""
+
+
+def view(request: HttpRequest, name: str) -> JsonResponse:
+    """The view at ``/<name>``."""
+    if name not in VIEWS:
+        raise Http404(name)
+    return VIEWS[name](request)

@@ -293,11 +293,12 @@ async def send_session_cookies(request: web.Request, response: web.StreamRespons
 
 def auth_state(request: web.Request, auth: Auth) -> AuthState:
     """The auth state of ``request`` for ``auth`` (made once per request and runtime)."""
-    if _STATES not in request:
-        request[_STATES] = {}
-    state = request[_STATES].get(id(auth))
+    states = request.get(_STATES)
+    if states is None:
+        states = request[_STATES] = {}
+    state = states.get(id(auth))
     if state is None:
-        state = request[_STATES][id(auth)] = AuthState(auth, lambda: to_engine_request(request))
+        state = states[id(auth)] = AuthState(auth, lambda: to_engine_request(request))
     return state
 
 
