@@ -108,13 +108,14 @@ async def test_inactive_users_have_no_live_session(adapter: DjangoAdapter, alias
 
 @pytest.fixture
 def slow_email_check(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every e-mail check takes 0.2 s more after it found the address free: racing sign-ups
-    all look before any inserts, unless the lock keeps them apart."""
+    """Every e-mail check takes 0.5 s more after it found the address free: racing sign-ups
+    all look before any inserts, unless the lock keeps them apart (long enough for their
+    threads to start on a loaded machine)."""
     check = DjangoStore._check_email_free
 
     def slow(self: DjangoStore, email: str | None, user_key: Any = None) -> None:
         check(self, email, user_key)
-        time.sleep(0.2)
+        time.sleep(0.5)
 
     monkeypatch.setattr(DjangoStore, "_check_email_free", slow)
 
