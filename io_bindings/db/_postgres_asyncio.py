@@ -29,6 +29,7 @@ class SessionStatements(Protocol):
     the store's (which imports this one)."""
 
     dsn: str
+    prepare: bool
     max_size: int
     timeout: float
     connection_options: dict[str, Any]
@@ -38,6 +39,17 @@ class SessionStatements(Protocol):
     def session_update(self, update: Record) -> tuple[Any, Any]: ...
     def session_record(self, row: Any) -> Record | None: ...
     def contract_errors(self) -> AbstractContextManager[None]: ...
+
+
+class Sessions(Protocol):
+    """The asyncio session calls: :class:`AsyncioSessions` (psycopg) or
+    :class:`._postgres_asyncpg.AsyncpgSessions`."""
+
+    loop: asyncio.AbstractEventLoop
+
+    async def session_and_user(self, session_token: str) -> tuple[Record, Record] | None: ...
+    async def update_session(self, update: Record) -> Record | None: ...
+    async def close(self) -> None: ...
 
 
 AsyncConnectionType = AsyncConnection[dict[str, Any]]
