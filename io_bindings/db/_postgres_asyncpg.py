@@ -56,7 +56,7 @@ def connect_options(dsn: str) -> dict[str, Any]:
         if key in ("host", "user", "password"):
             options[key] = value
         elif key == "port":
-            options["port"] = int(value)
+            options["port"] = int(str(value))
         elif key == "dbname":
             options["database"] = value
         elif key == "sslmode":
@@ -66,15 +66,6 @@ def connect_options(dsn: str) -> dict[str, Any]:
         else:
             raise ValueError(f"asyncpg cannot take the connection parameter {key!r}")
     return options
-
-
-async def _connect(options: dict[str, Any], timeout: float) -> asyncpg.Connection:
-    conn = await asyncpg.connect(**options, timeout=timeout)
-    for name in ("json", "jsonb"):  # decoded as psycopg does
-        await conn.set_type_codec(
-            name, encoder=json.dumps, decoder=json.loads, schema="pg_catalog"
-        )
-    return conn
 
 
 class AsyncpgSessions:
@@ -87,6 +78,14 @@ class AsyncpgSessions:
         self._session_and_user = numbered(store.session_and_user.decode())
         self._slots = asyncio.Semaphore(store.max_size)
         self._idle: list[asyncpg.Connection] = []
+
+    async def _connect(self) -> asyncpg.Connection:
+        conn = await asyncpg.connect(**self._options, timeout=self.store.timeout)
+        for name in ("json", "jsonb"):  # decoded as psycopg does
+            await conn.set_type_codec(
+                name, encoder=json.dumps, decoder=json.loads, schema="pg_catalog"
+            )
+        return conn
 
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[asyncpg.Connection]:
@@ -108,7 +107,7 @@ class AsyncpgSessions:
                 if conn.is_closed():
                     conn = None
             if conn is None:
-                conn = await _connect(self._options, self.store.timeout)
+                conn = await self._connect()
             try:
                 yield conn
             except BaseException:
