@@ -62,7 +62,7 @@ from ._postgres_accounts import (
     device_row,
     device_values,
 )
-from ._postgres_asyncio import AsyncioSessions, Sessions
+from ._postgres_asyncio import AsyncioSessions
 from ._sockets import quiet
 
 Connection = psycopg.Connection[dict[str, Any]]
@@ -680,19 +680,6 @@ def _asyncio_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
-def _sessions_on(store: PostgresStore, loop: asyncio.AbstractEventLoop) -> Sessions:
-    """The asyncio session calls: on asyncpg when it is installed, statements are prepared
-    and the DSN says nothing asyncpg cannot; else on psycopg's async pool."""
-    if store.prepare:
-        try:
-            from ._postgres_asyncpg import AsyncpgSessions
-
-            return AsyncpgSessions(store, loop)
-        except (ImportError, ValueError):
-            pass
-    return AsyncioSessions(store, loop)
-
-
 class PostgresAdapter(AccountMethods, StoreAdapter):
     """The PostgreSQL adapter (``AuthConfig(adapter=PostgresAdapter(dsn))``).
 
@@ -717,16 +704,16 @@ class PostgresAdapter(AccountMethods, StoreAdapter):
             dsn, min_size=min_size, max_size=max_size, timeout=timeout, prepare=prepare
         )
         super().__init__(self.store, threaded=True)
-        self._sessions: Sessions | None = None
+        self._sessions: AsyncioSessions | None = None
 
-    def _asyncio_sessions(self) -> Sessions | None:
+    def _asyncio_sessions(self) -> AsyncioSessions | None:
         """The session calls of the running asyncio loop; ``None`` on trio, before the
         store is open (the first call opens it), or on a loop other than the first one."""
         loop = _asyncio_loop()
         if not self.is_open or loop is None:
             return None
         if self._sessions is None:
-            self._sessions = _sessions_on(self.store, loop)
+            self._sessions = AsyncioSessions(self.store, loop)
         return self._sessions if self._sessions.loop is loop else None
 
     async def get_session_and_user(self, session_token: str) -> SessionAndUser | None:
