@@ -122,9 +122,7 @@ class AsyncioSessions:
                     await pooled.conn.close()  # the server closed it (a restart) or is closing
                     pooled = None
             if pooled is None:
-                pooled = _Connection(
-                    await AsyncConnection.connect(self.store.dsn, **self.store.connection_options)
-                )
+                pooled = _Connection(await self._connect())
             try:
                 yield pooled
             except BaseException:
@@ -136,6 +134,16 @@ class AsyncioSessions:
                 await _discard(pooled.conn)
         finally:
             self._slots.release()
+
+    async def _connect(self) -> AsyncConnectionType:
+        """A new connection, within ``timeout`` (as the store's pool waits for one)."""
+        try:
+            async with asyncio.timeout(self.store.timeout):
+                return await AsyncConnection.connect(
+                    self.store.dsn, **self.store.connection_options
+                )
+        except TimeoutError:
+            raise PoolTimeout(f"no PostgreSQL connection made in {self.store.timeout} s") from None
 
     async def _wait(self, pgconn: pq.abc.PGconn, *, write: bool = False) -> None:
         """Until ``pgconn``'s socket can be read (or written)."""
@@ -153,17 +161,20 @@ class AsyncioSessions:
             (self.loop.remove_writer if write else self.loop.remove_reader)(fd)
 
     async def _results(self, pgconn: pq.abc.PGconn) -> pq.abc.PGresult:
-        """Send what is queued on ``pgconn``, read its one result."""
+        """Send what is queued on ``pgconn``, read its result (libpq would block in
+        ``get_result`` on what has not arrived: each is read once ``is_busy`` says so)."""
         while pgconn.flush():
             await self._wait(pgconn, write=True)
-        pgconn.consume_input()
-        while pgconn.is_busy():
-            await self._wait(pgconn)
+        results: list[pq.abc.PGresult] = []
+        while True:
             pgconn.consume_input()
-        result = pgconn.get_result()
-        while pgconn.get_result() is not None:  # the end of the command's results
-            pass
-        return _result(result)
+            while pgconn.is_busy():
+                await self._wait(pgconn)
+                pgconn.consume_input()
+            result = pgconn.get_result()
+            if result is None:  # the end of the command's results
+                return _result(results[0] if results else None)
+            results.append(result)
 
     async def session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
         """The session of ``session_token`` and its user. A cancelled read (a deadline)
