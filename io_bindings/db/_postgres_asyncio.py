@@ -69,12 +69,14 @@ def numbered(query: bytes) -> bytes:
 
 
 class _Connection:
-    """A pooled connection: psycopg's, its row loaders, whether the read is prepared on it."""
+    """A pooled connection: psycopg's, its row loaders and text encoding, whether the read
+    is prepared on it."""
 
-    __slots__ = ("conn", "loaders", "prepared")
+    __slots__ = ("conn", "encoding", "loaders", "prepared")
 
     def __init__(self, conn: AsyncConnectionType) -> None:
         self.conn, self.loaders, self.prepared = conn, Transformer(conn), False
+        self.encoding = conn.info.encoding
 
 
 def _result(pgresult: pq.abc.PGresult | None) -> pq.abc.PGresult:
@@ -179,9 +181,10 @@ class AsyncioSessions:
     async def session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
         """The session of ``session_token`` and its user. A cancelled read (a deadline)
         returns at once: its connection is closed."""
-        params = [session_token.encode()]
+        if "\0" in session_token:  # libpq would cut it there; no stored token has one
+            return None
         async with self._connection() as pooled:
-            pgconn = pooled.conn.pgconn
+            pgconn, params = pooled.conn.pgconn, [session_token.encode(pooled.encoding)]
             if not self.store.prepare:
                 pgconn.send_query_params(self._session_and_user, params)
             else:

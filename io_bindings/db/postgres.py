@@ -495,6 +495,8 @@ class PostgresStore(PostgresAccounts):
         return created
 
     def get_session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
+        if "\0" in session_token:  # PostgreSQL text has none: no stored token has one
+            return None
         with self._connection() as conn, conn.cursor(row_factory=tuple_row) as cursor:
             row = cursor.execute(self.session_and_user, (session_token,)).fetchone()
         return None if row is None else self.session_and_user_records(row)

@@ -64,7 +64,11 @@ async def test_a_read_is_one_statement_and_reads_what_the_store_reads(
             found = await adapter.get_session_and_user(token)
             assert found is not None
         assert await adapter.get_session_and_user("other") is None
-        threaded = await anyio.to_thread.run_sync(adapter.store.get_session_and_user, token)
+        assert await adapter.get_session_and_user(f"{token}\0x") is None  # not cut at NUL
+        assert await adapter.get_session_and_user(f"{token}é") is None
+        store = adapter.store
+        assert await anyio.to_thread.run_sync(store.get_session_and_user, f"{token}\0") is None
+        threaded = await anyio.to_thread.run_sync(store.get_session_and_user, token)
         assert threaded is not None
         assert (found["session"], found["user"]) == threaded
         assert found["user"]["prefs"] == {"theme": "dark"}  # type: ignore[typeddict-item]
