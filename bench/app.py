@@ -80,21 +80,24 @@ def database_config(adapter: StoreAdapter, update_age: int = DEFAULT_UPDATE_AGE)
     )
 
 
-def create_database_app() -> AuthApp:
-    """``uvicorn --factory bench.app:create_database_app``: database sessions in PostgreSQL
-    (``BENCH_POSTGRES``, a DSN, or ``BENCH_SQLALCHEMY``, a SQLAlchemy URL) or else in SQLite
-    (``BENCH_SQLITE``, a file)."""
-    adapter: StoreAdapter
+def database_adapter() -> StoreAdapter:
+    """The adapter the environment names: PostgreSQL (``BENCH_POSTGRES``, a DSN; with
+    ``BENCH_PREPARE=0`` unprepared, as behind PgBouncer), SQLAlchemy (``BENCH_SQLALCHEMY``,
+    a URL) or else SQLite (``BENCH_SQLITE``, a file)."""
     if url := os.environ.get("BENCH_SQLALCHEMY"):
         from io_bindings.db.sqlalchemy import SQLAlchemyAdapter
 
-        adapter = SQLAlchemyAdapter(url)
-    elif dsn := os.environ.get("BENCH_POSTGRES"):
+        return SQLAlchemyAdapter(url)
+    if dsn := os.environ.get("BENCH_POSTGRES"):
         from io_bindings.db.postgres import PostgresAdapter
 
-        adapter = PostgresAdapter(dsn)
-    else:
-        from io_bindings.db.sqlite import SQLiteAdapter
+        return PostgresAdapter(dsn, prepare=os.environ.get("BENCH_PREPARE") != "0")
+    from io_bindings.db.sqlite import SQLiteAdapter
 
-        adapter = SQLiteAdapter(os.environ["BENCH_SQLITE"])
-    return AuthApp(database_config(adapter), env={})
+    return SQLiteAdapter(os.environ["BENCH_SQLITE"])
+
+
+def create_database_app() -> AuthApp:
+    """``uvicorn --factory bench.app:create_database_app``: database sessions in the store
+    of :func:`database_adapter`."""
+    return AuthApp(database_config(database_adapter()), env={})

@@ -274,6 +274,7 @@ class PostgresStore(PostgresAccounts):
         self, dsn: str, *, min_size: int, max_size: int, timeout: float, prepare: bool = True
     ) -> None:
         self.dsn, self.min_size, self.max_size, self.timeout = dsn, min_size, max_size, timeout
+        self.prepare = prepare
         self.connection_options: dict[str, Any] = {
             "row_factory": dict_row,
             "autocommit": True,
@@ -494,6 +495,8 @@ class PostgresStore(PostgresAccounts):
         return created
 
     def get_session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
+        if "\0" in session_token:  # PostgreSQL text has none: no stored token has one
+            return None
         with self._connection() as conn, conn.cursor(row_factory=tuple_row) as cursor:
             row = cursor.execute(self.session_and_user, (session_token,)).fetchone()
         return None if row is None else self.session_and_user_records(row)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bench.database_http import BEHIND_PGBOUNCER, READ_ALONE
 from bench.django_orm import BARE as BARE_VIEW
 from bench.django_orm import OURS as DJANGO_STORE
 from bench.peer_apps import missing_peers
@@ -60,6 +61,8 @@ def test_bench_prints_and_writes_every_figure_with_its_ratio(tmp_path: Path) -> 
             assert len(http[route, column]["rounds"]) == 1  # --quick: one round
     assert ("PostgreSQL", "ours, uvicorn httptools + uvloop") in figures
     assert ("SQLite file", "ours, uvicorn httptools + uvloop") in figures
+    for row in (READ_ALONE, BEHIND_PGBOUNCER):  # the ceiling; PgBouncer is a system package
+        assert (row, "ours, uvicorn httptools + uvloop") in figures
     django = {(f["row"], f["column"]): f for f in document["figures"]
               if f["section"].startswith("Django ORM store")}  # fmt: skip
     for database in ("SQLite file", "PostgreSQL"):
