@@ -172,8 +172,9 @@ def _account(user: dict[str, Any]) -> str:
 def end_sessions(ctx: Context, user_id: str, *, keep: CurrentSession | None = None) -> Step[None]:
     """End every session of ``user_id`` (:func:`.revocation.revoke`) but ``keep``, the
     browser's, which stays signed in as signed in before (a new database session keeping its
-    sign-in time; a JWT re-issued with its claims). A configuration that cannot end them (JWT
-    sessions without ``session.revocation``) logs a warning: the change stands."""
+    sign-in time and provider session; a JWT re-issued with its claims). A configuration that
+    cannot end them (JWT sessions without ``session.revocation``) logs a warning: the change
+    stands."""
     settings = ctx.settings
     cannot = None
     if settings.strategy == "database":
@@ -188,7 +189,9 @@ def end_sessions(ctx: Context, user_id: str, *, keep: CurrentSession | None = No
         yield from revoke(ctx, user_id=user_id)
     elif settings.strategy == "database":
         yield from revoke(ctx, user_id=user_id)
-        yield from create_database_session(ctx, user_id, signed_in_at=keep.signed_in_at)
+        yield from create_database_session(
+            ctx, user_id, sid=keep.provider_sid, signed_in_at=keep.signed_in_at
+        )
     else:
         yield from revoke(ctx, user_id=user_id, keep_sid=keep.session_id)
         yield from _reissue_token(ctx)

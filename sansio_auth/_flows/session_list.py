@@ -40,6 +40,8 @@ class CurrentSession(msgspec.Struct, frozen=True, kw_only=True):
     """The session's public id (``None``: a JWT session issued without ``sid``)."""
     signed_in_at: float | None
     """When the sign-in that issued it happened (``None``: not known), for freshness."""
+    provider_sid: str | None = None
+    """A database session's provider session (``sid``), which a back-channel logout ends."""
 
     @property
     def user_id(self) -> str:
@@ -155,6 +157,7 @@ class DatabaseSessionList(SessionList):
             stored=True,
             session_id=public_id(value),
             signed_in_at=_seconds(session.get("created_at")),
+            provider_sid=_text(session.get("sid")),
         )
 
     def listed(self, ctx: Context, current: CurrentSession) -> Step[list[ListedSession]]:

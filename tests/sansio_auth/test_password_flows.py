@@ -269,6 +269,19 @@ def test_change_password_asks_the_current_one_and_ends_other_sessions(options: d
     assert sign_in(accounts, ANN, "a brand new one", other).location == "http://localhost:3000"
 
 
+def test_the_database_session_kept_by_a_password_change_keeps_its_provider_session() -> None:
+    """A back-channel logout of the provider session still ends the browser's new row."""
+    accounts = ann(strategy="database")
+    sign_in(accounts, ANN, PW)
+    sessions = accounts.adapter.store.sessions
+    (token,) = sessions
+    sessions[token]["sid"] = "op:oidc:provider-session-1"  # as a sign-in at an OP stores it
+    assert change_password(accounts, PW, "a brand new one").status == 200
+    (kept,) = sessions.values()
+    assert kept["session_token"] != token
+    assert kept["sid"] == "op:oidc:provider-session-1"
+
+
 def test_change_password_signed_out_goes_to_sign_in() -> None:
     accounts = ann()
     response = accounts.browser.get(f"{accounts.base}/change-password")
