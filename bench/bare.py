@@ -49,16 +49,12 @@ def create_app() -> App:
     return app
 
 
-def _session_token(scope: dict[str, Any]) -> str:
-    return parse_cookie_header(_cookie_header(scope))[SESSION_COOKIE]
-
-
 async def decrypt_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     """Decrypt the session token of the ``Cookie`` header, then answer as :func:`app`: no
     auth at all, the least any server that reads such a session can do."""
     if scope["type"] != "http":
         raise RuntimeError("the bare app serves HTTP only")
-    jwt.decode(_session_token(scope), SECRET, SESSION_COOKIE, now=time.time())
+    _claims(cookie_header(scope), time.time())
     await send(START)
     await send(END)
 
@@ -78,19 +74,21 @@ def _session_body(token: dict[str, Any], expires: float) -> bytes:
     return msgspec.json.encode({"user": user, "expires": iso_date(expires)})
 
 
-def _read(cookie_header: str, now: float) -> bytes:
+def _claims(cookies: str, now: float) -> dict[str, Any]:
+    """The claims of the session token in the ``Cookie`` header ``cookies``."""
+    value = parse_cookie_header(cookies)[SESSION_COOKIE]
+    return jwt.decode(value, SECRET, SESSION_COOKIE, now=now)
+
+
+def _read(cookies: str, now: float) -> bytes:
     """The body of ``GET /auth/session`` for a valid cookie with the default ``update_age``."""
-    token = jwt.decode(parse_cookie_header(cookie_header)[SESSION_COOKIE], SECRET,
-                       SESSION_COOKIE, now=now)  # fmt: skip
+    token = _claims(cookies, now)
     return _session_body(token, token["iat"] + MAX_AGE)
 
 
-def _reissue(
-    cookie_header: str, now: float, entropy: Callable[[int], bytes]
-) -> tuple[bytes, str, float]:
+def _reissue(cookies: str, now: float, entropy: Callable[[int], bytes]) -> tuple[bytes, str, float]:
     """The body of ``GET /auth/session`` with ``update_age=0``, the new token and its expiry."""
-    token = jwt.decode(parse_cookie_header(cookie_header)[SESSION_COOKIE], SECRET,
-                       SESSION_COOKIE, now=now)  # fmt: skip
+    token = _claims(cookies, now)
     value = jwt.encode(token, SECRET, SESSION_COOKIE, now=now, entropy=entropy, max_age=MAX_AGE)
     expires = now + MAX_AGE
     return _session_body(token, expires), value, expires
@@ -103,7 +101,8 @@ def _csrf() -> tuple[bytes, str]:
     return b'{"csrfToken":"%s"}' % token.encode(), f"{token}|{digest}"
 
 
-def _cookie_header(scope: dict[str, Any]) -> str:
+def cookie_header(scope: dict[str, Any]) -> str:
+    """The request's ``Cookie`` header (the bench always sends one)."""
     cookie: bytes = next(value for name, value in scope["headers"] if name == b"cookie")
     return cookie.decode("latin-1")
 
@@ -120,7 +119,7 @@ async def straight_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     context, no flow, no checks beyond the token's own."""
     if scope["type"] != "http":
         raise RuntimeError("the bare app serves HTTP only")
-    await _send(send, [*SESSION_HEADERS], _read(_cookie_header(scope), time.time()))
+    await _send(send, [*SESSION_HEADERS], _read(cookie_header(scope), time.time()))
 
 
 def create_straight_reissue_app(
@@ -134,7 +133,7 @@ def create_straight_reissue_app(
     async def straight_reissue_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             raise RuntimeError("the bare app serves HTTP only")
-        body, value, expires = _reissue(_cookie_header(scope), clock(), entropy)
+        body, value, expires = _reissue(cookie_header(scope), clock(), entropy)
         cookie = f"{SESSION_COOKIE}={value}; Path=/; Expires={http_date(expires)}; {ATTRIBUTES}"
         await _send(send, [*SESSION_HEADERS, (b"set-cookie", cookie.encode())], body)
 

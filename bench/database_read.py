@@ -13,10 +13,8 @@ import msgspec
 from sansio_auth.http import iso_date, parse_cookie_header
 
 from .app import SESSION_COOKIE, database_adapter
+from .bare import SESSION_HEADERS, cookie_header
 
-HEADERS = [(b"content-type", b"application/json"),
-           (b"cache-control", b"private, no-cache, no-store"),
-           (b"expires", b"0"), (b"pragma", b"no-cache")]  # fmt: skip
 SHOWN = ("name", "email", "image")
 
 
@@ -27,8 +25,7 @@ def create_app() -> Any:
     async def database_read_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             raise RuntimeError("the bare app serves HTTP only")
-        cookie = next(value for name, value in scope["headers"] if name == b"cookie")
-        token = parse_cookie_header(cookie.decode("latin-1"))[SESSION_COOKIE]
+        token = parse_cookie_header(cookie_header(scope))[SESSION_COOKIE]
         found = await adapter.get_session_and_user(token)
         expires = None if found is None else found["session"]["expires"].timestamp()
         if found is None or expires is None or expires < time.time():
@@ -37,7 +34,7 @@ def create_app() -> Any:
             return
         user = {key: found["user"].get(key) for key in SHOWN}
         body = msgspec.json.encode({"user": user, "expires": iso_date(expires)})
-        headers = [*HEADERS, (b"content-length", b"%d" % len(body))]
+        headers = [*SESSION_HEADERS, (b"content-length", b"%d" % len(body))]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 

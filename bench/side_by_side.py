@@ -31,6 +31,10 @@ def _is_session(body: Any) -> bool:
     return isinstance(body, dict) and body.get("user", {}).get("name") == USER["name"]
 
 
+def _is_csrf(body: Any) -> bool:
+    return bool(body.get("csrfToken"))
+
+
 @dataclass(frozen=True)
 class Route:
     """A row: ``path`` on each column's server; Auth.js's row ``authjs_row`` is the baseline."""
@@ -43,6 +47,20 @@ class Route:
     env: tuple[tuple[str, str], ...] = ()
     authjs_path: str | None = None
     authjs_row: str | None = None
+
+
+def _without_the_engine(kind: str, read: str, reissue: str, csrf: str) -> tuple[Route, ...]:
+    """The rows of one family of :mod:`bench.bare`'s apps (``create_<kind>_app``,
+    ``create_<kind>_reissue_app``, ``create_<kind>_csrf_app``), each against the Auth.js
+    route it answers as."""
+    app = f"bench.bare:create_{kind}"
+    return (
+        Route(read, "/auth/session", _is_session, session=True, ours=f"{app}_app",
+              authjs_row=SESSION),
+        Route(reissue, "/auth/session", _is_session, session=True, ours=f"{app}_reissue_app",
+              authjs_row=SESSION),
+        Route(csrf, "/auth/csrf", _is_csrf, ours=f"{app}_csrf_app", authjs_row=CSRF),
+    )  # fmt: skip
 
 
 SESSION = "GET /auth/session, valid cookie"
@@ -59,20 +77,9 @@ ROUTES = (
     Route(SESSION, "/auth/session", _is_session, session=True, authjs_path="/auth/session"),
     Route(REISSUE, "/auth/session", _is_session, session=True,
           env=(("BENCH_UPDATE_AGE", "0"),), authjs_row=SESSION),
-    Route(CSRF, "/auth/csrf", lambda body: bool(body.get("csrfToken")),
-          authjs_path="/auth/csrf"),
-    Route(STRAIGHT, "/auth/session", _is_session, session=True,
-          ours="bench.bare:create_straight_app", authjs_row=SESSION),
-    Route(STRAIGHT_REISSUE, "/auth/session", _is_session, session=True,
-          ours="bench.bare:create_straight_reissue_app", authjs_row=SESSION),
-    Route(STRAIGHT_CSRF, "/auth/csrf", lambda body: bool(body.get("csrfToken")),
-          ours="bench.bare:create_straight_csrf_app", authjs_row=CSRF),
-    Route(CONTRACT, "/auth/session", _is_session, session=True,
-          ours="bench.bare:create_contract_app", authjs_row=SESSION),
-    Route(CONTRACT_REISSUE, "/auth/session", _is_session, session=True,
-          ours="bench.bare:create_contract_reissue_app", authjs_row=SESSION),
-    Route(CONTRACT_CSRF, "/auth/csrf", lambda body: bool(body.get("csrfToken")),
-          ours="bench.bare:create_contract_csrf_app", authjs_row=CSRF),
+    Route(CSRF, "/auth/csrf", _is_csrf, authjs_path="/auth/csrf"),
+    *_without_the_engine("straight", STRAIGHT, STRAIGHT_REISSUE, STRAIGHT_CSRF),
+    *_without_the_engine("contract", CONTRACT, CONTRACT_REISSUE, CONTRACT_CSRF),
     Route("session token decrypt alone (the ceiling)", "/bare", lambda body: body == {"ok": True},
           session=True, ours="bench.bare:create_decrypt_app", authjs_row=SESSION),
     Route(BARE, "/bare", lambda body: body == {"ok": True}, ours="bench.bare:create_app",

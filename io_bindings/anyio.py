@@ -159,7 +159,7 @@ class Auth(Runtime):
         flow = self.engine.handle(request)
         if isinstance(flow, NotAnAuthRoute):
             return None
-        return flow.answer if flow.answer is not None else await self.drive(flow)
+        return await self.drive(flow)
 
     async def serve(self, make_request: Callable[[], Request], where: str) -> Response:
         """The response to an auth route's request, for a server (never raises): 400 when

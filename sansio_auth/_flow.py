@@ -72,8 +72,8 @@ class Flow:
 
     @classmethod
     def answered(cls, response: Response) -> Flow:
-        """A flow that performs no action and answers ``response`` (its first action is
-        :class:`Respond`): a driver may take :attr:`answer` without running it."""
+        """A flow that performs no action and answers ``response``: its first action is
+        :class:`Respond`, so every driver ends at once."""
         flow = cls(None)
         flow.answer = response
         return flow

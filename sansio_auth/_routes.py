@@ -14,11 +14,12 @@ from ._flow import Step
 from ._flows import (
     account,
     callback,
+    csrf,
     federated,
-    misc,
     pages,
     password,
     password_reset,
+    provider_list,
     security,
     session,
     signin,
@@ -39,8 +40,10 @@ class Route(NamedTuple):
 
 
 ROUTES: dict[tuple[str, str], Route] = {
-    ("GET", "providers"): Route(misc.providers, "providers", "", "JSON: each provider's URLs"),
-    ("GET", "csrf"): Route(misc.csrf, "csrf", "", 'JSON `{"csrfToken"}`; sets the CSRF cookie'),
+    ("GET", "providers"): Route(
+        provider_list.providers, "providers", "", "JSON: each provider's URLs"
+    ),
+    ("GET", "csrf"): Route(csrf.csrf, "csrf", "", 'JSON `{"csrfToken"}`; sets the CSRF cookie'),
     ("GET", "session"): Route(session.get_session, "session", "", "JSON session or `null`"),
     ("POST", "session"): Route(
         session.update_session,

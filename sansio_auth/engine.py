@@ -9,7 +9,7 @@ from . import actions
 from ._context import BadRequest, Context, json_reply, origin_of
 from ._flow import Flow, Step, log_error
 from ._flows import accounts_runtime, runtime, security
-from ._flows.misc import csrf_without_flow
+from ._flows.csrf import csrf_without_flow
 from ._flows.session import session_response, session_without_actions
 from ._flows.strategies import plain_jwt_reads
 from ._routes import ROUTES, parse_action

@@ -183,41 +183,20 @@ class Handle(Hook):
         self.max_body_size = max_body_size
         self.header_limits = header_limits
 
-    def __call__(self, get_response: GetResponse) -> Callable[[HttpRequest], Any]:
-        runtime = self.runtimes.fixed
-        if runtime is None or iscoroutinefunction(get_response):
-            return super().__call__(get_response)
-
-        def handle(request: HttpRequest) -> Any:
-            """The flow driven in line: a fixed config in sync mode (WSGI) needs no driver
-            to reach the view, only to serve an auth route."""
-            if runtime.serves(raw_path(request)):
-                return run_sync(self._serve(runtime, request), request)
-            auth = _set_auth(request, runtime)
-            response = get_response(request)
-            add_cookies(response, auth.state.take_cookies())
-            return response
-
-        return handle
-
     def _handle(self, request: HttpRequest) -> HookFlow:
         found = self.runtimes.resolve(request)
         runtime = (yield lambda: found) if inspect.isawaitable(found) else found
         if runtime.serves(raw_path(request)):
-            return (yield from self._serve(runtime, request))
-        auth = _set_auth(request, runtime)
+            if not self.header_limits.allow(request.headers.items()):
+                return django_response(HEADERS_TOO_LARGE)
+            if (body := self._body(request)) is None:
+                return django_response(BODY_TOO_LARGE)
+            make = functools.partial(engine_request, request, body)
+            return django_response((yield lambda: runtime.serve(make, request.path)))
+        request.auth = auth = RequestAuth(request, runtime)  # type: ignore[attr-defined]
         response = yield NEXT
         add_cookies(response, auth.state.take_cookies())
         return response
-
-    def _serve(self, runtime: _anyio.Auth, request: HttpRequest) -> HookFlow:
-        """The auth route's response."""
-        if not self.header_limits.allow(request.headers.items()):
-            return django_response(HEADERS_TOO_LARGE)
-        if (body := self._body(request)) is None:
-            return django_response(BODY_TOO_LARGE)
-        make = functools.partial(engine_request, request, body)
-        return django_response((yield lambda: runtime.serve(make, request.path)))
 
     def _body(self, request: HttpRequest) -> bytes | None:
         """The request body, or ``None`` when it is over ``max_body_size`` bytes."""
@@ -233,11 +212,6 @@ class Handle(Hook):
         hint = "with a config function, revoke sessions in a request: request.auth.revoke_sessions"
         runtime = self.runtimes.fixed_runtime(ImproperlyConfigured(f"sansio-auth: {hint}(...)"))
         return await runtime.revoke_sessions(user_id=user_id, sid=sid)
-
-
-def _set_auth(request: HttpRequest, runtime: _anyio.Auth) -> RequestAuth:
-    request.auth = auth = RequestAuth(request, runtime)  # type: ignore[attr-defined]
-    return auth
 
 
 def protect_prefix(prefix: str, redirect_to: str | None = None) -> Hook:

@@ -125,13 +125,19 @@ class MoreCases(AdapterCases):
         assert await call(adapter, "list_accounts_by_user_id", "no-such-user") == []
         assert await call(adapter, "list_accounts_by_user_id", NO_SUCH_USER) == []
 
-    async def test_update_account_tokens_is_a_compare_and_swap(
+    async def _account_for_tokens(
         self, adapter: Any, new: Records
-    ) -> None:
+    ) -> tuple[dict[str, Any], tuple[str, str]]:
+        """A linked account whose tokens the case updates, and its key."""
         self.need(adapter, "update_account_tokens", "get_account")
         user = await self.user(adapter, new)
         account = await call(adapter, "link_account", new.account(user["id"]))
-        key = (account["provider"], account["provider_account_id"])
+        return account, (account["provider"], account["provider_account_id"])
+
+    async def test_update_account_tokens_is_a_compare_and_swap(
+        self, adapter: Any, new: Records
+    ) -> None:
+        account, key = await self._account_for_tokens(adapter, new)
         tokens = {"access_token": "at-2", "refresh_token": "rt-2", "expires_at": 1_900_000_000}
         cas = "update_account_tokens"
         assert await call(adapter, cas, *key, "not-the-token", tokens) is None
@@ -141,7 +147,8 @@ class MoreCases(AdapterCases):
         assert await call(adapter, "get_account", *key) == updated
         assert await call(adapter, cas, *key, account["refresh_token"], tokens) is None
         assert await call(adapter, cas, "op", "nobody", "rt-2", tokens) is None
-        none = await call(adapter, "link_account", new.account(user["id"], refresh_token=None))
+        tokenless = new.account(account["user_id"], refresh_token=None)
+        none = await call(adapter, "link_account", tokenless)
         key = (none["provider"], none["provider_account_id"])
         updated = await call(adapter, cas, *key, None, {"access_token": "at-3"})
         assert updated == {**none, "access_token": "at-3"}
@@ -151,10 +158,7 @@ class MoreCases(AdapterCases):
     async def test_update_account_tokens_race_has_one_winner(
         self, adapter: Any, new: Records
     ) -> None:
-        self.need(adapter, "update_account_tokens", "get_account")
-        user = await self.user(adapter, new)
-        account = await call(adapter, "link_account", new.account(user["id"]))
-        key = (account["provider"], account["provider_account_id"])
+        account, key = await self._account_for_tokens(adapter, new)
 
         async def refresh(i: int) -> Any:
             tokens = {"access_token": f"at-{i}", "refresh_token": f"rt-{i}"}

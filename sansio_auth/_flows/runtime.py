@@ -27,8 +27,8 @@ from ..http import Response
 from ..jwt import InvalidToken
 from ..oauth.refresh import usable_access_token
 from ..session_token import find_session_token
+from .csrf import csrf as csrf_route
 from .kinds import KINDS
-from .misc import csrf as csrf_route
 from .revocation import is_revoked, revoke
 from .session import current_session
 from .signin import sign_in as sign_in_route

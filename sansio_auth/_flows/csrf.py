@@ -1,4 +1,4 @@
-"""``GET csrf`` and ``GET providers``."""
+"""``GET csrf``: the token for the forms, answered with or without its flow."""
 
 from __future__ import annotations
 
@@ -42,21 +42,3 @@ def csrf_without_flow(
     token, cookie = csrf_token_and_cookie(settings, specs, cookies, now, entropy)
     body = msgspec.json.encode({"csrfToken": token})
     return Response(headers=JSON_NO_CACHE, cookies=() if cookie is None else (cookie,), body=body)
-
-
-def providers(ctx: Context) -> Step[Reply]:
-    """Every provider's id, name, type and URLs, keyed by id. A password provider says
-    ``credentials``: Auth.js's client then posts ``signIn("password", {email, password})``
-    to its callback, as it should."""
-    body = {
-        p.id: {
-            "id": p.id,
-            "name": p.name,
-            "type": "credentials" if p.type == "password" else p.type,
-            "signinUrl": ctx.url("signin", p.id),
-            "callbackUrl": ctx.url("callback", p.id),
-        }
-        for p in ctx.settings.providers
-    }
-    yield from ()
-    return json_reply(body)
