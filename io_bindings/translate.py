@@ -75,12 +75,11 @@ class HeaderLimits(NamedTuple):
 
     def allow(self, pairs: Iterable[tuple[str | bytes, str | bytes]]) -> bool:
         """Whether the header lines ``pairs`` are within the limits."""
-        size = 0
-        for count, (name, value) in enumerate(pairs, 1):
+        size = count = 0
+        for name, value in pairs:  # the server holds them all already: no need to stop early
             size += len(name) + len(value)
-            if count > self.max_count or size > self.max_size:
-                return False
-        return True
+            count += 1
+        return count <= self.max_count and size <= self.max_size
 
 
 DEFAULT_HEADER_LIMITS = HeaderLimits()

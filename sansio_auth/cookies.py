@@ -140,9 +140,12 @@ def read_chunked(cookies: Mapping[str, str], name: str) -> tuple[str | None, lis
     ever deleted); with any other chunk the value is refused (``None``)."""
     whole = cookies.get(name)
     prefix = name + "."
-    named = [key for key in cookies if key.startswith(prefix)]
-    if not named:  # the common case: one cookie, no chunks
+    for key in cookies:
+        if key.startswith(prefix):
+            break
+    else:  # the common case: one cookie, no chunks
         return whole or None, [name] if whole is not None else []
+    named = [key for key in cookies if key.startswith(prefix)]
     chunks = sorted(
         (int(suffix), key)
         for key in named
@@ -162,15 +165,15 @@ def write_chunked(
 ) -> list[Cookie]:
     """Cookies that store ``value`` (split when too long) and delete stale chunks in ``present``;
     :class:`~sansio_auth.errors.Configuration` when it needs more than :data:`MAX_CHUNKS`."""
-    pieces = [value[i : i + CHUNK_SIZE] for i in range(0, len(value), CHUNK_SIZE)] or [""]
-    if len(pieces) > MAX_CHUNKS:
-        raise Configuration(
-            f"the session cookie would need {len(pieces)} chunks of {CHUNK_SIZE} characters "
-            f"(at most {MAX_CHUNKS} are written): keep less in the session token"
-        )
-    if len(pieces) == 1:
+    if len(value) <= CHUNK_SIZE:  # the common case: one cookie
         fresh = [spec.make(value, now, expires_in=expires_in)]
     else:
+        pieces = [value[i : i + CHUNK_SIZE] for i in range(0, len(value), CHUNK_SIZE)]
+        if len(pieces) > MAX_CHUNKS:
+            raise Configuration(
+                f"the session cookie would need {len(pieces)} chunks of {CHUNK_SIZE} "
+                f"characters (at most {MAX_CHUNKS} are written): keep less in the session token"
+            )
         fresh = [
             msgspec.structs.replace(
                 spec.make(piece, now, expires_in=expires_in), name=f"{spec.name}.{i}"
