@@ -159,6 +159,8 @@ class Auth(Runtime):
         flow = self.engine.handle(request)
         if isinstance(flow, NotAnAuthRoute):
             return None
+        if flow.answer is not None:  # answered without an action: nothing to drive
+            return flow.answer
         return await self.drive(flow)
 
     async def serve(self, make_request: Callable[[], Request], where: str) -> Response:

@@ -155,9 +155,9 @@ def request_from_scope(scope: Scope, body: bytes) -> Request:
 
 def asgi_raw_path(scope: Mapping[str, Any]) -> str:
     """The request path as sent (percent-encoded), falling back to the decoded ``path``."""
-    raw = scope.get("raw_path")
+    raw: bytes | None = scope.get("raw_path")
     if raw:
-        return str(raw.decode("latin-1"))
+        return raw.decode("latin-1")
     return str(scope.get("path", "/"))
 
 

@@ -391,8 +391,8 @@ def origin_of(settings: Settings, request: Request, origin: str) -> str:
     or its proxy's."""
     if settings.url_origin is not None:
         return settings.url_origin
-    host = request.header("x-forwarded-host")
-    proto = request.header("x-forwarded-proto")
+    host = request.headers.get("x-forwarded-host")
+    proto = request.headers.get("x-forwarded-proto")
     if host or proto:
         scheme, _, netloc = origin.partition("://")
         scheme = (proto or scheme).split(",")[0].strip().lower()

@@ -77,6 +77,7 @@ class Engine:
             getattr(logger, level) is not None for level in ("error", "warn", "debug")
         )
         self._plain_jwt = plain_jwt_reads(self.settings)
+        self._routes_prefix = self.settings.base_path + "/"
         self._session_path = self.settings.base_path + "/session"
         self._answered_at_once = (self._session_path, self.settings.base_path + "/csrf")
 
@@ -87,8 +88,7 @@ class Engine:
         server that must decide before it has the whole request (to read the body
         only for auth routes, say) asks here.
         """
-        base = self.settings.base_path
-        return path == base or path.startswith(base + "/")
+        return path.startswith(self._routes_prefix) or path == self.settings.base_path
 
     def handle(self, request: Request) -> Flow | NotAnAuthRoute:
         """The flow that serves ``request``, or :data:`NOT_AN_AUTH_ROUTE`."""

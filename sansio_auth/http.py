@@ -42,13 +42,24 @@ def headers_from_pairs(pairs: Iterable[tuple[str | bytes, str | bytes]]) -> dict
     """Fold raw header pairs into a lower-case mapping (repeated ``cookie`` joined with ``; ``)."""
     out: dict[str, str] = {}
     for raw_name, raw_value in pairs:
-        name = (raw_name.decode("latin-1") if isinstance(raw_name, bytes) else raw_name).lower()
+        name = _HEADER_NAMES.get(raw_name) or _header_name(raw_name)
         value = raw_value.decode("latin-1") if isinstance(raw_value, bytes) else raw_value
         if name in out:
             out[name] += ("; " if name == "cookie" else ", ") + value
         else:
             out[name] = value
     return out
+
+
+_HEADER_NAMES: dict[str | bytes, str] = {}
+"""Header names as received, lower-cased: a server sees the same few on every request."""
+
+
+def _header_name(raw: str | bytes) -> str:
+    name = (raw.decode("latin-1") if isinstance(raw, bytes) else raw).lower()
+    if len(_HEADER_NAMES) < 512:  # bounded: names a client makes up are not all kept
+        _HEADER_NAMES[raw] = name
+    return name
 
 
 class CookieOptions(msgspec.Struct, frozen=True, kw_only=True):

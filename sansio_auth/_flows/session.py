@@ -84,7 +84,7 @@ def session_without_actions(
         except ValueError:
             origin = ""
     spec = request_cookies(settings, request, origin or "").session_token
-    value, present = read_chunked(parse_cookie_header(request.header("cookie")), spec.name)
+    value, present = read_chunked(parse_cookie_header(request.headers.get("cookie")), spec.name)
     if value is None:
         return SessionResult()
     if not plain_jwt:
