@@ -61,22 +61,24 @@ class Flow:
     __slots__ = ("_gen", "_pending", "_started", "answer", "deadline")
 
     def __init__(
-        self, gen: Generator[Action, Event, None] | None, *, deadline: float | None = None
+        self,
+        gen: Generator[Action, Event, None] | None,
+        *,
+        deadline: float | None = None,
+        answer: Response | None = None,
     ) -> None:
         self._gen = gen
         self._started = False
         self._pending: Action | None = None
         self.deadline = deadline
-        self.answer: Response | None = None
+        self.answer = answer
         """The response, when it was known without an action (:meth:`answered`)."""
 
     @classmethod
     def answered(cls, response: Response) -> Flow:
         """A flow that performs no action and answers ``response``: its first action is
         :class:`Respond`, so every driver ends at once."""
-        flow = cls(None)
-        flow.answer = response
-        return flow
+        return cls(None, answer=response)
 
     @property
     def pending(self) -> Action | None:

@@ -89,8 +89,9 @@ def session_without_actions(
         return SessionResult()
     if not plain_jwt:
         return None
+    secrets = settings.secrets
     try:
-        token = jwt.decode(value, settings.secrets, spec.name, now=now)
+        token = jwt.decode(value, secrets, spec.name, now=now)
     except InvalidToken:
         return None
     if STATE_CLAIM in token:
@@ -100,12 +101,13 @@ def session_without_actions(
     if (
         isinstance(issued_at, int)
         and now - issued_at < settings.session.update_age
-        and jwt.made_with(value, settings.secrets[0], spec.name)
+        # with one secret, whatever decoded was made with it
+        and (len(secrets) == 1 or jwt.made_with(value, secrets[0], spec.name))
     ):
         session = default_session(token_user(token), issued_at + max_age)
         return SessionResult(data=session, user_id=token_subject(token))
     encoded = jwt.encode(
-        token, settings.secrets, spec.name, now=now, entropy=entropy, max_age=settings.jwt_max_age
+        token, secrets, spec.name, now=now, entropy=entropy, max_age=settings.jwt_max_age
     )
     cookies = tuple(write_chunked(spec, encoded, now, present))
     session = default_session(token_user(token), now + max_age)
