@@ -167,6 +167,8 @@ def write_chunked(
     :class:`~sansio_auth.errors.Configuration` when it needs more than :data:`MAX_CHUNKS`."""
     if len(value) <= CHUNK_SIZE:  # the common case: one cookie
         fresh = [spec.make(value, now, expires_in=expires_in)]
+        if not present or present == [spec.name]:  # nothing else to delete
+            return fresh
     else:
         pieces = [value[i : i + CHUNK_SIZE] for i in range(0, len(value), CHUNK_SIZE)]
         if len(pieces) > MAX_CHUNKS:
