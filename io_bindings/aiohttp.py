@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NoReturn
 
 from aiohttp import hdrs, web
@@ -37,6 +37,7 @@ from .translate import (
     DEFAULT_MAX_BODY_SIZE,
     HEADERS_TOO_LARGE,
     NOT_FOUND,
+    BadHost,
     HeaderLimits,
     make_request,
     too_large,
@@ -286,20 +287,38 @@ async def send_session_cookies(request: web.Request, response: web.StreamRespons
     call :func:`get_session` on paths neither :meth:`AiohttpAuth.middleware` nor
     :meth:`AiohttpAuth.protect` covers.
     """
-    for state in request.get(_STATES, {}).values():
+    for state in (_states(request) or {}).values():
         for cookie in state.take_cookies():
             response.headers.add(hdrs.SET_COOKIE, cookie.header_value())
 
 
 def auth_state(request: web.Request, auth: Auth) -> AuthState:
     """The auth state of ``request`` for ``auth`` (made once per request and runtime)."""
-    states = request.get(_STATES)
+    states = _states(request)
     if states is None:
         states = request[_STATES] = {}
     state = states.get(id(auth))
     if state is None:
-        state = states[id(auth)] = AuthState(auth, lambda: to_engine_request(request))
+        state = states[id(auth)] = AuthState(auth, _engine_request_of(request))
     return state
+
+
+def _states(request: web.Request) -> dict[int, AuthState] | None:
+    """The auth states made for ``request`` (by ``id`` of their runtime), if any."""
+    # An empty storage (the usual case) is not asked: for a missing key, Mapping.get
+    # raises and catches a KeyError.
+    return request.get(_STATES) if len(request) else None
+
+
+def _engine_request_of(request: web.Request) -> Callable[[], Request]:
+    """The engine request of ``request`` for its :class:`AuthState`, made now: the state then
+    holds no reference to ``request`` (whose storage holds the state, a cycle only the
+    garbage collector would free). With a bad ``Host``, each use raises ``BadHost``."""
+    try:
+        engine_request = to_engine_request(request)
+    except BadHost:
+        return lambda: to_engine_request(request)
+    return lambda: engine_request
 
 
 def to_engine_request(request: web.Request, body: bytes = b"") -> Request:
@@ -381,7 +400,7 @@ async def _with_cookies(request: web.Request, handler: Handler) -> web.StreamRes
         await send_session_cookies(request, exc)
         raise
     except AuthError as error:
-        urls = [state.failed_url(error) for state in request.get(_STATES, {}).values()]
+        urls = [state.failed_url(error) for state in (_states(request) or {}).values()]
         if not any(urls):
             raise
         response = web.HTTPSeeOther(next(url for url in urls if url))

@@ -32,21 +32,29 @@ class RuntimeCache:
         self._lock = threading.Lock()
         self._pinned: dict[int, tuple[AuthConfig, Auth]] = {}
         self._recent: OrderedDict[int, tuple[AuthConfig, Auth]] = OrderedDict()
+        self._last: tuple[AuthConfig, Auth] | None = None
+        """The pair :meth:`get` served last (pinned or the most recent one, so never the
+        next evicted): read without the lock, replaced whole under it."""
 
     def get(self, config: AuthConfig) -> Auth:
         """The runtime of ``config``: the cached one, or a new one."""
+        last = self._last  # one read: a pair, never changed in place
+        if last is not None and last[0] is config:  # already the most recent: no lock
+            return last[1]
         key = id(config)
         with self._lock:
             found = self._pinned.get(key) or self._recent.get(key)
             if found is not None and found[0] is config:
                 if key in self._recent:
                     self._recent.move_to_end(key)
+                self._last = found
                 return found[1]
         auth = self._make(config)  # outside the lock: start-up checks may be slow or raise
         with self._lock:
             self._recent[key] = (config, auth)
             while len(self._recent) > self._size:
                 self._recent.popitem(last=False)
+            self._last = self._recent.get(key)  # None when size 0 kept nothing
         return auth
 
     def pin(self, config: AuthConfig, auth: Auth) -> Auth:
@@ -54,6 +62,7 @@ class RuntimeCache:
         with self._lock:
             self._recent.pop(id(config), None)
             self._pinned[id(config)] = (config, auth)
+            self._last = None
         return auth
 
     def __len__(self) -> int:
@@ -66,6 +75,7 @@ class RuntimeCache:
             held = [auth for _, auth in (*self._pinned.values(), *self._recent.values())]
             self._pinned.clear()
             self._recent.clear()
+            self._last = None
         return held
 
 
