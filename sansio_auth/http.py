@@ -57,7 +57,7 @@ _HEADER_NAMES: dict[str | bytes, str] = {}
 
 def _header_name(raw: str | bytes) -> str:
     name = (raw.decode("latin-1") if isinstance(raw, bytes) else raw).lower()
-    if len(_HEADER_NAMES) < 512:  # bounded: names a client makes up are not all kept
+    if len(raw) <= 64 and len(_HEADER_NAMES) < 512:  # bounded: made-up names are not all kept
         _HEADER_NAMES[raw] = name
     return name
 

@@ -7,7 +7,7 @@ from urllib.parse import quote
 
 import pytest
 
-from sansio_auth import Cookie, Request, Response, headers_from_pairs
+from sansio_auth import Cookie, Request, Response, headers_from_pairs, http
 from sansio_auth.http import http_date, iso_date, same_origin, split_url
 
 
@@ -26,6 +26,18 @@ def test_headers_from_pairs_lowercases_and_folds():
         "x-thing": "x",
         "accept": "text/html, application/json",
     }
+
+
+def test_headers_from_pairs_keeps_few_and_short_names_lowered():
+    made_up = [(f"X-Made-Up-{i}".encode(), b"v") for i in range(1000)]
+    pairs = [*made_up, (b"X-" + b"L" * 100, b"v"), ("X-Str", "s"), (b"X-STR", b"b")]
+    for _ in range(2):  # the second time, from the table of names already seen
+        headers = headers_from_pairs(pairs)
+        assert headers["x-made-up-999"] == "v"
+        assert headers["x-" + "l" * 100] == "v"
+        assert headers["x-str"] == "s, b"
+    assert len(http._HEADER_NAMES) <= 512
+    assert max(map(len, http._HEADER_NAMES)) <= 64
 
 
 def test_headers_from_pairs_latin1():

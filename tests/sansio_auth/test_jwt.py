@@ -272,6 +272,18 @@ def test_non_canonical_base64url_is_refused():
         jwt.decode(same_bytes, SECRET, SALT, now=START)
 
 
+@pytest.mark.parametrize("segment", [2, 3, 4])
+@pytest.mark.parametrize("where", ["end", "middle", "start"])
+def test_padding_is_refused_anywhere_in_a_segment(segment, where):
+    parts = encode({"sub": "1"}).split(".")
+    text = parts[segment]
+    spot = {"end": len(text), "middle": len(text) // 2, "start": 0}[where]
+    for padding in ("=", "=="):
+        parts[segment] = text[:spot] + padding + text[spot:]
+        with pytest.raises(InvalidToken):
+            jwt.decode(".".join(parts), SECRET, SALT, now=START)
+
+
 def test_made_with_tells_which_secret_encrypted_a_token():
     token = encode({}, secret=["new", "old"])
     assert jwt.made_with(token, "new", SALT)
