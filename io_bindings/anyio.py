@@ -329,7 +329,7 @@ class AuthApp:
         self.header_limits = header_limits
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and self.auth.serves(asgi_raw_path(scope)):
+        if scope["type"] == "http" and self.auth.engine.serves(asgi_raw_path(scope)):
             response = await serve_asgi(
                 self.auth, scope, receive, self.max_body_size, self.header_limits
             )
