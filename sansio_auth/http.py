@@ -248,24 +248,25 @@ class Params(dict[str, str]):
     """Form-encoded parameters (a query string, a form body): the last value of each name,
     and in :attr:`repeated` the names that came more than once (which OAuth refuses)."""
 
-    repeated: frozenset[str] = frozenset()
-    """The names that came more than once (none unless :meth:`of` found some)."""
+    __slots__ = ("repeated",)
 
-    @classmethod
-    def of(cls, pairs: Iterable[tuple[str, str]]) -> Params:
-        """The parameters of ``pairs``, in order. (``Params()`` is the empty ones, made
-        without a Python ``__init__``: every request without a query makes them.)"""
+    def __init__(self, pairs: Iterable[tuple[str, str]] = ()) -> None:
+        self.repeated: frozenset[str] = _NONE_REPEATED
+        if not pairs:
+            return
         pairs = list(pairs)
-        params = cls(pairs)
-        if len(pairs) != len(params):
+        super().__init__(pairs)
+        if len(pairs) != len(self):
             counts = Counter(name for name, _ in pairs)
-            params.repeated = frozenset(name for name, count in counts.items() if count > 1)
-        return params
+            self.repeated = frozenset(name for name, count in counts.items() if count > 1)
+
+
+_NONE_REPEATED: frozenset[str] = frozenset()
 
 
 def parse_params(text: str) -> Params:
     """:class:`Params` of ``application/x-www-form-urlencoded`` ``text``."""
-    return Params.of(parse_qsl(text, keep_blank_values=True)) if text else Params()
+    return Params(parse_qsl(text, keep_blank_values=True)) if text else Params()
 
 
 def repeated_params(params: Mapping[str, Any]) -> frozenset[str]:
