@@ -159,8 +159,6 @@ class Auth(Runtime):
         flow = self.engine.handle(request)
         if isinstance(flow, NotAnAuthRoute):
             return None
-        if flow.answer is not None:  # answered without an action: nothing to drive
-            return flow.answer
         return await self.drive(flow)
 
     async def serve(self, make_request: Callable[[], Request], where: str) -> Response:
@@ -329,7 +327,7 @@ class AuthApp:
         self.header_limits = header_limits
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and self.auth.engine.serves(asgi_raw_path(scope)):
+        if scope["type"] == "http" and self.auth.serves(asgi_raw_path(scope)):
             response = await serve_asgi(
                 self.auth, scope, receive, self.max_body_size, self.header_limits
             )

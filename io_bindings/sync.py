@@ -163,8 +163,6 @@ class SyncAuth(Runtime):
         flow = self.engine.handle(request)
         if isinstance(flow, NotAnAuthRoute):
             return None
-        if flow.answer is not None:  # answered without an action: nothing to drive
-            return flow.answer
         return self.drive(flow)
 
     def session(self, request: Request) -> SessionRead:

@@ -140,12 +140,9 @@ def read_chunked(cookies: Mapping[str, str], name: str) -> tuple[str | None, lis
     ever deleted); with any other chunk the value is refused (``None``)."""
     whole = cookies.get(name)
     prefix = name + "."
-    for key in cookies:
-        if key.startswith(prefix):
-            break
-    else:  # the common case: one cookie, no chunks
-        return whole or None, [name] if whole is not None else []
     named = [key for key in cookies if key.startswith(prefix)]
+    if not named:  # the common case: one cookie, no chunks
+        return whole or None, [name] if whole is not None else []
     chunks = sorted(
         (int(suffix), key)
         for key in named

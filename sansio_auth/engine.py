@@ -5,14 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Mapping
 from typing import Any
 
-import msgspec
-
 from . import actions
-from ._context import JSON_NO_CACHE, BadRequest, Context, json_reply, origin_of
+from ._context import BadRequest, Context, json_reply, origin_of
 from ._flow import Flow, Step, log_error
 from ._flows import accounts_runtime, runtime, security
 from ._flows.csrf import csrf_without_flow
-from ._flows.session import session_without_actions
+from ._flows.session import session_response, session_without_actions
 from ._flows.strategies import plain_jwt_reads
 from ._routes import ROUTES, parse_action
 from .config import AuthConfig
@@ -103,30 +101,25 @@ class Engine:
                 return NOT_AN_AUTH_ROUTE
         now = None
         if path in self._answered_at_once and request.method.upper() == "GET":
-            # GET session and GET csrf answered without their flow when they perform no
-            # action (written in line: this is the hot path of every session check)
             now = self._clock()  # read once, by whichever answers
-            if path == self._session_path:
-                read = session_without_actions(
-                    self.settings,
-                    request,
-                    now,
-                    self._entropy,
-                    plain_jwt=self._plain_jwt,
-                    origin=origin,
-                )
-                if read is not None:
-                    body = msgspec.json.encode(read.data)
-                    answer = Response(headers=JSON_NO_CACHE, cookies=read.cookies, body=body)
-                    return Flow.answered(answer)
-            else:
-                csrf = csrf_without_flow(self.settings, request, origin, now, self._entropy)
-                if csrf is not None:
-                    return Flow.answered(csrf)
+            response = self._answer_at_once(request, origin, path, now)
+            if response is not None:  # the route's answer, without its flow
+                return Flow.answered(response)
         flow = self._serve(request, origin, path, query, now)
         if self._trace or self._custom_logger:
             flow = self._logging(flow)
         return Flow(flow, deadline=self._deadline(path))
+
+    def _answer_at_once(
+        self, request: Request, origin: str, path: str, now: float
+    ) -> Response | None:
+        """The response of ``GET session`` or ``GET csrf`` when it performs no action."""
+        if path == self._session_path:
+            read = session_without_actions(
+                self.settings, request, now, self._entropy, plain_jwt=self._plain_jwt, origin=origin
+            )
+            return None if read is None else session_response(read)
+        return csrf_without_flow(self.settings, request, origin, now, self._entropy)
 
     def _deadline(self, path: str) -> float | None:
         """``deadlines.sign_in`` for the sign-in routes (``signin``, ``callback``, the

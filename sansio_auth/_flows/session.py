@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 from .. import jwt
-from .._context import NO_CACHE, Context, Reply, json_reply, request_cookies
+from .._context import JSON_NO_CACHE, NO_CACHE, Context, Reply, json_reply, request_cookies
 from .._flow import Step, log_error
 from ..actions import SessionResult
 from ..cookies import read_chunked, write_chunked
 from ..errors import AuthError, Configuration, MissingCSRF, fault_of
-from ..http import Request, parse_cookie_header, split_url
+from ..http import Request, Response, parse_cookie_header, split_url
 from ..jwt import InvalidToken
 from ..settings import Settings
 from .refresh import STATE_CLAIM
@@ -99,8 +101,7 @@ def session_without_actions(
     if (
         isinstance(issued_at, int)
         and now - issued_at < settings.session.update_age
-        # with one secret, whatever decoded was made with it
-        and (len(secrets) == 1 or jwt.made_with(value, secrets[0], spec.name))
+        and jwt.made_with(value, secrets[0], spec.name)
     ):
         session = default_session(token_user(token), issued_at + max_age)
         return SessionResult(data=session, user_id=token_subject(token))
@@ -110,6 +111,13 @@ def session_without_actions(
     cookies = tuple(write_chunked(spec, encoded, now, present))
     session = default_session(token_user(token), now + max_age)
     return SessionResult(data=session, user_id=token_subject(token), cookies=cookies)
+
+
+def session_response(read: SessionResult) -> Response:
+    """``GET session``'s answer for a read: the session as JSON (``null`` signed out), with
+    its cookies."""
+    body = msgspec.json.encode(read.data)
+    return Response(headers=JSON_NO_CACHE, cookies=read.cookies, body=body)
 
 
 def _read_error(strategy: SessionStrategy, error: Exception) -> AuthError:

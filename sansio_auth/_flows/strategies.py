@@ -316,11 +316,7 @@ def token_subject(token: Mapping[str, Any]) -> str | None:
 
 def token_user(token: Mapping[str, Any]) -> dict[str, Any]:
     """The session's ``user`` of a session token: ``name``, ``email`` and ``image``."""
-    user = {}
-    for key, field in _TOKEN_USER_FIELDS:  # on every session read: a loop, where a
-        if field in token:  # comprehension would be one more function call (Python 3.11)
-            user[key] = token[field]
-    return user
+    return {key: token[field] for key, field in _TOKEN_USER_FIELDS if field in token}
 
 
 def plain_jwt_reads(settings: Settings) -> bool:
