@@ -30,10 +30,10 @@ from . import authjs
 from .app import USER
 from .database import SESSION_COOKIE_HEADER, seed_once
 from .goals import Goal
-from .load import alternating, described, first_visit
+from .load import alternating, described, first_visit, pooled
 from .plan import Plan
 from .report import Figure
-from .servers import Server, authjs_peer, running, uvicorn
+from .servers import Server, authjs_peer, copies_of, running, uvicorn
 
 if TYPE_CHECKING:
     from db_servers import PgBouncer, PostgresServer
@@ -112,16 +112,13 @@ def database_http_figures(plan: Plan, postgres: PostgresServer) -> list[Figure]:
             servers["PostgreSQL", AUTHJS] = authjs_peer(DATABASE_URL=_url(dsn))
             if bounced is not None:
                 servers[BEHIND_PGBOUNCER, AUTHJS] = authjs_peer(DATABASE_URL=_url(bounced))
-        named = {f"{row}, {column}": server for (row, column), server in servers.items()}
-        with running(named) as urls:
+        with running(copies_of(servers, plan.copies)) as urls:
+            cookie = SESSION_COOKIE_HEADER
             targets = {
-                key: first_visit(
-                    urls[f"{key[0]}, {key[1]}"] + "/auth/session",
-                    SESSION_COOKIE_HEADER, _is_session, keep=True,
-                )
-                for key in servers
-            }  # fmt: skip
-            rates = alternating(targets, plan.seconds, plan.rounds, warm_up=plan.warm_up)
+                key: first_visit(url + "/auth/session", cookie, _is_session, keep=True)
+                for key, url in urls.items()
+            }
+            rates = pooled(alternating(targets, plan.seconds, plan.rounds, warm_up=plan.warm_up))
     postgres.drop_database(dsn)
     title, figures = section(plan), []
     baselines = {row: max(rates[row, AUTHJS]) for row, _ in rates if (row, AUTHJS) in rates}

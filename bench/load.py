@@ -115,3 +115,12 @@ def alternating(
         for key, target in targets.items():
             rates[key].append(requests_per_second(target, seconds))
     return rates
+
+
+def pooled(rates: Mapping[tuple[K, int], list[float]]) -> dict[K, list[float]]:
+    """The rounds of every copy of a server (:func:`~bench.servers.copies_of`) together,
+    so that its figure is the best round of any of its processes."""
+    joined: dict[K, list[float]] = {}
+    for (key, _), rounds in rates.items():
+        joined.setdefault(key, []).extend(rounds)
+    return joined

@@ -10,13 +10,19 @@ from dataclasses import dataclass
 class Plan:
     """``seconds`` per measurement, ``rounds`` alternating rounds, ``warm_up`` each server
     first (node's JIT and uvicorn's first requests are not what is measured); with
-    ``targets_only`` (``--targets``), only the sections the targets are taken from."""
+    ``targets_only`` (``--targets``), only the sections the targets are taken from;
+    ``copies``: how many processes serve each row of the sections whose targets compare
+    two servers (the session routes, PostgreSQL): one process of an app serves up to 8%
+    more or less than another of the same app (where its memory landed), as much as some
+    targets' margins, so a row's figure is the best round of any of its processes."""
 
     seconds: float
     rounds: int
     warm_up: bool
     targets_only: bool = False
+    copies: int = 1
 
     def describe(self) -> str:
-        """E.g. "best of 5 alternating rounds of 2 s"."""
-        return f"best of {self.rounds} alternating round(s) of {self.seconds:g} s"
+        """E.g. "best of 5 alternating rounds of 2 s" (", 2 processes per row")."""
+        rounds = f"best of {self.rounds} alternating round(s) of {self.seconds:g} s"
+        return rounds if self.copies == 1 else f"{rounds}, {self.copies} processes per row"

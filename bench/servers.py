@@ -8,15 +8,17 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from live_server import free_port, serve
 
 from . import authjs
 from .app import SECRET
 
+K = TypeVar("K", bound=Hashable)
 SERVER_CORE, LOAD_CORE = 0, 1
 STACKS = {"h11 + asyncio": ("asyncio", "h11"), "httptools + uvloop": ("uvloop", "httptools")}
 """uvicorn as installed without the ``server`` extra, and with it: (event loop, parser)."""
@@ -69,9 +71,15 @@ def authjs_peer(**env: str) -> Server:
     return Server(["node", str(authjs.SERVER)], {"AUTHJS_ROOT": root, "AUTH_SECRET": SECRET, **env})
 
 
+def copies_of(servers: Mapping[K, Server], copies: int) -> dict[tuple[K, int], Server]:
+    """Each of ``servers`` ``copies`` times, as ``(key, copy)``: one process each (see
+    :attr:`~bench.plan.Plan.copies`; :func:`~bench.load.pooled` joins their rounds)."""
+    return {(key, copy): server for key, server in servers.items() for copy in range(copies)}
+
+
 @contextmanager
-def running(servers: Mapping[str, Server]) -> Iterator[dict[str, str]]:
-    """Start every server and wait until it listens; yield name → base URL."""
+def running(servers: Mapping[K, Server]) -> Iterator[dict[K, str]]:
+    """Start every server and wait until it listens; yield its key → base URL."""
     urls = {}
     with ExitStack() as stack:
         for name, server in servers.items():

@@ -19,12 +19,14 @@ from typing import Any
 from . import authjs
 from .app import USER, session_cookie
 from .goals import Goal, ratio
-from .load import Target, alternating, described, first_visit
+from .load import Target, alternating, described, first_visit, pooled
 from .plan import Plan
 from .report import Figure
-from .servers import STACKS, Server, authjs_peer, running, uvicorn
+from .servers import STACKS, Server, authjs_peer, copies_of, running, uvicorn
 
 AUTHJS = "Auth.js (node)"
+Measured = tuple[tuple[str, str], int]
+"""A figure's (row, column) and which copy of its server it was measured on."""
 
 
 def _is_session(body: Any) -> bool:
@@ -107,18 +109,21 @@ def _servers(with_authjs: bool) -> dict[str, Server]:
     return servers
 
 
-def _targets(urls: dict[str, str]) -> dict[tuple[str, str], Target]:
+def _targets(urls: dict[tuple[str, int], str], copies: int) -> dict[Measured, Target]:
     targets = {}
     for route in ROUTES:
         cookie = session_cookie() if route.session else ""
-        for stack in STACKS:
-            url = urls[_server(route, stack)] + route.path
-            targets[route.name, _column(stack)] = first_visit(
-                url, cookie, route.expect, keep=route.session
-            )
-        if route.authjs_path is not None and AUTHJS in urls:
-            url = urls[AUTHJS] + route.authjs_path
-            targets[route.name, AUTHJS] = first_visit(url, cookie, route.expect, keep=route.session)
+        for copy in range(copies):
+            for stack in STACKS:
+                url = urls[_server(route, stack), copy] + route.path
+                targets[(route.name, _column(stack)), copy] = first_visit(
+                    url, cookie, route.expect, keep=route.session
+                )
+            if route.authjs_path is not None and (AUTHJS, copy) in urls:
+                url = urls[AUTHJS, copy] + route.authjs_path
+                targets[(route.name, AUTHJS), copy] = first_visit(
+                    url, cookie, route.expect, keep=route.session
+                )
     return targets
 
 
@@ -133,8 +138,10 @@ def section(plan: Plan) -> str:
 
 def http_figures(plan: Plan) -> list[Figure]:
     """Every route on every server, in alternating rounds. Without node, no Auth.js column."""
-    with running(_servers(with_authjs=authjs.node_missing() is None)) as urls:
-        rates = alternating(_targets(urls), plan.seconds, plan.rounds, warm_up=plan.warm_up)
+    servers = copies_of(_servers(with_authjs=authjs.node_missing() is None), plan.copies)
+    with running(servers) as urls:
+        targets = _targets(urls, plan.copies)
+        rates = pooled(alternating(targets, plan.seconds, plan.rounds, warm_up=plan.warm_up))
     title, figures = section(plan), []
     for route in ROUTES:
         if (route.name, AUTHJS) in rates:

@@ -11,8 +11,8 @@ import pytest
 
 from bench import load
 from bench.http_load import requests_per_second as asyncio_client
-from bench.load import Target, first_visit, requests_per_second
-from bench.servers import running, uvicorn
+from bench.load import Target, first_visit, pooled, requests_per_second
+from bench.servers import copies_of, running, uvicorn
 
 pytestmark = pytest.mark.e2e
 
@@ -58,3 +58,14 @@ def test_without_wrk_the_bench_runs_the_asyncio_client(
     assert load.requests_per_second(Target(server + "/auth/csrf"), 0.3) > 10
     with pytest.raises(RuntimeError, match="unexpected response"):
         load.requests_per_second(Target(server + "/not-auth"), 0.3)
+
+
+def test_copies_of_a_server_are_processes_of_their_own_and_their_rounds_are_pooled() -> None:
+    servers = {"app": uvicorn("bench.app:create_app", "h11 + asyncio")}
+    with running(copies_of(servers, 2)) as urls:
+        assert list(urls) == [("app", 0), ("app", 1)]
+        assert urls["app", 0] != urls["app", 1]
+        for url in urls.values():
+            first_visit(url + "/auth/csrf", "", lambda body: "csrfToken" in body, keep=False)
+    rates = {("a", 0): [1.0, 5.0], ("a", 1): [3.0], ("b", 0): [2.0]}
+    assert pooled(rates) == {"a": [1.0, 5.0, 3.0], "b": [2.0]}
