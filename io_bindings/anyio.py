@@ -155,11 +155,12 @@ class Auth(Runtime):
         return call.result(await self.drive(call.flow))
 
     async def respond(self, request: Request) -> Response | None:
-        """The response to ``request``, or ``None`` when it is not an auth route."""
+        """The response to ``request``, or ``None`` when it is not an auth route (a route
+        the engine answered at once, as most session reads, is not driven)."""
         flow = self.engine.handle(request)
         if isinstance(flow, NotAnAuthRoute):
             return None
-        return await self.drive(flow)
+        return flow.answer if flow.answer is not None else await self.drive(flow)
 
     async def serve(self, make_request: Callable[[], Request], where: str) -> Response:
         """The response to an auth route's request, for a server (never raises): 400 when

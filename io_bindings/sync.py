@@ -159,11 +159,12 @@ class SyncAuth(Runtime):
         return call.result(self.drive(call.flow))
 
     def respond(self, request: Request) -> Response | None:
-        """The response to ``request``, or ``None`` when it is not an auth route."""
+        """The response to ``request``, or ``None`` when it is not an auth route (a route
+        the engine answered at once, as most session reads, is not driven)."""
         flow = self.engine.handle(request)
         if isinstance(flow, NotAnAuthRoute):
             return None
-        return self.drive(flow)
+        return flow.answer if flow.answer is not None else self.drive(flow)
 
     def session(self, request: Request) -> SessionRead:
         """The session of the browser that sent ``request``, with the cookies to set."""

@@ -140,13 +140,15 @@ def read_chunked(cookies: Mapping[str, str], name: str) -> tuple[str | None, lis
     ever deleted); with any other chunk the value is refused (``None``)."""
     whole = cookies.get(name)
     prefix = name + "."
-    named = [key for key in cookies if key.startswith(prefix)]
-    if not named:  # the common case: one cookie, no chunks
+    for key in cookies:
+        if key.startswith(prefix):
+            break
+    else:  # the common case (every request that checks its session): no chunks
         return whole or None, [name] if whole is not None else []
     chunks = sorted(
         (int(suffix), key)
-        for key in named
-        if (suffix := key[len(prefix) :]).isascii() and suffix.isdigit()
+        for key in cookies
+        if key.startswith(prefix) and (suffix := key[len(prefix) :]).isascii() and suffix.isdigit()
     )
     within = [key for index, key in chunks if index < MAX_CHUNKS][:MAX_CHUNKS]
     present = ([name] if whole is not None else []) + within

@@ -202,6 +202,12 @@ def made_with(token: str, secret: str, salt: str) -> bool:
     return bool(header["kid"] == derive_key(secret, salt, enc).kid)
 
 
+def rotated(token: str, secrets: Sequence[str], salt: str) -> bool:
+    """Whether ``token``, which :func:`decode` read with ``secrets``, was made with another
+    secret than the first (a reader re-issues it with the first); with one secret, never."""
+    return len(secrets) > 1 and not made_with(token, secrets[0], salt)
+
+
 def _own_key(header_b64: bytes, secrets: Sequence[str], salt: str) -> _Key | None:
     """The key of the secret whose own header (as :func:`encode` writes it) ``header_b64``
     is, byte for byte: the header of every token this library made, read without parsing."""

@@ -101,7 +101,7 @@ def session_without_actions(
     if (
         isinstance(issued_at, int)
         and now - issued_at < settings.session.update_age
-        and jwt.made_with(value, secrets[0], spec.name)
+        and not jwt.rotated(value, secrets, spec.name)
     ):
         session = default_session(token_user(token), issued_at + max_age)
         return SessionResult(data=session, user_id=token_subject(token))

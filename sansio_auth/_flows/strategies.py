@@ -21,7 +21,7 @@ from .._flow import Step, call_adapter, emit, invoke, log_error
 from ..cookies import read_chunked
 from ..errors import AdapterError, AuthError, Configuration, JWTSessionError, SessionTokenError
 from ..http import iso_date
-from ..jwt import InvalidToken, made_with
+from ..jwt import InvalidToken, rotated
 from ..settings import Settings
 from .refresh import (
     STATE_CLAIM,
@@ -181,10 +181,11 @@ class JWTSessions(SessionStrategy):
                 raise Configuration("the `jwt` callback must return a dict or None")
             changed = changed or msgspec.json.encode(token) != before
         update_age = settings.session.update_age
-        rotated = settings.jwt.decode is None and not made_with(
-            value, settings.secrets[0], spec.name
+        reissue = (
+            changed
+            or update
+            or (settings.jwt.decode is None and rotated(value, settings.secrets, spec.name))
         )
-        reissue = changed or update or rotated
         expires: float
         if not reissue and isinstance(issued_at, int) and ctx.now - issued_at < update_age:
             expires = issued_at + settings.session.max_age

@@ -295,6 +295,13 @@ def test_made_with_tells_which_secret_encrypted_a_token():
     assert not jwt.made_with("garbage", "new", SALT)
 
 
+def test_a_token_is_rotated_when_an_older_secret_made_it_and_never_with_one_secret():
+    by_new, by_old = encode({}, secret=["new", "old"]), encode({}, secret=["old"])
+    assert not jwt.rotated(by_new, ["new", "old"], SALT)
+    assert jwt.rotated(by_old, ["new", "old"], SALT)
+    assert not jwt.rotated(by_old, ["old"], SALT)  # what decode read with the only secret
+
+
 @given(st.binary(min_size=16, max_size=16))
 def test_uuid_v4_spells_what_the_uuid_module_does(random):
     assert jwt.uuid_v4(random) == str(uuid.UUID(bytes=random, version=4))
