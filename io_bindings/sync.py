@@ -37,6 +37,7 @@ from ._single_flight import ThreadSingleFlight, key_of
 from .http import HTTPClient
 from .http._blocking import BlockingBackend, run_blocking
 from .self_service import Change, LinkedAccount, UserSession, accounts_of, change_of, sessions_of
+from .translate import NOT_FOUND, server_error
 
 __all__ = ["BlockingHTTP", "SyncAuth"]
 
@@ -165,6 +166,15 @@ class SyncAuth(Runtime):
         if isinstance(flow, NotAnAuthRoute):
             return None
         return flow.answer if flow.answer is not None else self.drive(flow)
+
+    def answer(self, request: Request, where: str) -> Response:
+        """The response to an auth route's request, for a server (never raises): a logged
+        500 naming ``where`` on failure, 404 when it is no auth route after all."""
+        try:
+            response = self.respond(request)
+        except Exception:
+            return server_error(where)
+        return response if response is not None else NOT_FOUND
 
     def session(self, request: Request) -> SessionRead:
         """The session of the browser that sent ``request``, with the cookies to set."""

@@ -35,7 +35,6 @@ from .translate import (
     BadHost,
     HeaderLimits,
     make_request,
-    server_error,
     too_large,
 )
 
@@ -143,11 +142,7 @@ class AuthWSGI:
             request = request_from_environ(environ, body)
         except BadHost:
             return BAD_HOST
-        try:
-            response = self.auth.respond(request)
-        except Exception:
-            return server_error(environ.get("PATH_INFO", ""))
-        return response if response is not None else NOT_FOUND
+        return self.auth.answer(request, environ.get("PATH_INFO", ""))
 
     def session(self, environ: Environ) -> SessionRead:
         """The session of the browser that sent this WSGI request: ``data`` and the

@@ -104,7 +104,7 @@ class Engine:
             now = self._clock()  # read once, by whichever answers
             response = self._answer_at_once(request, origin, path, now)
             if response is not None:  # the route's answer, without its flow
-                return Flow.answered(response)
+                return Flow(None, answer=response)
         flow = self._serve(request, origin, path, query, now)
         if self._trace or self._custom_logger:
             flow = self._logging(flow)
