@@ -26,7 +26,7 @@ from .events import (
     Respond,
     SendHTTP,
 )
-from .http import Params, Request, Response, split_url
+from .http import Params, Request, Response, origin_and_path, url_query
 from .oauth.cache import ProviderCache
 from .settings import Settings, resolve
 
@@ -93,9 +93,9 @@ class Engine:
     def handle(self, request: Request) -> Flow | NotAnAuthRoute:
         """The flow that serves ``request``, or :data:`NOT_AN_AUTH_ROUTE`."""
         try:
-            origin, path, query = split_url(request.url)
-        except ValueError:
-            origin, path, query = "", "", Params()
+            origin, path = origin_and_path(request.url)
+        except ValueError:  # the flow answers an unparseable URL
+            origin, path = "", ""
         else:
             if not self.serves(path):
                 return NOT_AN_AUTH_ROUTE
@@ -105,6 +105,10 @@ class Engine:
             response = self._answer_at_once(request, origin, path, now)
             if response is not None:  # the route's answer, without its flow
                 return Flow(None, answer=response)
+        try:
+            query = url_query(request.url)
+        except ValueError:
+            query = Params()
         flow = self._serve(request, origin, path, query, now)
         if self._trace or self._custom_logger:
             flow = self._logging(flow)
@@ -273,7 +277,7 @@ class Engine:
         """A flow of :mod:`._flows.runtime` for ``request``, logged like any other; a failure
         answers ``500 {"error", "message"}`` (for the server, never a browser)."""
         try:
-            origin = split_url(request.url)[0]
+            origin = origin_and_path(request.url)[0]
         except ValueError:
             origin = ""
         ctx = self._context(request, origin, action, provider_id, query or {}, form)

@@ -275,22 +275,30 @@ def repeated_params(params: Mapping[str, Any]) -> frozenset[str]:
 
 
 def split_url(url: str) -> tuple[str, str, Params]:
-    """``(origin, path, query)`` of an absolute URL; duplicate query keys: last wins (and
-    are listed in the query's ``repeated``)."""
-    if "?" not in url:
-        return (*_origin_and_path(url), Params())
-    parts = urlsplit(url)
-    origin = f"{parts.scheme}://{parts.netloc}".lower()
-    return origin, parts.path or "/", parse_params(parts.query)
+    """``(origin, path, query)`` of an absolute URL (:func:`origin_and_path`, :func:`url_query`)."""
+    return (*origin_and_path(url), url_query(url))
 
 
-@lru_cache(maxsize=256)
+def origin_and_path(url: str) -> tuple[str, str]:
+    """The origin (lower case) and the path of an absolute URL.
+
+    Memoised for URLs without a query: a server sees the same few (a session read's above
+    all); URLs with a query, which may carry a provider's code, are never kept."""
+    return _memoised_origin_and_path(url) if "?" not in url else _origin_and_path(url)
+
+
+def url_query(url: str) -> Params:
+    """The query of an absolute URL; duplicate keys: last wins (and are listed in the
+    query's ``repeated``)."""
+    return parse_params(urlsplit(url).query) if "?" in url else Params()
+
+
 def _origin_and_path(url: str) -> tuple[str, str]:
-    """:func:`split_url`'s origin and path of a URL without a query. Memoised: a server sees
-    the same few (a session read's above all); URLs with a query, which may carry a
-    provider's code, are never kept."""
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}".lower(), parts.path or "/"
+
+
+_memoised_origin_and_path = lru_cache(maxsize=256)(_origin_and_path)
 
 
 def same_origin(url: str, origin: str) -> bool:

@@ -30,7 +30,7 @@ from ..errors import (
 )
 from ..events import Failed, HTTPResponse, Log
 from ..fetch import ProviderResponseError
-from ..http import repeated_params, split_url
+from ..http import origin_and_path, repeated_params
 from ..oauth.authorize_url import (
     OIDC_DEFAULT_SCOPE,
     authorization_url,
@@ -187,7 +187,7 @@ def _checks(
 
 
 def _origin(url: str) -> str:
-    return split_url(url)[0]
+    return origin_and_path(url)[0]
 
 
 # -- callback ----------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from .._flow import Step, log_error
 from ..actions import SessionResult
 from ..cookies import read_chunked, write_chunked
 from ..errors import AuthError, Configuration, MissingCSRF, fault_of
-from ..http import Request, Response, parse_cookie_header, split_url
+from ..http import Request, Response, origin_and_path, parse_cookie_header
 from ..jwt import InvalidToken
 from ..settings import Settings
 from .refresh import STATE_CLAIM
@@ -80,7 +80,7 @@ def session_without_actions(
     errors included). ``origin``: the request URL's, when the caller split it already."""
     if origin is None and settings.secure_cookies is None:
         try:
-            origin = split_url(request.url)[0]
+            origin = origin_and_path(request.url)[0]
         except ValueError:
             origin = ""
     spec = request_cookies(settings, request, origin or "").session_token

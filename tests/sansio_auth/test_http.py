@@ -73,6 +73,16 @@ def test_split_url():
     assert split_url("http://h")[1] == "/"
 
 
+def test_only_urls_without_a_query_are_memoised():
+    http._memoised_origin_and_path.cache_clear()
+    assert http.origin_and_path("http://H/cb?code=secret") == ("http://h", "/cb")
+    assert http.url_query("http://H/cb?code=secret") == {"code": "secret"}
+    assert http._memoised_origin_and_path.cache_info().currsize == 0  # a code is never kept
+    assert http.origin_and_path("http://H/auth/session") == ("http://h", "/auth/session")
+    assert http.url_query("http://H/auth/session") == {}
+    assert http._memoised_origin_and_path.cache_info().currsize == 1
+
+
 @pytest.mark.parametrize(
     ("url", "origin", "same"),
     [
