@@ -61,24 +61,22 @@ class Flow:
     __slots__ = ("_gen", "_pending", "_started", "answer", "deadline")
 
     def __init__(
-        self,
-        gen: Generator[Action, Event, None] | None,
-        *,
-        deadline: float | None = None,
-        answer: Response | None = None,
+        self, gen: Generator[Action, Event, None] | None, *, deadline: float | None = None
     ) -> None:
         self._gen = gen
         self._started = False
         self._pending: Action | None = None
         self.deadline = deadline
-        self.answer = answer
+        self.answer: Response | None = None
         """The response, when it was known without an action (:meth:`answered`)."""
 
     @classmethod
     def answered(cls, response: Response) -> Flow:
         """A flow that performs no action and answers ``response``: its first action is
         :class:`Respond`, so every driver ends at once."""
-        return cls(None, answer=response)
+        flow = cls(None)  # no keyword: a session read makes one, and keywords cost more
+        flow.answer = response
+        return flow
 
     @property
     def pending(self) -> Action | None:

@@ -104,7 +104,7 @@ class Engine:
             now = self._clock()  # read once, by whichever answers
             response = self._answer_at_once(request, origin, path, now)
             if response is not None:  # the route's answer, without its flow
-                return Flow(None, answer=response)
+                return Flow.answered(response)
         try:
             query = url_query(request.url)
         except ValueError:
