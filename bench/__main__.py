@@ -61,7 +61,7 @@ def _plan(argv: list[str] | None) -> tuple[Plan, float, Path]:
         parser.error("--seconds must be positive and --rounds at least 1")
     over_http = max(1, round(args.seconds))  # wrk takes whole seconds
     plan = Plan(
-        seconds=over_http, rounds=args.rounds, warm_up=True, targets_only=args.targets, copies=2
+        seconds=over_http, rounds=args.rounds, warm_up=True, targets_only=args.targets, copies=3
     )
     return plan, args.seconds, args.json
 
