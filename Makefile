@@ -5,8 +5,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the tests start for real: Node (the OpenID Provider and @auth/core interop),
 # Chromium (the pages), PostgreSQL, PgBouncer, MariaDB and Redis (the database adapters).
 SYSTEM_PACKAGES := nodejs npm chromium chromium-driver postgresql pgbouncer mariadb-server redis-server
-# and for `make bench`: wrk, the load generator (without it the bench uses a slower Python client)
-BENCH_PACKAGES := wrk
+# and for `make bench`: wrk, the load generator (without it the bench uses a slower Python client),
+# and valgrind, which counts what a request costs (python -m bench.callgrind)
+BENCH_PACKAGES := wrk valgrind
 
 .PHONY: install system-deps bench-deps demo test test-quick lint typecheck bench fuzz docs docs-serve clean soak \
 	soak-cluster soak-cluster-quick
@@ -45,7 +46,7 @@ system-deps:
 	fi
 
 bench-deps: system-deps
-	@command -v wrk >/dev/null || { echo "installing Debian packages: $(BENCH_PACKAGES)"; \
+	@command -v wrk >/dev/null && command -v valgrind >/dev/null || { echo "installing Debian packages: $(BENCH_PACKAGES)"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
 	  $(BENCH_PACKAGES); }

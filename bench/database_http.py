@@ -63,7 +63,7 @@ def section(plan: Plan) -> str:
     """The title of these figures' table."""
     return (
         f"Database sessions over HTTP, GET /auth/session per second: server on core 0, "
-        f"{described()} on core 1, {plan.describe()} (× = ours ÷ Auth.js)"
+        f"{described()} on core 1, {plan.describe(copied=True)} (× = ours ÷ Auth.js)"
     )
 
 

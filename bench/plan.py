@@ -22,7 +22,8 @@ class Plan:
     targets_only: bool = False
     copies: int = 1
 
-    def describe(self) -> str:
-        """E.g. "best of 5 alternating rounds of 2 s" (", 2 processes per row")."""
+    def describe(self, *, copied: bool = False) -> str:
+        """E.g. "best of 5 alternating rounds of 2 s"; ``copied``: the section serves each row
+        with :attr:`copies` processes (", 3 processes per row")."""
         rounds = f"best of {self.rounds} alternating round(s) of {self.seconds:g} s"
-        return rounds if self.copies == 1 else f"{rounds}, {self.copies} processes per row"
+        return f"{rounds}, {self.copies} processes per row" if copied else rounds

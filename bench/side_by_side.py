@@ -131,8 +131,8 @@ def section(plan: Plan) -> str:
     """The title of these figures' table."""
     return (
         f"HTTP GET, requests per second: server on core 0, {described()} on core 1, "
-        f"{plan.describe()} (× = ours ÷ Auth.js; update_age=0 against Auth.js's session "
-        "read, which re-encrypts every time)"
+        f"{plan.describe(copied=True)} (× = ours ÷ Auth.js; update_age=0 against Auth.js's "
+        "session read, which re-encrypts every time)"
     )
 
 
