@@ -317,9 +317,11 @@ def token_subject(token: Mapping[str, Any]) -> str | None:
 
 def token_user(token: Mapping[str, Any]) -> dict[str, Any]:
     """The session's ``user`` of a session token: ``name``, ``email`` and ``image``."""
+    # A loop, not a comprehension: every session read runs this, and before Python 3.12 a
+    # comprehension makes a new function object on each call.
     user = {}
-    for key, field in _TOKEN_USER_FIELDS:  # not a comprehension: every session read runs
-        if field in token:  # this, and before Python 3.12 a comprehension is a new function
+    for key, field in _TOKEN_USER_FIELDS:
+        if field in token:
             user[key] = token[field]
     return user
 
