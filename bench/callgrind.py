@@ -27,6 +27,7 @@ from pathlib import Path
 from live_server import free_port, serve
 
 from .app import session_cookie
+from .http_load import CONNECTIONS, get, get_request
 
 APPS = {
     "straight-line read": "bench.bare:create_straight_app",
@@ -34,7 +35,6 @@ APPS = {
     "GET /auth/session": "bench.app:create_app",
 }
 WARM_UP = 500
-CONNECTIONS = 16
 WEIGHTS = {"Ir": 1, "I1mr": 10, "D1mr": 10, "D1mw": 10, "ILmr": 100, "DLmr": 100, "DLmw": 100,
            "Bcm": 15, "Bim": 15}  # fmt: skip
 """Cycles per event: an instruction, a first-level miss, a last-level miss, a mispredicted
@@ -57,23 +57,14 @@ def read_totals(text: str) -> dict[str, int]:
     raise ValueError("no totals in the callgrind output")
 
 
-async def _requests(port: int, path: str, cookie: str, count: int) -> None:
-    """``count`` requests for ``path`` over :data:`CONNECTIONS` connections; each a 200."""
-    raw = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie}\r\n\r\n".encode()
+async def _requests(url: str, cookie: str, count: int) -> None:
+    """``count`` requests ``GET url`` over :data:`CONNECTIONS` connections; each a 200."""
+    host, port, raw = get_request(url, cookie)
 
     async def connection(share: int) -> None:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        reader, writer = await asyncio.open_connection(host, port)
         for _ in range(share):
-            writer.write(raw)
-            head = await reader.readuntil(b"\r\n\r\n")
-            if not head.startswith(b"HTTP/1.1 200 "):
-                raise RuntimeError(f"unexpected response: {head[:200]!r}")
-            length = next(
-                int(line.split(b":")[1])
-                for line in head.split(b"\r\n")
-                if line.lower().startswith(b"content-length:")
-            )
-            await reader.readexactly(length)
+            await get(reader, writer, raw)
         writer.close()
 
     await asyncio.gather(*(connection(count // CONNECTIONS) for _ in range(CONNECTIONS)))
@@ -92,10 +83,11 @@ def per_request(factory: str, requests: int, path: str = "/auth/session") -> dic
             "--port", str(port), "--no-access-log", "--log-level", "warning",
         ]  # fmt: skip
         with serve(command, port) as server:
-            asyncio.run(_requests(port, path, cookie, WARM_UP))
+            url = server.url + path
+            asyncio.run(_requests(url, cookie, WARM_UP))
             control = ["callgrind_control", str(server.process.pid)]
             subprocess.run([*control, "-i", "on"], check=True, capture_output=True)
-            asyncio.run(_requests(port, path, cookie, requests))
+            asyncio.run(_requests(url, cookie, requests))
             subprocess.run([*control, "-i", "off"], check=True, capture_output=True)
             subprocess.run([*control, "-d"], check=True, capture_output=True)
         dump = next(Path(directory).glob("callgrind.out.*"))  # the dump taken while serving

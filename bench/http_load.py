@@ -16,7 +16,15 @@ from urllib.parse import urlsplit
 CONNECTIONS = 16
 
 
-async def _get(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: bytes) -> None:
+def get_request(url: str, cookie: str) -> tuple[str, int, bytes]:
+    """The host, port and bytes of ``GET url`` with ``cookie`` (none when empty)."""
+    parts = urlsplit(url)
+    head = f"GET {parts.path or '/'} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+    raw = (head + (f"Cookie: {cookie}\r\n" if cookie else "") + "\r\n").encode()
+    return parts.hostname or "127.0.0.1", parts.port or 80, raw
+
+
+async def get(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: bytes) -> None:
     """Send one request, read one response (fail unless it is a 200 with a length)."""
     writer.write(raw)
     head = await reader.readuntil(b"\r\n\r\n")
@@ -34,7 +42,7 @@ async def _client(host: str, port: int, raw: bytes, stop: float, done: list[int]
     reader, writer = await asyncio.open_connection(host, port)
     try:
         while time.perf_counter() < stop:
-            await _get(reader, writer, raw)
+            await get(reader, writer, raw)
             done[0] += 1
     finally:
         writer.close()
@@ -42,10 +50,7 @@ async def _client(host: str, port: int, raw: bytes, stop: float, done: list[int]
 
 async def requests_per_second(url: str, cookie: str, seconds: float) -> float:
     """``GET url`` with ``cookie`` on :data:`CONNECTIONS` connections for ``seconds``."""
-    parts = urlsplit(url)
-    host, port = parts.hostname or "127.0.0.1", parts.port or 80
-    head = f"GET {parts.path or '/'} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
-    raw = (head + (f"Cookie: {cookie}\r\n" if cookie else "") + "\r\n").encode()
+    host, port, raw = get_request(url, cookie)
     done = [0]
     start = time.perf_counter()
     clients = (_client(host, port, raw, start + seconds, done) for _ in range(CONNECTIONS))

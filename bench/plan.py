@@ -12,7 +12,7 @@ class Plan:
     first (node's JIT and uvicorn's first requests are not what is measured); with
     ``targets_only`` (``--targets``), only the sections the targets are taken from;
     ``copies``: how many processes serve each row of the sections whose targets compare
-    two servers (the session routes, PostgreSQL): one process of an app serves up to 8%
+    two servers (the session routes, PostgreSQL): one process of an app serves up to 9%
     more or less than another of the same app (where its memory landed), as much as some
     targets' margins, so a row's figure is the best round of any of its processes."""
 

@@ -114,16 +114,14 @@ def _targets(urls: dict[tuple[str, int], str], copies: int) -> dict[Measured, Ta
     for route in ROUTES:
         cookie = session_cookie() if route.session else ""
         for copy in range(copies):
-            for stack in STACKS:
-                url = urls[_server(route, stack), copy] + route.path
-                targets[(route.name, _column(stack)), copy] = first_visit(
-                    url, cookie, route.expect, keep=route.session
-                )
+            row = {
+                (route.name, _column(stack)): urls[_server(route, stack), copy] + route.path
+                for stack in STACKS
+            }
             if route.authjs_path is not None and (AUTHJS, copy) in urls:
-                url = urls[AUTHJS, copy] + route.authjs_path
-                targets[(route.name, AUTHJS), copy] = first_visit(
-                    url, cookie, route.expect, keep=route.session
-                )
+                row[route.name, AUTHJS] = urls[AUTHJS, copy] + route.authjs_path
+            for measured, url in row.items():
+                targets[measured, copy] = first_visit(url, cookie, route.expect, keep=route.session)
     return targets
 
 

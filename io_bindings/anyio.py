@@ -163,15 +163,15 @@ class Auth(Runtime):
         return flow.answer if flow.answer is not None else await self.drive(flow)
 
     async def serve(self, make_request: Callable[[], Request], where: str) -> Response:
-        """:meth:`answer` the request ``make_request`` makes; 400 when it raises
+        """:meth:`serve_request` the request ``make_request`` makes; 400 when it raises
         :class:`~io_bindings.translate.BadHost`."""
         try:
             request = make_request()
         except BadHost:
             return BAD_HOST
-        return await self.answer(request, where)
+        return await self.serve_request(request, where)
 
-    async def answer(self, request: Request, where: str) -> Response:
+    async def serve_request(self, request: Request, where: str) -> Response:
         """The response to an auth route's request, for a server (never raises): a logged
         500 naming ``where`` on failure, 404 when it is no auth route after all."""
         try:
@@ -366,4 +366,4 @@ async def serve_asgi(
     request = await asgi_request(scope, receive, max_body_size, header_limits)
     if isinstance(request, Response):
         return request
-    return await auth.answer(request, scope.get("path", ""))
+    return await auth.serve_request(request, scope.get("path", ""))

@@ -167,7 +167,7 @@ class SyncAuth(Runtime):
             return None
         return flow.answer if flow.answer is not None else self.drive(flow)
 
-    def answer(self, request: Request, where: str) -> Response:
+    def serve_request(self, request: Request, where: str) -> Response:
         """The response to an auth route's request, for a server (never raises): a logged
         500 naming ``where`` on failure, 404 when it is no auth route after all."""
         try:

@@ -142,7 +142,7 @@ class AuthWSGI:
             request = request_from_environ(environ, body)
         except BadHost:
             return BAD_HOST
-        return self.auth.answer(request, environ.get("PATH_INFO", ""))
+        return self.auth.serve_request(request, environ.get("PATH_INFO", ""))
 
     def session(self, environ: Environ) -> SessionRead:
         """The session of the browser that sent this WSGI request: ``data`` and the
