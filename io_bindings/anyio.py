@@ -157,10 +157,10 @@ class Auth(Runtime):
     async def respond(self, request: Request) -> Response | None:
         """The response to ``request``, or ``None`` when it is not an auth route (a route
         the engine answered at once, as most session reads, is not driven)."""
-        flow = self.engine.handle(request)
-        if isinstance(flow, NotAnAuthRoute):
-            return None
-        return flow.answer if flow.answer is not None else await self.drive(flow)
+        served = self.engine.response_or_flow(request)
+        if isinstance(served, Response):
+            return served
+        return None if isinstance(served, NotAnAuthRoute) else await self.drive(served)
 
     async def serve(self, make_request: Callable[[], Request], where: str) -> Response:
         """:meth:`serve_request` the request ``make_request`` makes; 400 when it raises

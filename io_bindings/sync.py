@@ -162,10 +162,10 @@ class SyncAuth(Runtime):
     def respond(self, request: Request) -> Response | None:
         """The response to ``request``, or ``None`` when it is not an auth route (a route
         the engine answered at once, as most session reads, is not driven)."""
-        flow = self.engine.handle(request)
-        if isinstance(flow, NotAnAuthRoute):
-            return None
-        return flow.answer if flow.answer is not None else self.drive(flow)
+        served = self.engine.response_or_flow(request)
+        if isinstance(served, Response):
+            return served
+        return None if isinstance(served, NotAnAuthRoute) else self.drive(served)
 
     def serve_request(self, request: Request, where: str) -> Response:
         """The response to an auth route's request, for a server (never raises): a logged

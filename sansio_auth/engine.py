@@ -92,6 +92,14 @@ class Engine:
 
     def handle(self, request: Request) -> Flow | NotAnAuthRoute:
         """The flow that serves ``request``, or :data:`NOT_AN_AUTH_ROUTE`."""
+        served = self.response_or_flow(request)
+        return Flow.answered(served) if isinstance(served, Response) else served
+
+    def response_or_flow(self, request: Request) -> Response | Flow | NotAnAuthRoute:
+        """:meth:`handle`, except that a route answered without an action (a session read
+        that runs no callback, a CSRF token) is its :class:`Response`, with no flow around
+        it: for a server that drives flows itself, it spares the requests that check their
+        session an object each."""
         try:
             origin, path = origin_and_path(request.url)
         except ValueError:  # the flow answers an unparseable URL
@@ -103,8 +111,8 @@ class Engine:
         if path in self._answered_at_once and request.method.upper() == "GET":
             now = self._clock()  # read once, by whichever answers
             response = self._answer_at_once(request, origin, path, now)
-            if response is not None:  # the route's answer, without its flow
-                return Flow.answered(response)
+            if response is not None:
+                return response
         try:
             query = url_query(request.url)
         except ValueError:
