@@ -19,17 +19,21 @@ PROBE_MIN = REFUSAL_LIMIT + 0.5
 REFUSED_IN_A_ROW = 3
 """Refusals in a row, each on a new connection (so both workers answer), that count as a
 node refusing a session."""
+DOWN_PAUSE = 0.05
+"""Seconds between two attempts to reach a node that is down."""
 
 
-async def probe(nodes: list[str], strategy: str, cookie: str) -> tuple[float | None, list[str]]:
-    """Seconds until every node of ``nodes`` (their URLs) refuses the session ``cookie`` for
-    good (``None``: not within :data:`PROBE_FOR`), and what each node that did not last
-    answered.
+async def probe(nodes: list[str], strategy: str, cookie: str) -> tuple[list[float], list[str]]:
+    """How long each node of ``nodes`` (their URLs) that stayed up took to refuse the session
+    ``cookie`` for good, and what each node that did not refuse within :data:`PROBE_FOR` last
+    answered (none: every node refused).
 
     Each node is asked back to back, each time on a new connection (so that its workers all
     answer: each keeps its own revocation cache), for :data:`PROBE_MIN` seconds at least and
     until it refused :data:`REFUSED_IN_A_ROW` times in a row; it refused from the first of
-    its last refusals. A node going down meanwhile is not one of "every node"."""
+    its last refusals. A node that goes down meanwhile (a rolling restart, a kill) is asked
+    again once it is back, and must refuse too; how long it took is its restart's, not the
+    revocation's, so it is not among the times."""
     start = time.monotonic()
     path = f"{PREFIXES[strategy]}/auth/session"
     headers = {"cookie": f"authjs.session-token={cookie}", "connection": "close"}
@@ -37,15 +41,18 @@ async def probe(nodes: list[str], strategy: str, cookie: str) -> tuple[float | N
     holdouts: list[str] = []
 
     async def ask(url: str, http: httpx.AsyncClient) -> None:
-        streak, first, last = 0, 0.0, ""
+        streak, first, last, restarted = 0, 0.0, "", False
         while (sent := time.monotonic()) - start < PROBE_FOR:
             if streak >= REFUSED_IN_A_ROW and sent - start >= PROBE_MIN:
-                refused.append(first - start)
+                if not restarted:
+                    refused.append(first - start)
                 return
             try:
                 response = await http.get(url + path, headers=headers)
-            except httpx.TransportError:
-                return  # going down for a restart
+            except httpx.TransportError as error:
+                streak, restarted, last = 0, True, f"{url}: down ({error!r})"
+                await anyio.sleep(DOWN_PAUSE)
+                continue
             if response.status_code == 200 and response.json() is None:
                 streak, first = streak + 1, first if streak else sent
             else:
@@ -58,9 +65,7 @@ async def probe(nodes: list[str], strategy: str, cookie: str) -> tuple[float | N
     async with client as http, anyio.create_task_group() as group:
         for url in nodes:
             group.start_soon(ask, url, http)
-    if holdouts or not refused:
-        return None, holdouts
-    return max(refused), []
+    return refused, holdouts
 
 
 async def signed_in_somewhere(nodes: list[str], strategy: str, cookie: str) -> list[str]:

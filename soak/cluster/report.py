@@ -137,6 +137,8 @@ class Report:
                 f"{k}: n={len(v)} median {statistics.median(v):.2f} max {max(v):.2f}"
                 for k, v in sorted(tally.refusals.items())
             ),
+            "revoked sessions refused on every node, each restarted while probed (untimed): "
+            f"{tally.refused_untimed}",
             f"renewals after update_age: {dict(tally.renewals)}",
             f"sessions ended by a revocation of their user that raced with them: {tally.raced}",
             "other browsers' sessions refused on every node after their user's revocation: "

@@ -91,6 +91,9 @@ class FleetTally(Tally):
     """Requests sent once more after their kept-alive connection closed before any answer."""
     others_refused: int = 0
     """Sessions of a user's other browsers checked refused after "sign out everywhere"."""
+    refused_untimed: int = 0
+    """Revoked sessions refused by every node, each restarted while it was probed (so no
+    time is the revocation's)."""
 
     def fail(self, outage: str, what: str, problem: str) -> None:
         self.fail_closed[f"{outage}: {what}"] += 1
@@ -401,13 +404,16 @@ async def revoking(browser: FleetBrowser) -> AsyncIterator[None]:
 async def _refused_everywhere(browser: FleetBrowser, cookie: str, how: str, started: float) -> None:
     """Every node refuses ``cookie`` within :data:`REFUSAL_LIMIT` of the revocation's answer
     (a revocation made while a store was down may not be done: that is the outage's)."""
-    seconds, holdouts = await probe(browser.world.nodes(), browser.strategy, cookie)
+    times, holdouts = await probe(browser.world.nodes(), browser.strategy, cookie)
     what = f"a {how} of {browser.strategy} session"
-    expect(seconds is not None, f"{what} not refused by every node in {PROBE_FOR} s: {holdouts}")
-    assert seconds is not None
+    expect(not holdouts, f"{what} not refused by every node in {PROBE_FOR} s: {holdouts}")
+    seconds = max(times, default=None)
     outage = browser.world.outages.during(started, time.monotonic())
     if outage is not None:
-        browser.tally.fail(outage, f"{how} {browser.strategy}", f"refused after {seconds:.2f} s")
+        after = "every node restarted" if seconds is None else f"after {seconds:.2f} s"
+        browser.tally.fail(outage, f"{how} {browser.strategy}", f"refused, {after}")
+    elif seconds is None:
+        browser.tally.refused_untimed += 1
     else:
         browser.tally.refusals[f"{how} {browser.strategy}"].append(seconds)
         expect(seconds <= REFUSAL_LIMIT, f"{what} took {seconds:.2f} s to reach every node")
