@@ -170,11 +170,13 @@ class SyncAuth(Runtime):
     def serve_request(self, request: Request, where: str) -> Response:
         """The response to an auth route's request, for a server (never raises): a logged
         500 naming ``where`` on failure, 404 when it is no auth route after all."""
-        try:
-            response = self.respond(request)
+        try:  # respond's work written out, as the async twin does
+            served = self.engine.response_or_flow(request)
+            if isinstance(served, Flow):
+                served = self.drive(served)
         except Exception:
             return server_error(where)
-        return response if response is not None else NOT_FOUND
+        return NOT_FOUND if isinstance(served, NotAnAuthRoute) else served
 
     def session(self, request: Request) -> SessionRead:
         """The session of the browser that sent ``request``, with the cookies to set."""

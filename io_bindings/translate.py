@@ -192,24 +192,33 @@ async def read_asgi_body(scope: Scope, receive: Receive, limit: int) -> bytes | 
     return b"".join(chunks)
 
 
-_BODILESS = frozenset({"GET", "HEAD"})
+BODILESS = frozenset({"GET", "HEAD"})
+"""The methods whose body no auth route reads."""
 
 
 async def asgi_request(
     scope: Scope, receive: Receive, limit: int, header_limits: HeaderLimits = DEFAULT_HEADER_LIMITS
 ) -> Request | Response:
     """The engine's request for an ASGI HTTP request, or the response refusing it: 431
-    when its headers are over ``header_limits``, 413 when the body is over ``limit`` bytes,
-    400 for a bad ``Host``. The body of a ``GET`` or ``HEAD`` is not read: no auth route
-    reads one."""
-    if not header_limits.allow(scope.get("headers", ())):
-        return HEADERS_TOO_LARGE
+    when its headers are over ``header_limits`` (its body is not read then), 413 when the
+    body is over ``limit`` bytes, 400 for a bad ``Host``. The body of a ``GET`` or ``HEAD``
+    is not read: no auth route reads one."""
     body = b""
-    if scope["method"] not in _BODILESS:
+    if scope["method"] not in BODILESS and header_limits.allow(scope.get("headers", ())):
         read = await read_asgi_body(scope, receive, limit)
         if read is None:
             return BODY_TOO_LARGE
         body = read
+    return asgi_request_now(scope, header_limits, body)
+
+
+def asgi_request_now(
+    scope: Scope, header_limits: HeaderLimits = DEFAULT_HEADER_LIMITS, body: bytes = b""
+) -> Request | Response:
+    """:func:`asgi_request` with its ``body`` read already (none for a ``GET`` or ``HEAD``,
+    which a server can so answer without awaiting anything): 431, 400, or the request."""
+    if not header_limits.allow(scope.get("headers", ())):
+        return HEADERS_TOO_LARGE
     try:
         return request_from_scope(scope, body)
     except BadHost:

@@ -10,7 +10,7 @@ from ._context import BadRequest, Context, json_reply, origin_of
 from ._flow import Flow, Step, log_error
 from ._flows import accounts_runtime, runtime, security
 from ._flows.csrf import csrf_without_flow
-from ._flows.session import session_response, session_without_actions
+from ._flows.session import session_response_without_actions, session_without_actions
 from ._flows.strategies import plain_jwt_reads
 from ._routes import ROUTES, parse_action
 from .config import AuthConfig
@@ -127,10 +127,9 @@ class Engine:
     ) -> Response | None:
         """The response of ``GET session`` or ``GET csrf`` when it performs no action."""
         if path == self._session_path:
-            read = session_without_actions(
+            return session_response_without_actions(
                 self.settings, request, now, self._entropy, plain_jwt=self._plain_jwt, origin=origin
             )
-            return None if read is None else session_response(read)
         return csrf_without_flow(self.settings, request, origin, now, self._entropy)
 
     def _deadline(self, path: str) -> float | None:

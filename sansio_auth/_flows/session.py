@@ -13,7 +13,7 @@ from .._flow import Step, log_error
 from ..actions import SessionResult
 from ..cookies import read_chunked, write_chunked
 from ..errors import AuthError, Configuration, MissingCSRF, fault_of
-from ..http import Request, Response, origin_and_path, parse_cookie_header
+from ..http import Cookie, Request, Response, origin_and_path, parse_cookie_header
 from ..jwt import InvalidToken
 from ..settings import Settings
 from .refresh import STATE_CLAIM
@@ -70,14 +70,51 @@ def session_without_actions(
     entropy: Callable[[int], bytes],
     *,
     plain_jwt: bool,
-    origin: str | None = None,
 ) -> SessionResult | None:
     """What :func:`current_session` reads for ``request`` at ``now`` when it would perform
     no action, read straight: no session cookie (signed out, any strategy), or, with
     ``plain_jwt`` (:func:`~.strategies.plain_jwt_reads`), a valid token without a provider
     token state, re-issued (with ``entropy``) when ``update_age`` has passed or an older
     secret made it. ``None`` when only the flow can tell (it decides everything else,
-    errors included). ``origin``: the request URL's, when the caller split it already."""
+    errors included)."""
+    read = _read_without_actions(settings, request, now, entropy, plain_jwt, None)
+    if read is None:
+        return None
+    session, token, cookies = read
+    user_id = None if token is None else token_subject(token)
+    return SessionResult(data=session, user_id=user_id, cookies=cookies)
+
+
+def session_response_without_actions(
+    settings: Settings,
+    request: Request,
+    now: float,
+    entropy: Callable[[int], bytes],
+    *,
+    plain_jwt: bool,
+    origin: str,
+) -> Response | None:
+    """``GET session``'s answer when :func:`session_without_actions` reads it: the session
+    as JSON (``null`` signed out) with its cookies. ``origin``: the request URL's."""
+    read = _read_without_actions(settings, request, now, entropy, plain_jwt, origin)
+    if read is None:
+        return None
+    session, _, cookies = read
+    return Response(headers=JSON_NO_CACHE, cookies=cookies, body=msgspec.json.encode(session))
+
+
+_Read = tuple[dict[str, Any] | None, dict[str, Any] | None, tuple[Cookie, ...]]
+"""The session (``None``: signed out), the token it was read from, and the cookies to set."""
+
+
+def _read_without_actions(
+    settings: Settings,
+    request: Request,
+    now: float,
+    entropy: Callable[[int], bytes],
+    plain_jwt: bool,
+    origin: str | None,
+) -> _Read | None:
     if origin is None and settings.secure_cookies is None:
         try:
             origin = origin_and_path(request.url)[0]
@@ -86,7 +123,7 @@ def session_without_actions(
     spec = request_cookies(settings, request, origin or "").session_token
     value, present = read_chunked(parse_cookie_header(request.headers.get("cookie")), spec.name)
     if value is None:
-        return SessionResult()
+        return None, None, ()
     if not plain_jwt:
         return None
     secrets = settings.secrets
@@ -103,21 +140,12 @@ def session_without_actions(
         and now - issued_at < settings.session.update_age
         and not jwt.rotated(value, secrets, spec.name)
     ):
-        session = default_session(token_user(token), issued_at + max_age)
-        return SessionResult(data=session, user_id=token_subject(token))
+        return default_session(token_user(token), issued_at + max_age), token, ()
     encoded = jwt.encode(
         token, secrets, spec.name, now=now, entropy=entropy, max_age=settings.jwt_max_age
     )
     cookies = tuple(write_chunked(spec, encoded, now, present))
-    session = default_session(token_user(token), now + max_age)
-    return SessionResult(data=session, user_id=token_subject(token), cookies=cookies)
-
-
-def session_response(read: SessionResult) -> Response:
-    """``GET session``'s answer for a read: the session as JSON (``null`` signed out), with
-    its cookies."""
-    body = msgspec.json.encode(read.data)
-    return Response(headers=JSON_NO_CACHE, cookies=read.cookies, body=body)
+    return default_session(token_user(token), now + max_age), token, cookies
 
 
 def _read_error(strategy: SessionStrategy, error: Exception) -> AuthError:

@@ -1,10 +1,20 @@
-"""The shared translation: a Host that does not make a URL is refused, a good one is kept."""
+"""The shared translation: a Host that does not make a URL is refused, a good one is kept;
+what of an ASGI request is read, and in which order it is refused."""
 
 from __future__ import annotations
 
 import pytest
 
-from io_bindings.translate import BODY_TOO_LARGE, BadHost, asgi_request, make_request
+from io_bindings.translate import (
+    BAD_HOST,
+    BODY_TOO_LARGE,
+    HEADERS_TOO_LARGE,
+    BadHost,
+    HeaderLimits,
+    asgi_request,
+    asgi_request_now,
+    make_request,
+)
 from sansio_auth import Request
 
 
@@ -65,3 +75,23 @@ async def test_a_post_body_over_the_cap_is_refused_from_its_length() -> None:
         raise AssertionError("the body was read despite its declared length")
 
     assert await asgi_request(_scope("POST"), receive, limit=10) is BODY_TOO_LARGE
+
+
+@pytest.mark.anyio
+async def test_headers_over_the_limits_are_refused_before_the_body_is_read() -> None:
+    async def receive() -> dict[str, object]:
+        raise AssertionError("the body was read despite the headers over their limits")
+
+    few = HeaderLimits(max_count=1)
+    assert await asgi_request(_scope("POST"), receive, 10, few) is HEADERS_TOO_LARGE
+    assert asgi_request_now(_scope("GET"), few) is HEADERS_TOO_LARGE
+
+
+@pytest.mark.anyio
+async def test_a_get_is_made_at_once_as_asgi_request_makes_it() -> None:
+    async def receive() -> dict[str, object]:
+        raise AssertionError("a GET body was read")
+
+    assert asgi_request_now(_scope("GET")) == await asgi_request(_scope("GET"), receive, 10)
+    bad_host = {**_scope("GET"), "headers": [(b"host", b"exa mple.com")]}
+    assert asgi_request_now(bad_host) is BAD_HOST
