@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Mapping
+from functools import partial
 from typing import Any
 
 from . import actions
@@ -78,8 +79,15 @@ class Engine:
         )
         self._plain_jwt = plain_jwt_reads(self.settings)
         self._routes_prefix = self.settings.base_path + "/"
-        self._session_path = self.settings.base_path + "/session"
-        self._answered_at_once = (self._session_path, self.settings.base_path + "/csrf")
+        base_path = self.settings.base_path
+        self._answered_at_once: dict[str, Callable[[Request, str, float], Response | None]] = {
+            base_path + "/session": partial(
+                session_response_without_actions, self.settings, entropy, self._plain_jwt
+            ),
+            base_path + "/csrf": partial(csrf_without_flow, self.settings, entropy),
+        }
+        """``GET`` routes answered without a flow when they need no action: path → what
+        answers ``(request, origin, now)`` (``None``: it needs one)."""
 
     def serves(self, path: str) -> bool:
         """Whether the (still percent-encoded) ``path`` is under ``base_path``.
@@ -108,9 +116,10 @@ class Engine:
             if not self.serves(path):
                 return NOT_AN_AUTH_ROUTE
         now = None
-        if path in self._answered_at_once and request.method.upper() == "GET":
+        answer = self._answered_at_once.get(path)
+        if answer is not None and request.method.upper() == "GET":
             now = self._clock()  # read once, by whichever answers
-            response = self._answer_at_once(request, origin, path, now)
+            response = answer(request, origin, now)
             if response is not None:
                 return response
         try:
@@ -121,16 +130,6 @@ class Engine:
         if self._trace or self._custom_logger:
             flow = self._logging(flow)
         return Flow(flow, deadline=self._deadline(path))
-
-    def _answer_at_once(
-        self, request: Request, origin: str, path: str, now: float
-    ) -> Response | None:
-        """The response of ``GET session`` or ``GET csrf`` when it performs no action."""
-        if path == self._session_path:
-            return session_response_without_actions(
-                self.settings, request, now, self._entropy, plain_jwt=self._plain_jwt, origin=origin
-            )
-        return csrf_without_flow(self.settings, request, origin, now, self._entropy)
 
     def _deadline(self, path: str) -> float | None:
         """``deadlines.sign_in`` for the sign-in routes (``signin``, ``callback``, the

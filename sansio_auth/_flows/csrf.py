@@ -30,7 +30,7 @@ def csrf(ctx: Context) -> Step[Reply]:
 
 
 def csrf_without_flow(
-    settings: Settings, request: Request, origin: str, now: float, entropy: Callable[[int], bytes]
+    settings: Settings, entropy: Callable[[int], bytes], request: Request, origin: str, now: float
 ) -> Response | None:
     """:func:`csrf`'s response to ``request`` (whose URL's origin is ``origin``), made at once:
     it performs no action unless CSRF checks are off (``None``: only the flow answers,

@@ -87,15 +87,15 @@ def session_without_actions(
 
 def session_response_without_actions(
     settings: Settings,
-    request: Request,
-    now: float,
     entropy: Callable[[int], bytes],
-    *,
     plain_jwt: bool,
+    request: Request,
     origin: str,
+    now: float,
 ) -> Response | None:
     """``GET session``'s answer when :func:`session_without_actions` reads it: the session
-    as JSON (``null`` signed out) with its cookies. ``origin``: the request URL's."""
+    as JSON (``null`` signed out) with its cookies. ``origin``: the request URL's. (The
+    arguments that a server's requests share come first: the engine binds them once.)"""
     read = _read_without_actions(settings, request, now, entropy, plain_jwt, origin)
     if read is None:
         return None
