@@ -35,11 +35,12 @@ SECRET = "bench-oauth-secret-0123456789abcdef0123456789"
 
 
 class EngineTimer:
-    """Adds up the time ``auth`` spends in the engine: in ``respond`` but not performing."""
+    """Adds up the time ``auth`` spends in the engine: serving a request
+    (``serve_request``, what the ASGI app calls) but not performing."""
 
     def __init__(self, auth: Auth) -> None:
         self.engine_seconds = 0.0
-        respond, perform = auth.respond, auth.perform
+        serve_request, perform = auth.serve_request, auth.perform
         clock = time.perf_counter
 
         async def timed_perform(action: Action, budget: Budget | None = None) -> Event:
@@ -49,15 +50,15 @@ class EngineTimer:
             finally:
                 self.engine_seconds -= clock() - start
 
-        async def timed_respond(request: Request) -> Response | None:
+        async def timed_serve_request(request: Request, where: str) -> Response:
             start = clock()
             try:
-                return await respond(request)
+                return await serve_request(request, where)
             finally:
                 self.engine_seconds += clock() - start
 
         auth.perform = timed_perform  # type: ignore[method-assign]
-        auth.respond = timed_respond  # type: ignore[method-assign]
+        auth.serve_request = timed_serve_request  # type: ignore[method-assign]
 
 
 @dataclass(frozen=True)
