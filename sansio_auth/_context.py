@@ -440,10 +440,11 @@ def _cookie_csrf_token(
     if not token:
         return None, False
     secrets = settings.secrets
-    if hmac.compare_digest(digest, _csrf_hash(token, secrets[0])):
+    given = digest.encode()  # as bytes: compare_digest refuses a str that is not ASCII
+    if hmac.compare_digest(given, _csrf_hash(token, secrets[0]).encode()):
         return token, True
     others = (*secrets[1:], ",".join(secrets)) if len(secrets) > 1 else ()
-    if any(hmac.compare_digest(digest, _csrf_hash(token, s)) for s in others):
+    if any(hmac.compare_digest(given, _csrf_hash(token, s).encode()) for s in others):
         return token, False
     return None, False
 

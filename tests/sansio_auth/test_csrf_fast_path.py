@@ -114,3 +114,16 @@ def test_a_valid_cookie_of_the_first_secret_is_kept_and_another_made_again() -> 
     response = pair.performer.run(handled(pair, request_for(pair, config, older)))
     assert response.json() == {"csrfToken": TOKEN}
     assert [c.value for c in response.cookies] == [f"{TOKEN}|{_digest(NEW_SECRET)}"]
+
+
+def test_a_cookie_whose_digest_is_not_ascii_is_replaced_not_a_crash() -> None:
+    """Found by the atheris pass: a digest with non-ASCII characters made the comparison
+    raise (``hmac.compare_digest`` refuses such a ``str``)."""
+    pair = pair_for({"secrets": (SECRET,), "secure": False, "auth_url": None,
+                     "skip": False, "debug": False})  # fmt: skip
+    cookie = f"authjs.csrf-token={TOKEN}|\xff\xff{_digest(SECRET)[2:]}"
+    request = Request(method="GET", url=f"{ORIGIN}/auth/csrf", headers={"cookie": cookie})
+    response = pair.performer.run(handled(pair, request))
+    assert response.status == 200
+    assert response.json()["csrfToken"] != TOKEN
+    assert [c.name for c in response.cookies] == ["authjs.csrf-token"]
