@@ -14,7 +14,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from sansio_auth import AuthConfig, AuthError, Engine, Flow, Request, Response
+from sansio_auth import (
+    AuthConfig,
+    AuthError,
+    Engine,
+    Flow,
+    NotAnAuthRoute,
+    Request,
+    Response,
+)
 from sansio_auth.actions import (
     ActionResult,
     AuthorizationParams,
@@ -82,6 +90,11 @@ class Runtime:
         self.settings = self.engine.settings
         for code in self.settings.warnings:
             logger.warning("[auth][warn][%s] Read more: https://warnings.authjs.dev", code)
+
+    def _answer(self, request: Request) -> Response | Flow | NotAnAuthRoute:
+        """The engine's answer to a request a server was sent: a response, a flow to drive,
+        or :data:`~sansio_auth.NOT_AN_AUTH_ROUTE` (what a recording runtime records)."""
+        return self.engine.response_or_flow(request)
 
     def serves(self, raw_path: str) -> bool:
         """Whether ``raw_path`` (percent-encoded, as sent) is an auth route."""

@@ -159,10 +159,10 @@ class Auth(Runtime):
     async def respond(self, request: Request) -> Response | None:
         """The response to ``request``, or ``None`` when it is not an auth route (a route
         the engine answered at once, as most session reads, is not driven)."""
-        served = self.engine.response_or_flow(request)
-        if isinstance(served, Response):
-            return served
-        return None if isinstance(served, NotAnAuthRoute) else await self.drive(served)
+        served = self._answer(request)
+        if isinstance(served, Flow):
+            served = await self.drive(served)
+        return None if isinstance(served, NotAnAuthRoute) else served
 
     async def serve(self, make_request: Callable[[], Request], where: str) -> Response:
         """:meth:`serve_request` the request ``make_request`` makes; 400 when it raises
@@ -174,10 +174,10 @@ class Auth(Runtime):
         return await self.serve_request(request, where)
 
     async def serve_request(self, request: Request, where: str) -> Response:
-        """The response to an auth route's request, for a server (never raises): a logged
-        500 naming ``where`` on failure, 404 when it is no auth route after all."""
-        try:  # respond's work written out: a coroutine less on every request
-            served = self.engine.response_or_flow(request)
+        """:meth:`respond` for a server (never raises): a logged 500 naming ``where`` on
+        failure, 404 when it is no auth route after all."""
+        try:  # respond's three lines again: a coroutine less on every request
+            served = self._answer(request)
             if isinstance(served, Flow):
                 served = await self.drive(served)
         except Exception:

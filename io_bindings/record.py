@@ -27,14 +27,14 @@ import secrets
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
 import msgspec
 
-from sansio_auth import AuthConfig, Request, Response
-from sansio_auth.events import Action, Event, Log
+from sansio_auth import AuthConfig, Engine, Flow, NotAnAuthRoute, Request, Response
+from sansio_auth.events import Action, Event, Log, Respond
 
 from ._cli import bind, serve_until_stopped
 from ._deadlines import Budget
@@ -50,7 +50,6 @@ from ._recording import (
 )
 from .anyio import Auth, AuthApp
 from .sync import SyncAuth
-from .translate import NOT_FOUND, server_error
 
 __all__ = ["Recorder", "RecordingAuth", "RecordingSyncAuth", "load_config", "main"]
 
@@ -171,7 +170,45 @@ class Recorder:
             self._file.close()
 
 
-class RecordingAuth(Auth):
+class _Recording:
+    """What both recording runtimes do alike: every request the engine is asked to answer is
+    an exchange, from before its first look at the request to the response (or none, when it
+    is no auth route or its flow failed)."""
+
+    recorder: Recorder
+    engine: Engine
+
+    def _answer(self, request: Request) -> Response | Flow | NotAnAuthRoute:
+        token = self.recorder.exchange(request)
+        try:
+            served = self.engine.response_or_flow(request)
+        except BaseException:
+            self.recorder.finish(token, None)
+            raise
+        if isinstance(served, Flow):
+            return Flow(_recorded(self.recorder, served, token), deadline=served.deadline)
+        self.recorder.finish(token, None if isinstance(served, NotAnAuthRoute) else served)
+        return served
+
+
+def _recorded(
+    recorder: Recorder, flow: Flow, token: contextvars.Token[Exchange | None]
+) -> Generator[Action, Event, None]:
+    """``flow``, the exchange ``token`` began finished with its response (with none when it
+    fails or is abandoned: drivers close an abandoned flow, see :meth:`Flow.close`)."""
+    response = None
+    try:
+        action = flow.next_action()
+        while not isinstance(action, Respond):
+            action = flow.send((yield action))
+        response = action.response
+        yield action
+    finally:
+        flow.close()
+        recorder.finish(token, response)
+
+
+class RecordingAuth(_Recording, Auth):
     """An :class:`~io_bindings.anyio.Auth` whose every response is recorded by ``recorder``."""
 
     def __init__(self, config: AuthConfig, *, recorder: Recorder, **runtime: Any) -> None:
@@ -183,26 +220,8 @@ class RecordingAuth(Auth):
         self.recorder.step(action, event)
         return event
 
-    async def respond(self, request: Request) -> Response | None:
-        token = self.recorder.exchange(request)
-        response = None
-        try:
-            response = await super().respond(request)
-        finally:
-            self.recorder.finish(token, response)
-        return response
 
-    async def serve_request(self, request: Request, where: str) -> Response:
-        # Auth answers a server without respond (a coroutine less): through it here, so that
-        # what servers are answered is recorded as what respond answers
-        try:
-            response = await self.respond(request)
-        except Exception:
-            return server_error(where)
-        return NOT_FOUND if response is None else response
-
-
-class RecordingSyncAuth(SyncAuth):
+class RecordingSyncAuth(_Recording, SyncAuth):
     """A :class:`~io_bindings.sync.SyncAuth` (the WSGI runtime) whose every response is
     recorded by ``recorder``."""
 
@@ -214,23 +233,6 @@ class RecordingSyncAuth(SyncAuth):
         event = super().perform(action, budget)
         self.recorder.step(action, event)
         return event
-
-    def respond(self, request: Request) -> Response | None:
-        token = self.recorder.exchange(request)
-        response = None
-        try:
-            response = super().respond(request)
-        finally:
-            self.recorder.finish(token, response)
-        return response
-
-    def serve_request(self, request: Request, where: str) -> Response:
-        # as RecordingAuth.serve_request
-        try:
-            response = self.respond(request)
-        except Exception:
-            return server_error(where)
-        return NOT_FOUND if response is None else response
 
 
 def load_config(spec: str) -> AuthConfig:

@@ -162,21 +162,19 @@ class SyncAuth(Runtime):
     def respond(self, request: Request) -> Response | None:
         """The response to ``request``, or ``None`` when it is not an auth route (a route
         the engine answered at once, as most session reads, is not driven)."""
-        served = self.engine.response_or_flow(request)
-        if isinstance(served, Response):
-            return served
-        return None if isinstance(served, NotAnAuthRoute) else self.drive(served)
+        served = self._answer(request)
+        if isinstance(served, Flow):
+            served = self.drive(served)
+        return None if isinstance(served, NotAnAuthRoute) else served
 
     def serve_request(self, request: Request, where: str) -> Response:
-        """The response to an auth route's request, for a server (never raises): a logged
-        500 naming ``where`` on failure, 404 when it is no auth route after all."""
-        try:  # respond's work written out, as the async twin does
-            served = self.engine.response_or_flow(request)
-            if isinstance(served, Flow):
-                served = self.drive(served)
+        """:meth:`respond` for a server (never raises): a logged 500 naming ``where`` on
+        failure, 404 when it is no auth route after all."""
+        try:
+            response = self.respond(request)
         except Exception:
             return server_error(where)
-        return NOT_FOUND if isinstance(served, NotAnAuthRoute) else served
+        return NOT_FOUND if response is None else response
 
     def session(self, request: Request) -> SessionRead:
         """The session of the browser that sent ``request``, with the cookies to set."""

@@ -117,18 +117,35 @@ class Flow:
             self._pending = action
         return action
 
+    def close(self) -> None:
+        """Abandon the flow before its response: its code is stopped now (``GeneratorExit``
+        at the pending action), not whenever the flow is collected."""
+        self._pending = None
+        if self._gen is not None:
+            self._gen.close()
+
     def run_sync(self, perform: Callable[[Action], Event]) -> Response:
-        """Drive the flow to its response, answering each action with ``perform(action)``."""
-        action = self.next_action()
-        while not isinstance(action, Respond):
-            action = self.send(perform(action))
+        """Drive the flow to its response, answering each action with ``perform(action)``
+        (closed, see :meth:`close`, when that raises)."""
+        try:
+            action = self.next_action()
+            while not isinstance(action, Respond):
+                action = self.send(perform(action))
+        except BaseException:
+            self.close()
+            raise
         return action.response
 
     async def run(self, perform: Callable[[Action], Awaitable[Event]]) -> Response:
-        """Drive the flow to its response, answering each action with ``await perform(action)``."""
-        action = self.next_action()
-        while not isinstance(action, Respond):
-            action = self.send(await perform(action))
+        """Drive the flow to its response, answering each action with ``await perform(action)``
+        (closed, see :meth:`close`, when that raises or is cancelled)."""
+        try:
+            action = self.next_action()
+            while not isinstance(action, Respond):
+                action = self.send(await perform(action))
+        except BaseException:
+            self.close()
+            raise
         return action.response
 
 

@@ -228,3 +228,38 @@ def test_an_answered_flow_responds_first_and_performs_nothing():
     with pytest.raises(FlowProtocolError, match="already responded"):
         again.send(CallbackReturned())
     assert asyncio.run(Flow.answered(response).run(None)) is response  # type: ignore[arg-type]
+
+
+def stoppable(closed: list[bool]):
+    """A flow that asks for one callback and notes whether it was stopped."""
+
+    def gen():
+        try:
+            yield InvokeCallback(name="jwt", function=len, params={})
+            yield Respond(response=Response())
+        except GeneratorExit:
+            closed.append(True)
+            raise
+
+    return Flow(gen())
+
+
+def test_a_flow_whose_performer_raises_is_closed_at_once():
+    def perform(action):
+        raise RuntimeError("the performer broke")
+
+    closed: list[bool] = []
+    flow = stoppable(closed)
+    with pytest.raises(RuntimeError, match="broke"):
+        flow.run_sync(perform)
+    assert closed == [True]
+    assert flow.pending is None
+
+    async def perform_async(action):
+        raise asyncio.CancelledError
+
+    closed.clear()
+    flow = stoppable(closed)
+    with pytest.raises(asyncio.CancelledError):
+        asyncio.run(flow.run(perform_async))
+    assert closed == [True]
