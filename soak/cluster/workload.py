@@ -216,7 +216,8 @@ class FleetBrowser(Browser):
 
     async def read(self) -> Any:
         """The session, checked against the one expected (learnt when not known). A session
-        ended by a revocation of its user that raced with it is counted, not a mismatch."""
+        ended by a revocation of its user that raced with it is counted, not a mismatch
+        (:meth:`ended`)."""
         sent = time.monotonic()
         response = await self.send("session", "GET", "/auth/session")
         expect(response.status_code == 200, f"session answered {response.status_code}")
@@ -224,18 +225,21 @@ class FleetBrowser(Browser):
         email = session["user"]["email"] if session else None
         if self.expected == UNKNOWN:
             self.expected = email
-        elif email != self.expected and (email is not None or not self.raced(sent)):
+        elif email != self.expected and (email is not None or not self.ended(sent)):
             raise Mismatch(f"signed in as {email}, not {self.expected}")
         if email is not None:
             self.since = time.monotonic()
         return session
 
-    def raced(self, sent: float) -> bool:
-        """Whether a revocation of the user may have ended the session the browser expects
-        (then it is counted, and the browser expects none), judging by an answer to a
-        request sent at ``sent``. Never while a store is down: the answer may be the
-        fail-closed one, and the revocation may have failed too (the mismatch is counted
-        as the outage's, and the browser learns its session again)."""
+    def ended(self, sent: float) -> bool:
+        """Whether the null answer to a read sent at ``sent`` ended the session the browser
+        expects, as a revocation of its user that raced with it may (then it is counted, and
+        the browser expects none). The answer must have deleted the session cookie: one that
+        keeps it is a store's fail-closed answer, and the session is still there. Never
+        while a store is down: the revocation may have failed too (the mismatch is counted as
+        the outage's, and the browser learns its session again)."""
+        if self.session_cookie() is not None:
+            return False
         if self.world.outages.during(sent, time.monotonic()) is not None:
             return False
         if not self.world.revoked_since(self.user, self.since):
@@ -296,7 +300,6 @@ async def expired_burst(browser: FleetBrowser) -> None:
 async def _burst(browser: FleetBrowser, kind: str) -> None:
     await browser.ensure_signed_in()
     answers: list[httpx.Response] = []
-    sent = time.monotonic()
 
     async def one() -> None:
         answers.append(await browser.send("access token", "GET", "/api/token"))
@@ -307,8 +310,8 @@ async def _burst(browser: FleetBrowser, kind: str) -> None:
     tokens = {answer.json()["token"] for answer in answers}
     nodes = {answer.headers.get(NODE_HEADER) for answer in answers}
     browser.tally.bursts[f"{len(nodes)} nodes"] += 1
-    if None in tokens and browser.raced(sent):
-        return
+    if None in tokens and await browser.read() is None:
+        return  # ended meanwhile (the read tells whether it may have been)
     expect(None not in tokens, f"no access token in a burst: {[a.text for a in answers]}")
     if kind == "expired" and browser.strategy == "jwt":  # (an account row is shared)
         expect(len(tokens) == 1, f"{len(tokens)} access tokens after expiry: not one refresh")
@@ -343,8 +346,8 @@ async def revoke_everywhere(browser: FleetBrowser) -> None:
     started = time.monotonic()
     async with revoking(browser):
         response = await browser.send("revoke", "POST", "/api/revoke", json={})
-    if response.status_code == 401 and browser.raced(started):
-        return
+    if response.status_code == 401 and await browser.read() is None:
+        return  # ended meanwhile (as for a burst)
     expect(response.status_code == 200, f"revoke answered {response.status_code}")
     await _refused_everywhere(browser, cookie, "revoke", started)
     for other in browser.world.users[browser.user]:
