@@ -32,7 +32,7 @@ from .database import SESSION_COOKIE_HEADER, seed_once
 from .goals import Goal
 from .load import alternating, described, first_visit, pooled
 from .plan import Plan
-from .report import Figure
+from .report import Figure, typical
 from .servers import Server, authjs_peer, copies_of, running, uvicorn
 
 if TYPE_CHECKING:
@@ -121,17 +121,19 @@ def database_http_figures(plan: Plan, postgres: PostgresServer) -> list[Figure]:
             rates = pooled(alternating(targets, plan.seconds, plan.rounds, warm_up=plan.warm_up))
     postgres.drop_database(dsn)
     title, figures = section(plan), []
-    baselines = {row: max(rates[row, AUTHJS]) for row, _ in rates if (row, AUTHJS) in rates}
+    baselines = {row: typical(rates[row, AUTHJS]) for row, _ in rates if (row, AUTHJS) in rates}
     for row in ("PostgreSQL", READ_ALONE, BEHIND_PGBOUNCER, "SQLite file"):
         for column in (AUTHJS, OURS):
             if (row, column) in rates:
                 baseline = None if column == AUTHJS else baselines.get(row)
                 if row == READ_ALONE:
                     baseline = baselines.get("PostgreSQL")
-                figures.append(Figure.best(title, row, column, rates[row, column], baseline))
-    psycopg = max(rates["PostgreSQL", OURS])
+                processes = rates[row, column]
+                figures.append(Figure.of_processes(title, row, column, processes, baseline))
+    psycopg = typical(rates["PostgreSQL", OURS])
     for row, column in (("PostgreSQL", OURS), (VIA_SQLALCHEMY, OURS)):
-        figures.append(Figure.best(SQLALCHEMY_HTTP, row, column, rates[row, column], psycopg))
+        processes = rates[row, column]
+        figures.append(Figure.of_processes(SQLALCHEMY_HTTP, row, column, processes, psycopg))
     return figures
 
 

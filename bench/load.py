@@ -117,10 +117,10 @@ def alternating(
     return rates
 
 
-def pooled(rates: Mapping[tuple[K, int], list[float]]) -> dict[K, list[float]]:
-    """The rounds of every copy of a server (:func:`~bench.servers.copies_of`) together,
-    so that its figure is the best round of any of its processes."""
-    joined: dict[K, list[float]] = {}
+def pooled(rates: Mapping[tuple[K, int], list[float]]) -> dict[K, list[list[float]]]:
+    """The rounds of every copy of a server (:func:`~bench.servers.copies_of`), by server:
+    one list of rounds per process (see :meth:`~bench.report.Figure.of_processes`)."""
+    joined: dict[K, list[list[float]]] = {}
     for (key, _), rounds in rates.items():
-        joined.setdefault(key, []).extend(rounds)
+        joined.setdefault(key, []).append(rounds)
     return joined

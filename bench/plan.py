@@ -12,9 +12,10 @@ class Plan:
     first (node's JIT and uvicorn's first requests are not what is measured); with
     ``targets_only`` (``--targets``), only the sections the targets are taken from;
     ``copies``: how many processes serve each row of the sections whose targets compare
-    two servers (the session routes, PostgreSQL): one process of an app serves up to 9%
+    two servers (the session routes, PostgreSQL): one process of an app serves up to 11%
     more or less than another of the same app (where its memory landed), as much as some
-    targets' margins, so a row's figure is the best round of any of its processes."""
+    targets' margins, so a row's figure is its typical process's: the median of their best
+    rounds (:func:`~bench.report.typical`)."""
 
     seconds: float
     rounds: int
@@ -24,6 +25,6 @@ class Plan:
 
     def describe(self, *, copied: bool = False) -> str:
         """E.g. "best of 5 alternating rounds of 2 s"; ``copied``: the section serves each row
-        with :attr:`copies` processes (", 3 processes per row")."""
+        with :attr:`copies` processes (", the median of 3 processes per row")."""
         rounds = f"best of {self.rounds} alternating round(s) of {self.seconds:g} s"
-        return f"{rounds}, {self.copies} processes per row" if copied else rounds
+        return f"{rounds}, the median of {self.copies} processes per row" if copied else rounds

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import os
 import platform
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 
@@ -22,7 +24,9 @@ class Figure:
     per_second: float
     baseline: float | None = None
     rounds: tuple[float, ...] = ()
-    """Each round's figure, when ``per_second`` is the best of them."""
+    """Each round's figure, when ``per_second`` is the best of them (of every process's)."""
+    process_bests: tuple[float, ...] = ()
+    """Each process's best round, when the server ran in several (:meth:`of_processes`)."""
 
     @classmethod
     def best(
@@ -31,10 +35,34 @@ class Figure:
         """The figure of several rounds: the best of them."""
         return cls(section, row, column, max(rounds), baseline, tuple(rounds))
 
+    @classmethod
+    def of_processes(
+        cls,
+        section: str,
+        row: str,
+        column: str,
+        processes: Sequence[Sequence[float]],
+        baseline: float | None = None,
+    ) -> Figure:
+        """The figure of a server run in several processes, each measured in every round
+        (:func:`typical`)."""
+        bests = tuple(max(rounds) for rounds in processes)
+        every = tuple(chain.from_iterable(processes))
+        return cls(section, row, column, typical(processes), baseline, every, bests)
+
     @property
     def ratio(self) -> float | None:
         """``per_second`` over ``baseline``, or ``None`` without a baseline."""
         return self.per_second / self.baseline if self.baseline else None
+
+
+def typical(processes: Sequence[Sequence[float]]) -> float:
+    """A server's figure over its processes: the median of each process's best round. The
+    best round is what the process can do (other work only slows it down); processes of one
+    app differ by up to 11% (where their memory landed, see docs/performance.md), a lucky
+    one by as much as a target's margin, so the typical process stands for the app, not
+    the luckiest."""
+    return median(max(rounds) for rounds in processes)
 
 
 def _by_section(figures: Iterable[Figure]) -> dict[str, list[Figure]]:
@@ -93,7 +121,8 @@ def write_json(path: Path, figures: Iterable[Figure], about: Mapping[str, Any]) 
             {"section": f.section, "row": f.row, "column": f.column,
              "per_second": round(f.per_second, 1), "us_each": round(1e6 / f.per_second, 2),
              "ratio": None if f.ratio is None else round(f.ratio, 3),
-             "rounds": [round(rate, 1) for rate in f.rounds]}
+             "rounds": [round(rate, 1) for rate in f.rounds],
+             "process_bests": [round(rate, 1) for rate in f.process_bests]}
             for f in figures
         ],
     }  # fmt: skip

@@ -21,7 +21,7 @@ from .app import USER, session_cookie
 from .goals import Goal, ratio
 from .load import Target, alternating, described, first_visit, pooled
 from .plan import Plan
-from .report import Figure
+from .report import Figure, typical
 from .servers import STACKS, Server, authjs_peer, copies_of, running, uvicorn
 
 AUTHJS = "Auth.js (node)"
@@ -143,14 +143,15 @@ def http_figures(plan: Plan) -> list[Figure]:
     title, figures = section(plan), []
     for route in ROUTES:
         if (route.name, AUTHJS) in rates:
-            figures.append(Figure.best(title, route.name, AUTHJS, rates[route.name, AUTHJS]))
-        authjs_rounds = rates.get((route.authjs_row or route.name, AUTHJS))
-        baseline = max(authjs_rounds) if authjs_rounds else None
+            figures.append(
+                Figure.of_processes(title, route.name, AUTHJS, rates[route.name, AUTHJS])
+            )
+        theirs = rates.get((route.authjs_row or route.name, AUTHJS))
+        baseline = typical(theirs) if theirs else None
         for stack in STACKS:
             column = _column(stack)
-            figures.append(
-                Figure.best(title, route.name, column, rates[route.name, column], baseline)
-            )
+            processes = rates[route.name, column]
+            figures.append(Figure.of_processes(title, route.name, column, processes, baseline))
     return figures
 
 

@@ -60,7 +60,7 @@ def test_without_wrk_the_bench_runs_the_asyncio_client(
         load.requests_per_second(Target(server + "/not-auth"), 0.3)
 
 
-def test_copies_of_a_server_are_processes_of_their_own_and_their_rounds_are_pooled() -> None:
+def test_copies_of_a_server_are_processes_of_their_own_and_their_rounds_kept_apart() -> None:
     servers = {"app": uvicorn("bench.app:create_app", "h11 + asyncio")}
     with running(copies_of(servers, 2)) as urls:
         assert list(urls) == [("app", 0), ("app", 1)]
@@ -68,4 +68,4 @@ def test_copies_of_a_server_are_processes_of_their_own_and_their_rounds_are_pool
         for url in urls.values():
             first_visit(url + "/auth/csrf", "", lambda body: "csrfToken" in body, keep=False)
     rates = {("a", 0): [1.0, 5.0], ("a", 1): [3.0], ("b", 0): [2.0]}
-    assert pooled(rates) == {"a": [1.0, 5.0, 3.0], "b": [2.0]}
+    assert pooled(rates) == {"a": [[1.0, 5.0], [3.0]], "b": [[2.0]]}
