@@ -155,11 +155,14 @@ class FleetBrowser(Browser):
         self.last: httpx.Response | None = None
         world.users[user].append(self)
 
-    async def send(self, kind: str, method: str, path: str, **options: Any) -> httpx.Response:
+    async def send(
+        self, kind: str, method: str, path: str, *, since: float | None = None, **options: Any
+    ) -> httpx.Response:
         """One request; a 5xx fails the step (a documented one while a store is down is
-        counted as fail-closed instead of as a server error)."""
+        counted as fail-closed instead of as a server error). ``since``: when the request
+        that led to this one was sent (the error page's status is the callback's failure)."""
         self.tally.requests[kind] += 1
-        start = time.monotonic()
+        start = time.monotonic() if since is None else since
         try:
             response = await self.http.request(method, path, **options)
         except httpx.RemoteProtocolError:
@@ -203,13 +206,14 @@ class FleetBrowser(Browser):
         expect(location.startswith(self.op.authorization_endpoint), f"redirected to {location}")
         answer = await self.op.alogin(self.http, location, user=self.user)
         self.op_session = True
+        called_back = time.monotonic()
         callback = await self.send("oidc callback", "GET", answer.url)
         landed = "same node" if callback.headers.get(NODE_HEADER) == started_on else "elsewhere"
         self.tally.callbacks[landed] += 1
         expect(callback.status_code == 302, f"the callback answered {callback.status_code}")
         location = callback.headers["location"]
         if "/auth/error" in location:
-            await self.send("error page", "GET", location)
+            await self.send("error page", "GET", location, since=called_back)
         expect(location == self.url + "/", f"the OIDC callback redirected to {location}")
         self.expected = f"{self.user}@example.test"
         await self.read()
@@ -247,6 +251,14 @@ class FleetBrowser(Browser):
         self.tally.raced += 1
         self.expected = None
         return True
+
+    async def settled_read(self) -> Any:
+        """:meth:`read`, once every node must have seen a revocation that made an answer
+        other than a read's say "no session" (:data:`REFUSAL_LIMIT` later): a burst's answers
+        race each other for the cookie, a revoke's 401 does not delete it, and the node that
+        answered may have seen a revocation of the user that the next one has not yet."""
+        await anyio.sleep(REFUSAL_LIMIT)
+        return await self.read()
 
     async def ensure_signed_in(self) -> bool:
         """Signed in (a sign-in if need be); ``False`` when a revocation of the user raced
@@ -310,7 +322,7 @@ async def _burst(browser: FleetBrowser, kind: str) -> None:
     tokens = {answer.json()["token"] for answer in answers}
     nodes = {answer.headers.get(NODE_HEADER) for answer in answers}
     browser.tally.bursts[f"{len(nodes)} nodes"] += 1
-    if None in tokens and await browser.read() is None:
+    if None in tokens and await browser.settled_read() is None:
         return  # ended meanwhile (the read tells whether it may have been)
     expect(None not in tokens, f"no access token in a burst: {[a.text for a in answers]}")
     if kind == "expired" and browser.strategy == "jwt":  # (an account row is shared)
@@ -346,7 +358,7 @@ async def revoke_everywhere(browser: FleetBrowser) -> None:
     started = time.monotonic()
     async with revoking(browser):
         response = await browser.send("revoke", "POST", "/api/revoke", json={})
-    if response.status_code == 401 and await browser.read() is None:
+    if response.status_code == 401 and await browser.settled_read() is None:
         return  # ended meanwhile (as for a burst)
     expect(response.status_code == 200, f"revoke answered {response.status_code}")
     await _refused_everywhere(browser, cookie, "revoke", started)
