@@ -24,7 +24,7 @@ class Figure:
     per_second: float
     baseline: float | None = None
     rounds: tuple[float, ...] = ()
-    """Each round's figure, when ``per_second`` is the best of them (of every process's)."""
+    """Each round's figure (of every process, one process after another)."""
     process_bests: tuple[float, ...] = ()
     """Each process's best round, when the server ran in several (:meth:`of_processes`)."""
 
