@@ -11,6 +11,7 @@ from .config import TwoFactorOptions, as_record
 from .errors import Configuration, MissingAdapter, MissingAdapterMethods
 from .events import accepts
 from .providers import EmailProvider, HTTPEmailProvider, PasswordProvider, Provider
+from .two_factor import SINGLE_FACTOR
 
 PASSWORD_METHODS = (
     "create_user",
@@ -68,14 +69,18 @@ def two_factor_options(
     options = as_record(TwoFactorOptions, value, "two_factor")
     ids = {p.id for p in providers}
     chosen = options.providers
-    if chosen != "all":
+    if chosen not in ("all", SINGLE_FACTOR):
         if isinstance(chosen, str) or not all(isinstance(i, str) for i in chosen):
-            raise Configuration('`two_factor.providers` must be a list of provider ids or "all"')
+            raise Configuration(
+                '`two_factor.providers` must be a list of provider ids, "all" or "single-factor"'
+            )
         unknown = sorted(set(chosen) - ids)
         if unknown:
             raise Configuration(f"`two_factor.providers` names unknown providers: {unknown}")
-    for name in ("trust_device_days", "challenge_max_age", "email_code_max_age"):
+    for name in ("trust_device_days", "challenge_max_age", "email_code_max_age", "max_failures"):
         number = getattr(options, name)
+        if number is None and name == "max_failures":
+            continue
         least = 0 if name == "trust_device_days" else 1
         if isinstance(number, bool) or not isinstance(number, int) or number < least:
             raise Configuration(f"`two_factor.{name}` must be an integer >= {least}")

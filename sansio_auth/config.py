@@ -224,8 +224,9 @@ class TwoFactorOptions:
     provider configured) or, with ``email_code``, a code sent to their address.
     """
 
-    providers: Sequence[str] | Literal["all"] = ("password",)
-    """The providers whose sign-ins ask for the second factor (ids), or ``"all"``."""
+    providers: Sequence[str] | Literal["all", "single-factor"] = "single-factor"
+    """The providers whose sign-ins ask for the second factor (ids), ``"all"``, or
+    ``"single-factor"``: every way in that is one factor, a password or an e-mailed link."""
     require_two_factor: bool = False
     """Every user must set up a second factor: one who has none sets it up before their
     first session is issued."""
@@ -239,6 +240,10 @@ class TwoFactorOptions:
     """Offer a code sent by e-mail at the challenge (by the password provider's sender)."""
     email_code_max_age: int = 10 * 60
     """Seconds an e-mailed code stays valid."""
+    max_failures: int | None = 100
+    """Wrong codes in a row after which the user's authenticator app (and e-mailed codes) are
+    locked until they sign in with a recovery code or a passkey and set the app up again
+    (``None``: never). Counted in the rate limits' store."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -6,8 +6,11 @@
   (an HMAC under a key derived from each secret, so a database dump does not reveal them);
 * the TOTP secret at rest — :func:`seal_secret`/:func:`open_secret`, AES-256-GCM under a key
   derived from the secrets (newest first, so secrets rotate);
-* the pending sign-in and the trusted device — payloads of encrypted cookies
-  (:mod:`sansio_auth.jwt`), checked by :func:`read_pending` and :func:`trusts`.
+* an authenticator app locked after too many wrong codes — :func:`is_locked`, counted by
+  :func:`failure_series`;
+* the pending sign-in, the set-up and the trusted device — payloads of encrypted cookies
+  (:mod:`sansio_auth.jwt`), checked by :func:`read_pending`, :func:`setup_secret` and
+  :func:`trusts`.
 """
 
 from __future__ import annotations
@@ -44,9 +47,24 @@ class Next(enum.Enum):
     ENROL = "have the user set up a second factor first (required app-wide)"
 
 
-def covers(providers: Sequence[str] | str, provider_id: str) -> bool:
-    """Whether two-factor applies to sign-ins with ``provider_id`` (``"all"``: every one)."""
-    return providers == "all" or provider_id in providers
+SINGLE_FACTOR = "single-factor"
+"""``two_factor.providers``' default: every way in that is a single factor the library runs
+itself, a password and an e-mailed link (a passkey is two factors already; an OAuth or
+OpenID Connect provider authenticates the user its own way; a credentials provider's
+``authorize`` is the app's)."""
+SINGLE_FACTOR_TYPES = frozenset({"password", "email"})
+"""The account types of :data:`SINGLE_FACTOR`'s sign-ins."""
+
+
+def covers(providers: Sequence[str] | str, provider_id: str, account_type: str = "") -> bool:
+    """Whether two-factor applies to a sign-in with ``provider_id`` (an account of
+    ``account_type``): ``"all"`` every one, :data:`SINGLE_FACTOR` the single-factor ones,
+    else the ids listed."""
+    if providers == "all":
+        return True
+    if providers == SINGLE_FACTOR:
+        return account_type in SINGLE_FACTOR_TYPES
+    return provider_id in providers
 
 
 def decide(*, covered: bool, enrolled: bool, required: bool, trusted: bool) -> Next:
@@ -144,6 +162,26 @@ def open_secret(sealed: str, secrets: Sequence[str]) -> str:
 
 # -- the stored record ---------------------------------------------------------------------------
 
+LOCKED_STEP = 2**62
+"""The ``totp_last_step`` of an authenticator app locked after too many wrong codes: later
+than any real step, so every code of the app is refused (``use_totp_step`` cannot go back)
+until it is set up again. Recovery codes and passkeys still answer."""
+
+
+def is_locked(record: Mapping[str, Any] | None) -> bool:
+    """Whether the user's authenticator app (and e-mailed codes) are locked
+    (:data:`LOCKED_STEP`)."""
+    step = record.get("totp_last_step") if record else None
+    return isinstance(step, int) and step >= LOCKED_STEP
+
+
+def failure_series(user_id: str, record: Mapping[str, Any]) -> str:
+    """What the wrong codes of ``user_id`` are counted under: their second factor as it
+    stands (set up at, last app step used, recovery codes left), so a right code of the app
+    or a recovery code starts a new count, and so does setting the factor up again."""
+    codes = record.get("recovery_codes") or ()
+    return f"{user_id}:{enrolled_at(record)}:{record.get('totp_last_step')}:{len(codes)}"
+
 
 def enrolled_at(record: Mapping[str, Any] | None) -> int | None:
     """When the user's second factor was set up (Unix seconds), ``None`` if it was not."""
@@ -165,6 +203,10 @@ class Pending(msgspec.Struct, frozen=True, kw_only=True):
 
     user_id: str
     account: dict[str, Any]
+    id: str = ""
+    """A random name of this waiting sign-in: what its set-up and e-mailed codes are bound to."""
+    email_codes: int = 0
+    """How many codes were e-mailed for it: only the last one is valid."""
     profile: dict[str, Any] | None = None
     is_new_user: bool = False
     enrol: bool = False
@@ -184,6 +226,21 @@ def read_pending(claims: Mapping[str, Any]) -> Pending:
         return msgspec.convert(claims.get("pending"), Pending)
     except msgspec.ValidationError as err:
         raise ValueError(f"the pending sign-in is malformed: {err}") from err
+
+
+def setup_payload(secret: str, user_id: str, bound_to: str) -> dict[str, Any]:
+    """The claims of the set-up cookie: the new app secret, for ``user_id`` in the session
+    (or waiting sign-in) ``bound_to``."""
+    return {"secret": secret, "sub": user_id, "bound_to": bound_to}
+
+
+def setup_secret(claims: Mapping[str, Any], user_id: str, bound_to: str) -> str | None:
+    """The secret of decrypted set-up ``claims`` if they were made for ``user_id`` in
+    ``bound_to``, else ``None`` (a cookie copied from another account or session)."""
+    secret = claims.get("secret")
+    if claims.get("sub") != user_id or claims.get("bound_to") != bound_to:
+        return None
+    return secret if isinstance(secret, str) else None
 
 
 def trust_payload(user_id: str, since: int) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 operations (:data:`SENSITIVE`) need a session signed in at most ``session.fresh_age`` seconds
 ago. It is one rule for all of them, asked through
 :func:`.session_list.require_current` (``operation=``); the password and e-mail changes still
-ask for the current password, and turning two-factor off for a fresh code, on top of it.
+ask for the current password, and turning two-factor off or replacing it for a fresh code of
+it, on top of it. Every way in that can be added to an account (a second factor, a passkey, a
+provider's account) is sensitive: a stolen session that could add one would own the account.
 
 A session's sign-in time is its ``auth_time`` claim (JWT sessions; the OpenID Connect claim
 of the same meaning) or its row's ``created_at`` (database sessions): both are set when a
@@ -19,14 +21,19 @@ SENSITIVE = frozenset(
     {
         "change-password",
         "change-email",
+        "enable-two-factor",
         "disable-two-factor",
+        "link-account",
         "unlink-account",
         "delete-user",
     }
 )
-"""The operations that need a fresh sign-in (the routes ``change-password``,
-``change-email``, ``two-factor-setup`` with ``action=disable``, ``unlink/<provider>`` and
-``delete-user``, and the runtime's ``unlink_account`` and ``delete_user``)."""
+"""The operations that need a fresh sign-in: the routes ``change-password``,
+``change-email``, ``two-factor-setup`` (setting up or replacing the authenticator app, and
+turning it off), ``link/<provider>`` and every link of an account to the signed-in user (a
+provider's account coming back signed in, a passkey registered while signed in),
+``unlink/<provider>`` and ``delete-user``; and the runtime's ``unlink_account`` and
+``delete_user``."""
 
 
 def is_fresh(signed_in_at: float | None, now: float, fresh_age: int) -> bool:

@@ -21,7 +21,6 @@ import msgspec
 from .._context import Context, Reply, add_query
 from .._flow import Step, call_adapter, emit, invoke, log_error
 from ..adapters import AdapterConflict
-from ..cookies import read_chunked
 from ..errors import (
     AccessDenied,
     AccountNotLinked,
@@ -31,6 +30,7 @@ from ..errors import (
     OAuthAccountNotLinked,
 )
 from . import second_factor
+from .session_list import check_operation, current_session
 from .strategies import LoginResult, session_strategy, utc
 
 
@@ -156,7 +156,8 @@ def _account_login(
     retry: bool,
 ) -> Step[LoginResult]:
     """Gather the facts :func:`decide_link` needs, then do what it decided."""
-    current = yield from signed_in_user(ctx)
+    session = yield from current_session(ctx)
+    current = session.user if session is not None and session.stored else None
     owner = yield from user_by_account(ctx, account)
     try:
         by_email = None
@@ -189,7 +190,9 @@ def _account_login(
                 assert owner is not None
                 return LoginResult(user=owner, account=_owned(account, owner))
             case Link.LINK_TO_CURRENT:
+                assert session is not None
                 assert current is not None
+                check_operation(ctx, session, "link-account")  # a new way in: a fresh sign-in only
                 return (yield from _link_to(ctx, current, account, link, profile, keep=True))
             case Link.LINK_BY_EMAIL:
                 assert by_email is not None
@@ -279,14 +282,6 @@ def _email_login(
         is_new_user=True,
         events=(("create_user", {"user": stored}),),
     )
-
-
-def signed_in_user(ctx: Context) -> Step[dict[str, Any] | None]:
-    """The stored user of the browser's session cookie, if it is a live session."""
-    value, _ = read_chunked(ctx.cookies, ctx.cookie_specs.session_token.name)
-    if value is None:
-        return None
-    return (yield from session_strategy(ctx).signed_in_user(ctx, value))
 
 
 def _link(

@@ -30,9 +30,8 @@ from ..errors import (
 from ..oauth.checks import unseal_claims
 from ..providers import OAuthProvider, PasswordProvider
 from ..settings import Settings
-from .login import signed_in_user
 from .revocation import revoke
-from .session_list import CurrentSession
+from .session_list import CurrentSession, current_session
 from .session_records import drop, records_kept
 
 SIGN_IN_TYPES = frozenset({"oauth", "oidc", "webauthn"})
@@ -228,6 +227,6 @@ def check_link(ctx: Context, provider: OAuthProvider) -> Step[None]:
         )["value"]
     except InvalidCheck:  # expired, or an abandoned link of another provider: a sign-in
         return
-    current = yield from signed_in_user(ctx)
-    if current is None or str(current["id"]) != user_id:
+    current = yield from current_session(ctx)
+    if current is None or not current.stored or current.user_id != user_id:
         raise SessionRequired("the session that asked to link this account has ended")

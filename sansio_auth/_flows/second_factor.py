@@ -42,7 +42,8 @@ def intercept(
     options = ctx.settings.two_factor
     if options is None or login.keep_session:
         return None
-    covered = covers(options.providers, str(login.account.get("provider")))
+    account = login.account
+    covered = covers(options.providers, str(account.get("provider")), str(account.get("type")))
     if not covered:
         return None
     user_id = str(login.user["id"])
@@ -70,6 +71,7 @@ def intercept(
     pending = Pending(
         user_id=user_id,
         account=dict(login.account),
+        id=ctx.random_hex(16),
         profile=dict(profile) if profile is not None else None,
         is_new_user=login.is_new_user,
         enrol=step is Next.ENROL,

@@ -9,7 +9,7 @@ route                           operation                      fresh sign-in
 ``POST revoke-session``         ``revoke-session`` (``id``)
 ``POST revoke-other-sessions``  ``revoke-other-sessions``
 ``GET accounts``                ``list-accounts``
-``POST link/<provider>``        starts linking (see :mod:`.own_accounts`)
+``POST link/<provider>``        starts linking (see :mod:`.own_accounts`)  yes
 ``POST unlink/<provider>``      ``unlink-account``             yes
 ``POST delete-user``            ``delete-user``                yes
 ==============================  =============================  ===============
@@ -294,7 +294,7 @@ def link_route(ctx: Context) -> Step[Reply]:
     json = wants_json(ctx)
     try:
         ctx.check_csrf()
-        current = yield from require_current(ctx)
+        current = yield from require_current(ctx, operation="link-account")
         provider = own_accounts.link_target(ctx, current)
     except Exception as err:
         if not _refused(err, json):

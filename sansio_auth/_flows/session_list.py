@@ -129,9 +129,15 @@ def require_current(ctx: Context, *, operation: str | None = None) -> Step[Curre
     current = yield from current_session(ctx)
     if current is None:
         raise SessionRequired("sign in first")
+    check_operation(ctx, current, operation)
+    return current
+
+
+def check_operation(ctx: Context, current: CurrentSession, operation: str | None) -> None:
+    """:class:`~sansio_auth.errors.SessionNotFresh` when ``operation`` is sensitive and
+    ``current`` did not sign in within ``session.fresh_age``."""
     if operation in SENSITIVE:
         check_fresh(current.signed_in_at, ctx.now, ctx.settings.session.fresh_age)
-    return current
 
 
 def _seconds(value: Any) -> float | None:

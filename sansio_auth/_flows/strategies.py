@@ -79,10 +79,6 @@ class SessionStrategy(ABC):
         session`` answers it, or ``None``; refreshes or deletes the cookie as needed."""
 
     @abstractmethod
-    def signed_in_user(self, ctx: Context, value: str) -> Step[dict[str, Any] | None]:
-        """The stored user the cookie ``value`` belongs to while its session is live."""
-
-    @abstractmethod
     def issue(
         self, ctx: Context, login: LoginResult, *, profile: Mapping[str, Any] | None
     ) -> Step[None]:
@@ -200,13 +196,6 @@ class JWTSessions(SessionStrategy):
         return (
             yield from expose(ctx, user, expires, token=token, user=None, data=data, update=update)
         )
-
-    def signed_in_user(self, ctx: Context, value: str) -> Step[dict[str, Any] | None]:
-        token = yield from live_token(ctx, value)
-        if token is None:
-            return None
-        found = yield from call_adapter(ctx.settings.adapter, "get_user", token["sub"])
-        return dict(found) if found else None
 
     def issue(
         self, ctx: Context, login: LoginResult, *, profile: Mapping[str, Any] | None
@@ -401,14 +390,6 @@ class DatabaseSessions(SessionStrategy):
         return (
             yield from expose(ctx, shown, expires, token=None, user=user, data=data, update=update)
         )
-
-    def signed_in_user(self, ctx: Context, value: str) -> Step[dict[str, Any] | None]:
-        found = session_and_user(
-            (yield from call_adapter(ctx.settings.adapter, "get_session_and_user", value))
-        )
-        if found is None or timestamp(found[0]["expires"]) <= ctx.now:
-            return None
-        return dict(found[1])
 
     def issue(
         self, ctx: Context, login: LoginResult, *, profile: Mapping[str, Any] | None

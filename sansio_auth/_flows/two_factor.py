@@ -1,4 +1,4 @@
-"""``GET|POST two-factor``: the second factor of a waiting sign-in (not in Auth.js).
+"""``GET|POST two-factor``: the second factor of a waiting sign-in.
 
 The browser holds the pending cookie (:mod:`.second_factor`). ``GET`` shows the challenge —
 or, when the app requires two-factor and the user has none, the set-up — and with
@@ -6,10 +6,14 @@ or, when the app requires two-factor and the user has none, the set-up — and w
 (``method``: ``totp``, ``recovery``, ``email``, ``passkey``, ``send-email``, or ``enrol``
 for the set-up) and only then issues the session. A wrong code shows the challenge again
 (the sign-in keeps waiting until it expires); nothing is written but what a right answer
-uses up (the TOTP step, the recovery code, the e-mailed code, the passkey's counter).
+uses up (the TOTP step, the recovery code, the e-mailed code, the passkey's counter), and the
+count of wrong codes (:func:`.factors.count_failure`). An e-mailed code belongs to the waiting
+sign-in it was sent for, and only the last one sent is valid.
 """
 
 from __future__ import annotations
+
+import msgspec
 
 from .. import _webauthn as ceremony
 from .._context import Context, Reply, json_reply
@@ -17,12 +21,12 @@ from .._flow import Step, call_adapter
 from ..errors import TwoFactorExpired, WebAuthnVerificationError
 from ..oauth.checks import b64url
 from ..pages import two_factor as pages
-from ..two_factor import Pending, enrolled_at
+from ..two_factor import Pending, enrolled_at, is_locked
 from .accounts import answer, new_code, password_provider, send
-from .factors import enable, enrol_form, new_codes_page, verify_factor
+from .factors import LOCKABLE, count_failure, enable, enrol_form, new_codes_page, verify_factor
 from .limits import code_attempt, email_attempt
 from .login import complete_login
-from .second_factor import clear_pending, pending_of, trust_device
+from .second_factor import clear_pending, pending_of, set_pending, trust_device
 from .strategies import LoginResult
 from .webauthn import _credential_id, _response_data, webauthn_provider
 
@@ -61,7 +65,8 @@ def available(ctx: Context, user_id: str) -> Step[set[str]]:
     adapter = ctx.settings.adapter
     record = yield from call_adapter(adapter, "get_two_factor", user_id)
     methods = set()
-    if record:
+    locked = is_locked(record)
+    if record and not locked:
         methods.add("totp")
         if record.get("recovery_codes"):
             methods.add("recovery")
@@ -70,7 +75,7 @@ def available(ctx: Context, user_id: str) -> Step[set[str]]:
         if found:
             methods.add("passkey")
     options = ctx.settings.two_factor
-    if options is not None and options.email_code and record:
+    if options is not None and options.email_code and record and not locked:
         methods.add("email")
     return methods
 
@@ -92,16 +97,34 @@ def answer_challenge(ctx: Context) -> Step[Reply]:
         good = yield from _passkey(ctx, pending)
     elif method in ("totp", "recovery", "email"):
         record = yield from call_adapter(ctx.settings.adapter, "get_two_factor", pending.user_id)
+        if not record:
+            return (yield from _challenge(ctx, pending, "invalid_code", status=400))
         field = {"totp": "code", "recovery": "recovery_code", "email": "email_code"}[str(method)]
-        good = bool(record) and (
-            yield from verify_factor(ctx, pending.user_id, record, str(method), ctx.form.get(field))
+        good = yield from verify_factor(
+            ctx,
+            pending.user_id,
+            record,
+            str(method),
+            ctx.form.get(field),
+            email_identifier=email_identifier(pending),
         )
+        if not good:
+            locked = yield from count_failure(ctx, pending.user_id, record)
+            error = "locked" if locked and method in LOCKABLE else "invalid_code"
+            return (yield from _challenge(ctx, pending, error, status=400))
     else:
         good = False
     if not good:
         error = "passkey_failed" if method == "passkey" else "invalid_code"
         return (yield from _challenge(ctx, pending, error, status=400))
     return (yield from _complete(ctx, pending))
+
+
+def email_identifier(pending: Pending) -> str | None:
+    """Where the last code e-mailed for ``pending`` is stored (``None``: none was sent)."""
+    if not pending.email_codes:
+        return None
+    return f"two-factor:{pending.user_id}:{pending.id}:{pending.email_codes}"
 
 
 def _complete(ctx: Context, pending: Pending, codes: list[str] | None = None) -> Step[Reply]:
@@ -124,7 +147,7 @@ def _complete(ctx: Context, pending: Pending, codes: list[str] | None = None) ->
 
 def _enrol(ctx: Context, pending: Pending) -> Step[Reply]:
     """The forced set-up: confirm the app with a code, then sign in (showing the codes)."""
-    codes = yield from enable(ctx, pending.user_id)
+    codes = yield from enable(ctx, pending.user_id, _setup_binding(pending))
     if codes is None:
         return _forced_setup(ctx, pending, "invalid_code", status=400)
     return (yield from _complete(ctx, pending, codes))
@@ -141,9 +164,14 @@ def _send_code(ctx: Context, pending: Pending) -> Step[Reply]:
     refused = yield from email_attempt(ctx, provider.id, email)
     if refused is not None:
         return refused
-    code, expires = yield from new_code(
-        ctx, f"two-factor:{pending.user_id}", options.email_code_max_age
-    )
+    record = yield from call_adapter(ctx.settings.adapter, "get_two_factor", pending.user_id)
+    if is_locked(record):
+        return (yield from _challenge(ctx, pending, "locked", status=400))
+    pending = msgspec.structs.replace(pending, email_codes=pending.email_codes + 1)
+    identifier = email_identifier(pending)
+    assert identifier is not None
+    code, expires = yield from new_code(ctx, identifier, options.email_code_max_age)
+    set_pending(ctx, pending)  # the codes sent before no longer count
     yield from send(
         ctx,
         provider,
@@ -163,11 +191,18 @@ def _forced_setup(ctx: Context, pending: Pending, error: str, *, status: int) ->
         ctx,
         account,
         error,
+        user_id=pending.user_id,
+        bound_to=_setup_binding(pending),
         action_url=ctx.url("two-factor"),
         required=True,
         method="enrol",
         status=status,
     )
+
+
+def _setup_binding(pending: Pending) -> str:
+    """What the forced set-up of ``pending`` is bound to: the waiting sign-in."""
+    return f"waiting:{pending.id}"
 
 
 # -- a passkey as second factor ----------------------------------------------------------------

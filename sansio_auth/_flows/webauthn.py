@@ -22,17 +22,12 @@ import msgspec
 from .. import _webauthn as ceremony
 from .._context import Context, Reply, json_reply
 from .._flow import Step, call_adapter, invoke, log_warning
-from ..errors import AuthError, InvalidProvider, WebAuthnVerificationError
+from ..errors import AuthError, InvalidProvider, SessionNotFresh, WebAuthnVerificationError
 from ..oauth.checks import b64url
 from ..providers import WebAuthnProvider
 from .limits import attempt
-from .login import (
-    finish_login,
-    handle_login,
-    run_sign_in_callback,
-    signed_in_user,
-    undo_sign_up,
-)
+from .login import finish_login, handle_login, run_sign_in_callback, undo_sign_up
+from .session_list import check_operation, current_session
 from .strategies import LoginResult
 
 Decision = Literal["register", "authenticate"]
@@ -53,7 +48,13 @@ def webauthn_options(ctx: Context) -> Step[Reply]:
     action = ctx.query.get("action")
     if action not in (None, "register", "authenticate"):
         return json_reply({"error": "Invalid action"}, status=400)
-    current = yield from signed_in_user(ctx)
+    session = yield from current_session(ctx)
+    current = session.user if session is not None and session.stored else None
+    if session is not None and current is not None and action == "register":
+        try:  # a new way in for the signed-in user: a fresh sign-in only
+            check_operation(ctx, session, "link-account")
+        except SessionNotFresh as err:
+            return json_reply({"error": err.type, "message": err.message}, status=403)
     email = ctx.query.get("email")
     user = current if current is not None else ({"email": email} if email else None)
     decision = infer_action(action, signed_in=current is not None, has_user=user is not None)

@@ -20,6 +20,8 @@ MESSAGES = {
     "invalid_code": "That code is not valid. Check it and try again.",
     "code_sent": "We emailed you a code. It is valid for a few minutes.",
     "passkey_failed": "The passkey could not be verified. Try again, or use a code.",
+    "locked": "Too many wrong codes: codes from your app and by email no longer work. "
+    "Use a recovery code or a passkey, then set your app up again.",
     "MissingCSRF": "The form expired. Please try again.",
 }
 
@@ -132,12 +134,19 @@ def enrol_page(
     secret: str,
     error: str = "",
     required: bool = False,
+    ask_current: bool = False,
     **hidden: str,
 ) -> str:
-    """Set up an authenticator app: the QR code, the secret, and a first code to confirm."""
+    """Set up an authenticator app: the QR code, the secret, and a first code to confirm
+    (``ask_current``: it replaces one, whose code, or a recovery code, is asked too)."""
     intro = (
         "<p>This site requires two-factor authentication. Set it up to finish signing in.</p>"
         if required
+        else ""
+    )
+    current = (
+        _code_input("current_code", "Code from your current app, or a recovery code", numeric=False)
+        if ask_current
         else ""
     )
     body = (
@@ -149,15 +158,28 @@ def enrol_page(
         + f"<p>Or enter this key: <code data-totp-secret>{escape(secret)}</code></p>"
         + f'<p class="uri"><a href="{escape(uri)}" data-totp-uri>'
         + "Open in an app on this device</a></p>"
-        + _form(action_url, csrf_token, _code_input(), "Turn on", **hidden)
+        + _form(
+            action_url,
+            csrf_token,
+            _code_input("code", "Code from the new app") + current,
+            "Replace" if ask_current else "Turn on",
+            **hidden,
+        )
     )
     return _shell("Set up two-factor authentication", body, theme)
 
 
 def manage_page(
-    *, action_url: str, csrf_token: str, theme: Theme, codes_left: int, error: str = ""
+    *,
+    action_url: str,
+    replace_url: str,
+    csrf_token: str,
+    theme: Theme,
+    codes_left: int,
+    error: str = "",
 ) -> str:
-    """Two-factor is on: new recovery codes, or turning it off (each needs a code)."""
+    """Two-factor is on: new recovery codes, turning it off (each needs a code), or replacing
+    the authenticator app (at ``replace_url``)."""
     code = _code_input("code", "Code from your app, or a recovery code", numeric=False)
     body = (
         "<h1>Two-factor authentication is on</h1>"
@@ -172,6 +194,7 @@ def manage_page(
             "Turn off two-factor authentication",
             action="disable",
         )
+        + f'<hr><p><a href="{escape(replace_url)}">Replace your authenticator app</a></p>'
     )
     return _shell("Two-factor authentication", body, theme)
 

@@ -1,6 +1,7 @@
 """The fresh sign-in rule, one rule for every sensitive operation (``freshness.SENSITIVE``):
-changing the password or the address, turning two-factor off, unlinking an account and
-deleting the user each refuse a session signed in longer ago than ``session.fresh_age``
+changing the password or the address, setting up (or replacing) and turning off two-factor,
+linking and unlinking an account and deleting the user each refuse a session signed in longer
+ago than ``session.fresh_age``
 (the sign-in page again, or ``403 SessionNotFresh``) and write nothing; after a new sign-in
 they go through, the password and code checks still asked on top. A password change keeps
 this browser signed in as fresh as it was, and ends the others (their records too)."""
@@ -93,6 +94,15 @@ def _ann_id(accounts: Accounts) -> str | None:
     return accounts.adapter.store.user_by_email.get(ANN)
 
 
+def _replacement(site: Site) -> dict[str, str]:
+    """Replacing Ann's app: a code of the new one (its set-up page is open only to a fresh
+    session) and one of her current app."""
+    b = site.browser
+    page = b.get(f"{site.accounts.base}/two-factor-setup?action=replace", headers=JSON)
+    new = code_for(page.json()["uri"], b.clock.now) if page.status == 200 else "123456"
+    return {"action": "enable", "code": new, "current_code": code_for(site.uri, b.clock.now)}
+
+
 OPERATIONS = {
     "change-password": Operation(
         "change-password",
@@ -105,6 +115,18 @@ OPERATIONS = {
         lambda site: {"email": "new@example.com", "password": PW},
         {"email": "new@example.com", "password": "not my password"},
         lambda a: any(m.kind == "change-email" for m in a.outbox.sent),
+    ),
+    "enable-two-factor": Operation(
+        "two-factor-setup",
+        _replacement,
+        {"action": "enable", "code": "000000", "current_code": "000000"},
+        lambda a: a.adapter.store.two_factors != TWO_FACTORS[id(a)],
+    ),
+    "link-account": Operation(
+        "link/op",
+        lambda site: {},
+        None,
+        lambda a: "authjs.link-account" in a.browser.cookies(),
     ),
     "disable-two-factor": Operation(
         "two-factor-setup",
@@ -121,6 +143,7 @@ OPERATIONS = {
     "delete-user": Operation("delete-user", lambda site: {}, None, lambda a: _ann_id(a) is None),
 }
 PASSWORDS: dict[int, str] = {}
+TWO_FACTORS: dict[int, Any] = {}
 
 
 def stored(accounts: Accounts) -> dict[str, Any]:
@@ -144,6 +167,7 @@ def test_a_stale_session_is_sent_to_sign_in_again_and_nothing_changes(
     site = ann_everywhere(strategy)
     accounts, operation = site.accounts, OPERATIONS[name]
     PASSWORDS[id(accounts)] = accounts.adapter.store.passwords[str(_ann_id(accounts))]
+    TWO_FACTORS[id(accounts)] = copy.deepcopy(accounts.adapter.store.two_factors)
     before = stored(accounts)
     sent = len(accounts.outbox.sent)
     refused = post(site, operation.route, json=json, **operation.right(site))

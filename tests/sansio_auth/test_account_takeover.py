@@ -1,0 +1,253 @@
+"""Account takeovers an audit tried through the engine, each refused: a stolen, stale session
+that sets up or replaces the second factor or adds a way in; a set-up cookie carried into
+another account's session; e-mailed codes of another waiting sign-in; guessing codes for
+ever; mailbox access alone past the second factor."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sansio_auth.providers import Email, Passkey
+from sansio_auth.testing import seeded_entropy
+from sansio_auth.testing.webauthn import SoftAuthenticator
+from sansio_auth.two_factor import is_locked
+from tests.sansio_auth.accounts_peer import Accounts, build, code_for, sign_in, sign_up, verify
+from tests.sansio_auth.driver import Browser, query_of
+from tests.sansio_auth.oauth.fake_op import FakeOP
+from tests.sansio_auth.oauth.fake_op import sign_in as op_sign_in
+
+ANN, EVE, PW = "ann@example.com", "eve@example.com", "correct horse battery"
+FRESH = 600
+JSON = {"accept": "application/json"}
+
+
+def site(**options: Any) -> Accounts:
+    options.setdefault("two_factor", {"trust_device_days": 0})
+    accounts = build(session={"fresh_age": FRESH}, **options)
+    for email in (ANN, EVE):
+        sign_up(accounts, email, PW)
+        verify(accounts, email)
+    return accounts
+
+
+def post(accounts: Accounts, route: str, browser: Browser | None = None, **form: str) -> Any:
+    b = browser or accounts.browser
+    return b.post(f"{accounts.base}/{route}", form={"csrfToken": b.csrf_token(), **form})
+
+
+def set_up(accounts: Accounts, browser: Browser) -> str:
+    """The signed-in user of ``browser`` turns two-factor on; the app's URI."""
+    uri = browser.get(f"{accounts.base}/two-factor-setup", headers=JSON).json()["uri"]
+    done = post(accounts, "two-factor-setup", browser, action="enable",
+                code=code_for(uri, browser.clock.now))  # fmt: skip
+    assert done.status == 200, done
+    return str(uri)
+
+
+def user_id(accounts: Accounts, email: str) -> str:
+    return str(accounts.adapter.store.user_by_email[email])
+
+
+def test_a_stale_session_cannot_turn_two_factor_on_and_the_page_asks_for_a_sign_in() -> None:
+    accounts = site()
+    b = accounts.browser
+    sign_in(accounts, ANN, PW)
+    b.advance(FRESH + 1)
+    page = b.get(f"{accounts.base}/two-factor-setup")
+    assert query_of(page.location)["error"] == "SessionNotFresh"
+    refused = post(accounts, "two-factor-setup", action="enable", code="123456")
+    assert query_of(refused.location)["error"] == "SessionNotFresh"
+    assert accounts.adapter.store.two_factors == {}
+
+
+def test_a_set_up_cookie_made_in_another_account_confirms_nothing() -> None:
+    """Eve opens the set-up on her own account, then posts its cookie and a code of her app
+    in Ann's fresh session (stolen): a new set-up begins instead, Ann's factor stays."""
+    accounts = site()
+    ann_browser, eve = accounts.browser, accounts.pair.new_browser()
+    sign_in(accounts, ANN, PW, ann_browser)
+    ann_uri = set_up(accounts, ann_browser)
+    sign_in(accounts, EVE, PW, eve)
+    eve_uri = eve.get(f"{accounts.base}/two-factor-setup", headers=JSON).json()["uri"]
+    name = next(k for k in eve.jar if "two-factor-setup" in k)
+    ann_browser.advance(30)
+    before = dict(accounts.adapter.store.two_factors)
+    ann_browser.jar[name] = eve.jar[name]
+    refused = post(accounts, "two-factor-setup", ann_browser, action="enable",
+                   code=code_for(eve_uri, ann_browser.clock.now),
+                   current_code=code_for(ann_uri, ann_browser.clock.now))  # fmt: skip
+    assert refused.status == 400
+    assert accounts.adapter.store.two_factors == before
+
+
+def test_replacing_the_app_needs_a_code_of_the_current_one() -> None:
+    accounts = site()
+    b = accounts.browser
+    sign_in(accounts, ANN, PW)
+    old = set_up(accounts, b)
+    b.advance(30)
+    new = b.get(f"{accounts.base}/two-factor-setup?action=replace", headers=JSON).json()["uri"]
+    assert new != old
+    wrong = post(accounts, "two-factor-setup", action="enable",
+                 code=code_for(new, b.clock.now), current_code="000000")  # fmt: skip
+    assert wrong.status == 400
+    assert b"current_code" in wrong.body  # the replacement's form again
+    right = post(accounts, "two-factor-setup", action="enable",
+                 code=code_for(new, b.clock.now), current_code=code_for(old, b.clock.now))  # fmt: skip
+    assert right.status == 200
+    b.sign_out()
+    b.advance(30)
+    sign_in(accounts, ANN, PW)
+    assert (
+        post(accounts, "two-factor", method="totp", code=code_for(old, b.clock.now)).status == 400
+    )
+    assert (
+        post(accounts, "two-factor", method="totp", code=code_for(new, b.clock.now)).status == 302
+    )
+
+
+def test_a_stale_session_cannot_link_an_account_by_signing_in_with_it() -> None:
+    """Signing in with a provider while holding a stale session no longer links the
+    provider's account to the session's user: the browser is asked to sign in again."""
+    op = FakeOP()
+    op.users["eve"] = {"sub": "eve-sub", "email": "eve@op.example", "email_verified": True}
+    accounts = site(providers=[op.provider()])
+    op.connect(accounts.pair)
+    b = accounts.browser
+    sign_in(accounts, ANN, PW)
+    b.advance(FRESH + 1)
+    refused = op_sign_in(b, op, "op", user="eve")
+    assert query_of(refused.location)["error"] == "SessionNotFresh"
+    assert accounts.adapter.store.accounts == {}
+    sign_in(accounts, ANN, PW)  # fresh again: linking works
+    assert op_sign_in(b, op, "op", user="eve").status == 302
+    [linked] = accounts.adapter.store.accounts.values()
+    assert str(linked["user_id"]) == user_id(accounts, ANN)
+
+
+def test_a_stale_session_cannot_add_a_passkey() -> None:
+    accounts = site(providers=[Passkey()], experimental={"enable_webauthn": True})
+    b = accounts.browser
+    sign_in(accounts, ANN, PW)
+    b.advance(FRESH + 1)
+    refused = b.get(f"{accounts.base}/webauthn-options/passkey?action=register")
+    assert refused.status == 403
+    assert refused.json()["error"] == "SessionNotFresh"
+    sign_in(accounts, ANN, PW)
+    options = b.get(f"{accounts.base}/webauthn-options/passkey?action=register").json()
+    b.advance(FRESH + 1)  # stale again when the passkey comes back
+    phone = SoftAuthenticator(entropy=seeded_entropy("phone"))
+    answer = json.dumps(phone.respond(options, origin="http://localhost:3000"))
+    late = post(accounts, "callback/passkey", action="register", data=answer)
+    assert query_of(late.location)["error"] == "SessionNotFresh"
+    assert accounts.adapter.store.authenticators == {}
+
+
+def test_an_emailed_code_belongs_to_its_waiting_sign_in_and_only_the_last_one_counts() -> None:
+    accounts = site(two_factor={"email_code": True, "trust_device_days": 0})
+    b = accounts.browser
+    sign_in(accounts, ANN, PW)
+    set_up(accounts, b)
+    b.sign_out()
+    sign_in(accounts, ANN, PW)
+    post(accounts, "two-factor", method="send-email")
+    first = accounts.outbox.last("two-factor-code").token
+    post(accounts, "two-factor", method="send-email")
+    second = accounts.outbox.last("two-factor-code").token
+    assert first != second
+    assert post(accounts, "two-factor", method="email", email_code=str(first)).status == 400
+
+    other = accounts.pair.new_browser()  # another waiting sign-in of Ann's
+    sign_in(accounts, ANN, PW, other)
+    assert post(accounts, "two-factor", other, method="email", email_code=str(second)).status == 400
+    assert post(accounts, "two-factor", method="email", email_code=str(second)).status == 302
+
+
+def test_wrong_codes_in_a_row_lock_the_app_and_a_recovery_code_still_signs_in() -> None:
+    accounts = site(
+        two_factor={"max_failures": 5, "trust_device_days": 0},
+        rate_limits={"two_factor_per_user": None},
+    )
+    b = accounts.browser
+    sign_in(accounts, ANN, PW)
+    uri = b.get(f"{accounts.base}/two-factor-setup", headers=JSON).json()["uri"]
+    codes = b.post(
+        f"{accounts.base}/two-factor-setup",
+        form={"csrfToken": b.csrf_token(), "action": "enable", "code": code_for(uri, b.clock.now)},
+        headers=JSON,
+    ).json()["recovery_codes"]
+    b.sign_out()
+    b.advance(30)
+    sign_in(accounts, ANN, PW)
+    right = code_for(uri, b.clock.now)
+    wrong = "000000" if right != "000000" else "111111"
+    for _ in range(4):
+        assert b"not valid" in post(accounts, "two-factor", method="totp", code=wrong).body
+    locked = post(accounts, "two-factor", method="totp", code=wrong)
+    assert b"Too many wrong codes" in locked.body
+    assert is_locked(accounts.adapter.store.two_factors[user_id(accounts, ANN)])
+    assert b"Too many wrong codes" in post(accounts, "two-factor", method="totp", code=right).body
+    assert b.session() is None
+    done = post(accounts, "two-factor", method="recovery", recovery_code=codes[0])
+    assert done.status == 302
+    # the way back: the app set up again (the recovery code of its replacement)
+    b.advance(30)
+    new = b.get(f"{accounts.base}/two-factor-setup?action=replace", headers=JSON).json()["uri"]
+    replaced = post(accounts, "two-factor-setup", action="enable",
+                    code=code_for(new, b.clock.now), current_code=codes[1])  # fmt: skip
+    assert replaced.status == 200
+    assert not is_locked(accounts.adapter.store.two_factors[user_id(accounts, ANN)])
+
+
+def test_a_right_code_starts_the_count_again() -> None:
+    accounts = site(
+        two_factor={"max_failures": 3, "trust_device_days": 0},
+        rate_limits={"two_factor_per_user": None},
+    )
+    b = accounts.browser
+    sign_in(accounts, ANN, PW)
+    uri = set_up(accounts, b)
+    for _ in range(3):
+        b.sign_out()
+        b.advance(30)
+        sign_in(accounts, ANN, PW)
+        for _ in range(2):
+            assert post(accounts, "two-factor", method="totp", code="000000").status == 400
+        assert (
+            post(accounts, "two-factor", method="totp", code=code_for(uri, b.clock.now)).status
+            == 302
+        )
+    assert not is_locked(accounts.adapter.store.two_factors[user_id(accounts, ANN)])
+
+
+def test_an_email_link_asks_for_the_second_factor_by_default() -> None:
+    links: list[str] = []
+    accounts = site(providers=[Email(send_verification_request=lambda url: links.append(url))])
+    b = accounts.browser
+    sign_in(accounts, ANN, PW)
+    uri = set_up(accounts, b)
+    b.sign_out()
+    b.post(f"{accounts.base}/signin/email", form={"csrfToken": b.csrf_token(), "email": ANN})
+    assert b.get(links[-1]).location == "http://localhost:3000/auth/two-factor"
+    assert b.session() is None
+    b.advance(30)
+    assert (
+        post(accounts, "two-factor", method="totp", code=code_for(uri, b.clock.now)).status == 302
+    )
+    assert b.session()["user"]["email"] == ANN
+
+
+def test_an_app_may_leave_email_links_out_explicitly() -> None:
+    links: list[str] = []
+    accounts = site(
+        providers=[Email(send_verification_request=lambda url: links.append(url))],
+        two_factor={"providers": ["password"], "trust_device_days": 0},
+    )
+    b = accounts.browser
+    sign_in(accounts, ANN, PW)
+    set_up(accounts, b)
+    b.sign_out()
+    b.post(f"{accounts.base}/signin/email", form={"csrfToken": b.csrf_token(), "email": ANN})
+    b.get(links[-1])
+    assert b.session()["user"]["email"] == ANN
