@@ -39,8 +39,13 @@ def post(accounts: Accounts, route: str, browser: Browser | None = None, **form:
 def set_up(accounts: Accounts, browser: Browser) -> str:
     """The signed-in user of ``browser`` turns two-factor on; the app's URI."""
     uri = browser.get(f"{accounts.base}/two-factor-setup", headers=JSON).json()["uri"]
-    done = post(accounts, "two-factor-setup", browser, action="enable",
-                code=code_for(uri, browser.clock.now))  # fmt: skip
+    done = post(
+        accounts,
+        "two-factor-setup",
+        browser,
+        action="enable",
+        code=code_for(uri, browser.clock.now),
+    )
     assert done.status == 200, done
     return str(uri)
 
@@ -74,9 +79,14 @@ def test_a_set_up_cookie_made_in_another_account_confirms_nothing() -> None:
     ann_browser.advance(30)
     before = dict(accounts.adapter.store.two_factors)
     ann_browser.jar[name] = eve.jar[name]
-    refused = post(accounts, "two-factor-setup", ann_browser, action="enable",
-                   code=code_for(eve_uri, ann_browser.clock.now),
-                   current_code=code_for(ann_uri, ann_browser.clock.now))  # fmt: skip
+    refused = post(
+        accounts,
+        "two-factor-setup",
+        ann_browser,
+        action="enable",
+        code=code_for(eve_uri, ann_browser.clock.now),
+        current_code=code_for(ann_uri, ann_browser.clock.now),
+    )
     assert refused.status == 400
     assert accounts.adapter.store.two_factors == before
 
@@ -89,12 +99,22 @@ def test_replacing_the_app_needs_a_code_of_the_current_one() -> None:
     b.advance(30)
     new = b.get(f"{accounts.base}/two-factor-setup?action=replace", headers=JSON).json()["uri"]
     assert new != old
-    wrong = post(accounts, "two-factor-setup", action="enable",
-                 code=code_for(new, b.clock.now), current_code="000000")  # fmt: skip
+    wrong = post(
+        accounts,
+        "two-factor-setup",
+        action="enable",
+        code=code_for(new, b.clock.now),
+        current_code="000000",
+    )
     assert wrong.status == 400
     assert b"current_code" in wrong.body  # the replacement's form again
-    right = post(accounts, "two-factor-setup", action="enable",
-                 code=code_for(new, b.clock.now), current_code=code_for(old, b.clock.now))  # fmt: skip
+    right = post(
+        accounts,
+        "two-factor-setup",
+        action="enable",
+        code=code_for(new, b.clock.now),
+        current_code=code_for(old, b.clock.now),
+    )
     assert right.status == 200
     b.sign_out()
     b.advance(30)
@@ -194,8 +214,13 @@ def test_wrong_codes_in_a_row_lock_the_app_and_a_recovery_code_still_signs_in() 
     # the way back: the app set up again (the recovery code of its replacement)
     b.advance(30)
     new = b.get(f"{accounts.base}/two-factor-setup?action=replace", headers=JSON).json()["uri"]
-    replaced = post(accounts, "two-factor-setup", action="enable",
-                    code=code_for(new, b.clock.now), current_code=codes[1])  # fmt: skip
+    replaced = post(
+        accounts,
+        "two-factor-setup",
+        action="enable",
+        code=code_for(new, b.clock.now),
+        current_code=codes[1],
+    )
     assert replaced.status == 200
     assert not is_locked(accounts.adapter.store.two_factors[user_id(accounts, ANN)])
 
