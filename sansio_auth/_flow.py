@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Generator
 from typing import Any, NoReturn, TypeVar
 
+from .adapters import AdapterConflict
 from .errors import (
     AdapterError,
     AuthError,
@@ -179,6 +180,12 @@ def call_adapter(
         raise AdapterError(event.error, cause={"method": method})
     assert isinstance(event, AdapterReturned)
     return event.value
+
+
+def is_conflict(error: BaseException) -> bool:
+    """Whether ``error`` (as :func:`call_adapter` raised it) is the adapter's
+    :class:`~sansio_auth.adapters.AdapterConflict`: a write lost a race for a unique key."""
+    return isinstance(error, AdapterError) and isinstance(error.cause.get("err"), AdapterConflict)
 
 
 def send_http(request: OutboundRequest) -> Step[HTTPResponse]:

@@ -19,7 +19,7 @@ from ..providers import PasswordProvider
 from .accounts import FormError, answer, notice, password_provider, send_link, signed_in
 from .limits import email_attempt, password_attempt
 from .password import _address, check_new_password, new_hash
-from .revocation import revoke
+from .revocation import revocation_time, revoke
 from .session_list import CurrentSession
 from .session_records import KEPT_AT, touch
 from .strategies import create_database_session
@@ -199,8 +199,8 @@ def end_sessions(ctx: Context, user_id: str, *, keep: CurrentSession | None = No
 
 def _reissue_token(ctx: Context) -> Step[None]:
     """This browser's JWT session with a fresh ``iat`` (its claims kept, ``sid`` and
-    ``auth_time`` among them) and kept now (:data:`.session_records.KEPT_AT`: the revocation just
-    made does not end it), its record touched."""
+    ``auth_time`` among them), kept by the revocation just made
+    (:data:`.session_records.KEPT_AT`), its record touched."""
     spec = ctx.cookie_specs.session_token
     value, present = read_chunked(ctx.cookies, spec.name)
     if value is None:
@@ -213,7 +213,7 @@ def _reissue_token(ctx: Context) -> Step[None]:
     if not token:
         return
     claims = {k: v for k, v in token.items() if k not in ("iat", "exp", "jti")}
-    claims[KEPT_AT] = int(ctx.now)
+    claims[KEPT_AT] = revocation_time(ctx)
     encoded = yield from ctx.encode_token(claims)
     ctx.out_cookies.set_chunked(spec, encoded, ctx.now, present)
     yield from touch(ctx, claims, ctx.now + ctx.settings.session.max_age)

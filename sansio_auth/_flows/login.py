@@ -19,8 +19,7 @@ from typing import Any
 import msgspec
 
 from .._context import Context, Reply, add_query
-from .._flow import Step, call_adapter, emit, invoke, log_error
-from ..adapters import AdapterConflict
+from .._flow import Step, call_adapter, emit, invoke, is_conflict, log_error
 from ..errors import (
     AccessDenied,
     AccountNotLinked,
@@ -206,7 +205,7 @@ def _account_login(
                     events=(("create_user", {"user": created}), _linked(created, linked, profile)),
                 )
     except AdapterError as err:
-        if not (retry and _conflict(err)):
+        if not (retry and is_conflict(err)):
             raise
         # A concurrent request linked this account (or took this address) first: decide again.
         return (yield from _account_login(ctx, provider, user, account, link, profile, retry=False))
@@ -272,7 +271,7 @@ def _email_login(
             {**user, "email": identifier, "email_verified": verified},
         )
     except AdapterError as err:
-        if not (retry and _conflict(err)):
+        if not (retry and is_conflict(err)):
             raise
         return (yield from _email_login(ctx, user, account, retry=False))
     stored = dict(created)
@@ -335,10 +334,6 @@ def _linked(
     user: Mapping[str, Any], account: Mapping[str, Any], profile: Mapping[str, Any] | None
 ) -> tuple[str, dict[str, Any]]:
     return ("link_account", {"user": user, "account": account, "profile": profile})
-
-
-def _conflict(error: AdapterError) -> bool:
-    return isinstance(error.cause.get("err"), AdapterConflict)
 
 
 # -- the session and the way out -----------------------------------------------------------------

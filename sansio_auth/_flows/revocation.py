@@ -7,11 +7,13 @@ so with ``session.revocation`` on it carries a ``sid`` and the time it was signe
 signed in at or before the latest mark of its user (``user:<id>``), its ``sid``
 (``sid:<sid>``) or its provider session (``op:<provider>:<sid>``, from back-channel logout).
 The sign-in time, not the token's ``iat``: a token re-issued (``update_age``, a refresh, a new
-secret) by a process that has not seen a revocation yet stays revoked; only a revocation that
-keeps the browser's own session (a password change) moves the time it is judged by
-(:data:`KEPT_AT`). Answers are memoised for
-``session.revocation_cache_ttl`` seconds in the engine's cache; a revocation made
-through this engine forgets them at once. Each mark is made with the time it may be
+secret) by a process that has not seen a revocation yet stays revoked. A revocation that
+keeps the browser's own session (a password change ends every other one) marks the user at
+the time it was made, to the millisecond, and re-issues that session with the very same time
+as its :data:`KEPT_AT` claim: the mark covers every other session of the user, whenever it
+signed in, and a later revocation covers the kept one too (:func:`revoked_by`). Answers are
+memoised for ``session.revocation_cache_ttl`` seconds in the engine's cache; a revocation
+made through this engine forgets them at once. Each mark is made with the time it may be
 forgotten (``jwt.max_age``, the decoder's 15 s and ``revocation_cache_ttl`` later: every
 token it covers has expired by then, even one re-issued by a process that had not seen the
 mark yet), so the stores do not grow with revocations.
@@ -44,22 +46,33 @@ def session_keys(token: Mapping[str, Any]) -> list[str]:
     return keys
 
 
-def judged_from(token: Mapping[str, Any]) -> Any:
-    """The time revocations judge ``token`` by: when a revocation kept it (``kept_at``), else
-    when it was signed in (``auth_time``), else when it was issued (``iat``: a token made by
-    Auth.js, or by a ``jwt`` callback that dropped the others)."""
-    for claim in (KEPT_AT, "auth_time", "iat"):
-        if claim in token:
-            return token[claim]
-    return None
+def revoked_by(token: Mapping[str, Any], mark: float) -> bool:
+    """Whether the latest revocation ``mark`` (Unix seconds, 0 for none) of ``token``'s keys
+    ends it: a token a revocation kept (:data:`KEPT_AT`) by a mark made after it; any other by
+    a mark at or after its sign-in (``auth_time``; ``iat`` for a token made by Auth.js, or by
+    a ``jwt`` callback that dropped the others). A token with no such time is never revoked."""
+    kept = _time(token.get(KEPT_AT))
+    if kept is not None:  # marks are kept to the millisecond: a later one is later by one
+        return mark - kept > 0.0005
+    since = _time(token.get("auth_time", token.get("iat")))
+    return bool(mark) and since is not None and since <= mark
+
+
+def _time(value: Any) -> float | None:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def revocation_time(ctx: Context) -> float:
+    """When a revocation made now is: the clock to the millisecond, as every store keeps
+    marks (the session a revocation keeps carries the same time, see :func:`revoked_by`)."""
+    return round(ctx.now, 3)
 
 
 def is_revoked(ctx: Context, token: Mapping[str, Any]) -> Step[bool]:
-    """Whether the JWT session ``token`` was signed in (:func:`judged_from`) at or before a
-    revocation of its keys."""
+    """Whether the JWT session ``token`` is ended by a revocation of its keys
+    (:func:`revoked_by`)."""
     keys = session_keys(token)
-    since = judged_from(token)
-    if not keys or isinstance(since, bool) or not isinstance(since, int | float):
+    if not keys:
         return False
     cache, memo = ctx.cache.revocations, "|".join(keys)
     mark = cache.get(memo, ctx.now)
@@ -69,7 +82,7 @@ def is_revoked(ctx: Context, token: Mapping[str, Any]) -> Step[bool]:
             raise Configuration("`get_sessions_not_before` must return a datetime or None")
         mark = 0.0 if found is None else found.timestamp()
         cache.put(memo, mark, now=ctx.now, ttl=ctx.settings.session.revocation_cache_ttl)
-    return bool(mark) and since <= mark
+    return revoked_by(token, mark)
 
 
 def revoke(
@@ -85,8 +98,7 @@ def revoke(
     their records, when kept, forgotten).
 
     ``keep_sid`` names the browser's JWT session, which the caller re-issues at once with
-    :data:`KEPT_AT` now: the marks go one second back (so it stays live) and its record
-    stays."""
+    :data:`KEPT_AT` at :func:`revocation_time` (so it stays live); its record stays."""
     settings = ctx.settings
     adapter = settings.adapter
     if user_id is None and sid is None and key is None:
@@ -101,7 +113,7 @@ def revoke(
     elif not settings.session.revocation:
         raise Configuration("revoking JWT sessions needs session={'revocation': True}")
     else:
-        now = datetime.fromtimestamp(ctx.now - (1 if keep_sid else 0), UTC)
+        now = datetime.fromtimestamp(revocation_time(ctx), UTC)
         expires = session_mark_expiry(ctx)
         keys = [f"user:{user_id}"] if user_id is not None else []
         keys += [f"sid:{sid}"] if sid is not None else []
@@ -112,6 +124,18 @@ def revoke(
         if records_kept(ctx):
             yield from forget_records(ctx, user_id=user_id, sid=sid, keep=keep_sid)
     return int(deleted or 0)
+
+
+def end_jwt_session(ctx: Context, sid: Any) -> Step[None]:
+    """The JWT session ``sid`` is over (signed out, or replaced by a new sign-in in its
+    browser): revoke it, so a copy of its cookie reads no session either, and forget its
+    record. A failure is logged: the browser's cookie goes all the same."""
+    if not isinstance(sid, str):
+        return
+    try:
+        yield from revoke(ctx, sid=sid)
+    except Exception as err:
+        yield from log_error(err)
 
 
 def forget_records(

@@ -20,13 +20,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .._context import Context
-from .._flow import Step, call_adapter, log_error
+from .._flow import Step, call_adapter, is_conflict, log_error
 from ..ratelimit import client_address
 
 KEPT_AT = "kept_at"
 """The claim of a JWT session that a revocation of its user kept signed in (the browser that
-changed the password): when it was kept. Revocations before then do not end it
-(:func:`.revocation.judged_from`); its ``auth_time`` stays its sign-in's (how fresh it is)."""
+changed the password): the time of that revocation, which therefore does not end it, while
+any later one does (:func:`.revocation.revoked_by`); its ``auth_time`` stays its sign-in's
+(how fresh it is)."""
 SIGN_IN_CLAIMS = ("sid", "auth_time", KEPT_AT)
 """The claims of a JWT session that name it and date its sign-in: a session re-issued for the
 same sign-in (an account linked while signed in) keeps them."""
@@ -86,17 +87,21 @@ def register(ctx: Context, token: Mapping[str, Any], expires: float) -> Step[Non
 
 
 def touch(ctx: Context, token: Mapping[str, Any], expires: float) -> Step[None]:
-    """The JWT session ``token`` was seen now and lives until ``expires``: its record says so
-    (a failure is logged: the session goes on)."""
+    """The JWT session ``token`` was seen now and lives until ``expires``: its record says so,
+    made anew if it is missing (every session that can still be read is listed). A failure is
+    logged: the session goes on."""
     sid = token.get("sid")
     if not isinstance(sid, str):
         return
     try:
-        yield from call_adapter(
+        touched = yield from call_adapter(
             ctx.settings.adapter, "touch_session_record", sid, _utc(ctx.now), _utc(expires)
         )
+        if touched is None:
+            yield from register(ctx, token, expires)
     except Exception as err:
-        yield from log_error(err)
+        if not is_conflict(err):  # made meanwhile by a concurrent read: it is there
+            yield from log_error(err)
 
 
 def drop(ctx: Context, sid: Any) -> Step[None]:

@@ -32,7 +32,7 @@ from .refresh import (
     session_error,
     sign_in_state,
 )
-from .revocation import is_revoked
+from .revocation import end_jwt_session, is_revoked
 from .session_records import (
     SIGN_IN_CLAIMS,
     database_session_fields,
@@ -203,9 +203,9 @@ class JWTSessions(SessionStrategy):
         """Run the ``jwt`` callback and set the session cookie (or clear it on ``None``).
 
         A sign-in starts a new session (``auth_time`` now, a new ``sid``; the browser's
-        previous session's record is dropped); an account linked while signed in keeps the
-        session's ``sid`` and ``auth_time`` (linking is no sign-in: the session stays as fresh
-        as it was)."""
+        previous session is revoked and its record dropped); an account linked while signed
+        in keeps the session's ``sid`` and ``auth_time`` (linking is no sign-in: the session
+        stays as fresh as it was)."""
         first = default_token(login.user)
         provider = oauth_provider(ctx, login.account.get("provider"))
         state = None if provider is None else sign_in_state(provider, login.account, profile)
@@ -241,7 +241,7 @@ class JWTSessions(SessionStrategy):
         if token is None:
             ctx.out_cookies.delete_chunks(spec, present)
             if recorded:
-                yield from drop(ctx, previous_sid)
+                yield from end_jwt_session(ctx, previous_sid)
             return
         if not isinstance(token, dict):
             raise Configuration("the `jwt` callback must return a dict or None")
@@ -250,12 +250,12 @@ class JWTSessions(SessionStrategy):
             yield from register(ctx, token, ctx.now + ctx.settings.session.max_age)
         ctx.out_cookies.set_chunked(spec, value, ctx.now, present)
         if recorded and token.get("sid") != previous_sid:
-            yield from drop(ctx, previous_sid)
+            yield from end_jwt_session(ctx, previous_sid)
 
     def end(self, ctx: Context, value: str) -> Step[None]:
         token = yield from ctx.decode_token(value)
         if records_kept(ctx) and token is not None:
-            yield from drop(ctx, token.get("sid"))
+            yield from end_jwt_session(ctx, token.get("sid"))
         yield from emit(ctx.settings.events.sign_out, "sign_out", session=None, token=token)
 
 

@@ -24,7 +24,8 @@ JSON = {"accept": "application/json"}
 
 def site(**options: Any) -> Accounts:
     options.setdefault("two_factor", {"trust_device_days": 0})
-    accounts = build(session={"fresh_age": FRESH}, **options)
+    options.setdefault("session", {"fresh_age": FRESH})
+    accounts = build(**options)
     for email in (ANN, EVE):
         sign_up(accounts, email, PW)
         verify(accounts, email)
@@ -276,3 +277,73 @@ def test_an_app_may_leave_email_links_out_explicitly() -> None:
     b.post(f"{accounts.base}/signin/email", form={"csrfToken": b.csrf_token(), "email": ANN})
     b.get(links[-1])
     assert b.session()["user"]["email"] == ANN
+
+
+def _revocable(**options: Any) -> Accounts:
+    return site(two_factor=None, session={"revocation": True, "fresh_age": FRESH}, **options)
+
+
+def test_a_copy_of_a_signed_out_jwt_session_reads_no_session() -> None:
+    accounts = _revocable()
+    b = accounts.browser
+    sign_in(accounts, ANN, PW)
+    thief = accounts.pair.new_browser()
+    thief.jar.update(b.jar)
+    assert thief.session()["user"]["email"] == ANN
+    b.sign_out()
+    assert thief.session() is None
+
+
+def test_a_new_sign_in_in_the_same_browser_ends_the_session_it_replaces() -> None:
+    accounts = _revocable()
+    b = accounts.browser
+    sign_in(accounts, ANN, PW)
+    thief = accounts.pair.new_browser()
+    thief.jar.update(b.jar)
+    b.advance(5)
+    sign_in(accounts, ANN, PW)
+    assert thief.session() is None
+    listed = b.get(f"{accounts.base}/sessions").json()
+    assert [s["current"] for s in listed] == [True]
+
+
+def test_every_session_listed_is_one_that_can_still_read() -> None:
+    accounts = _revocable()
+    b, phone = accounts.browser, accounts.pair.new_browser()
+    sign_in(accounts, ANN, PW)
+    sign_in(accounts, ANN, PW, phone)
+    accounts.adapter.store.session_records.clear()  # records lost (a store restored, ...)
+    b.advance(accounts.pair.engine.settings.session.update_age + 1)
+    assert phone.session() is not None  # its cookie is re-issued: its record made anew
+    listed = phone.get(f"{accounts.base}/sessions").json()
+    assert [s["current"] for s in listed] == [True]
+    ended = post(accounts, "revoke-other-sessions", phone)
+    assert ended.status in (200, 302)
+    b.advance(accounts.pair.engine.settings.session.update_age + 1)
+    assert b.session() is not None  # the laptop's, not listed when ended: re-issued, listed
+    assert len(phone.get(f"{accounts.base}/sessions").json()) == 2
+
+
+def test_a_password_change_ends_a_session_signed_in_the_same_second() -> None:
+    accounts = _revocable()
+    b, other = accounts.browser, accounts.pair.new_browser()
+    sign_in(accounts, ANN, PW)
+    b.advance(0.4)
+    sign_in(accounts, ANN, PW, other)  # within the same second
+    b.advance(0.3)
+    changed = post(accounts, "change-password", current_password=PW, new_password="a new one!")
+    assert changed.status == 200
+    assert other.session() is None
+    assert b.session()["user"]["email"] == ANN
+    listed = b.get(f"{accounts.base}/sessions").json()
+    assert [s["current"] for s in listed] == [True]
+    b.advance(0.01)  # a later revocation ends the kept session too
+    assert post(accounts, "revoke-other-sessions").status in (200, 302)
+    ended = b.post(
+        f"{accounts.base}/revoke-session",
+        json={"csrfToken": b.csrf_token(), "id": listed[0]["id"]},
+    )
+    assert ended.json() == {"revoked": 1}
+    thief = accounts.pair.new_browser()
+    thief.jar.update(b.jar)
+    assert thief.session() is None

@@ -8,10 +8,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from io_bindings.db.memory import MemoryAdapter
 from sansio_auth import Engine, jwt
-from sansio_auth._flows.revocation import judged_from
+from sansio_auth._flows.revocation import revoked_by
 from sansio_auth.errors import MissingAdapter
 from sansio_auth.testing import Performer, seeded_entropy
 from sansio_auth.testing.performer import step as run_sync
@@ -94,16 +96,41 @@ def test_a_revocation_store_that_fails_keeps_the_cookie_for_when_it_answers_agai
 
 
 @pytest.mark.parametrize(
-    ("claims", "judged"),
+    ("claims", "mark", "revoked"),
     [
-        ({"iat": 30, "auth_time": 10, "kept_at": 20}, 20),  # kept by a password change
-        ({"iat": 30, "auth_time": 10}, 10),  # re-issued: still judged by its sign-in
-        ({"iat": 30}, 30),  # Auth.js's token
-        ({}, None),
+        ({"iat": 30, "auth_time": 10}, 10, True),  # a mark at its sign-in ends it
+        ({"iat": 30, "auth_time": 10}, 9.999, False),  # one before does not
+        ({"iat": 30, "auth_time": 10}, 25, True),  # re-issued: still judged by its sign-in
+        ({"iat": 30}, 30, True),  # Auth.js's token: by when it was issued
+        ({"auth_time": 10, "kept_at": 20.5}, 20.5, False),  # the revocation that kept it
+        ({"auth_time": 10, "kept_at": 20.5}, 20.501, True),  # any later one
+        ({"auth_time": 10}, 0, False),  # no mark
+        ({}, 99, False),  # no time to judge by
     ],
 )
-def test_revocations_judge_a_token_by_when_it_was_kept_else_signed_in_else_issued(claims, judged):
-    assert judged_from(claims) == judged
+def test_a_revocation_ends_what_signed_in_before_it_and_a_kept_session_only_later(
+    claims, mark, revoked
+):
+    assert revoked_by(claims, mark) is revoked
+
+
+@given(
+    signed_in=st.integers(min_value=1, max_value=2_000_000_000),
+    kept_after=st.floats(min_value=0, max_value=10_000, allow_nan=False),
+    later_ms=st.integers(min_value=1, max_value=10_000_000),
+)
+def test_a_kept_session_survives_its_revocation_and_no_later_one(
+    signed_in: int, kept_after: float, later_ms: int
+) -> None:
+    """Whatever the times: a revocation ends every session signed in up to it, keeps the one
+    it re-issued with its own time, and a revocation a millisecond later or more ends that
+    one too."""
+    mark = round(signed_in + kept_after, 3)
+    other = {"auth_time": signed_in}
+    kept = {"auth_time": signed_in, "kept_at": mark}
+    assert revoked_by(other, mark)
+    assert not revoked_by(kept, mark)
+    assert revoked_by(kept, round(mark + later_ms / 1000, 3))
 
 
 def test_a_sign_in_while_the_revocation_store_fails_signs_the_browser_in_afresh():
