@@ -57,7 +57,7 @@ def verification_message(url: str, host: str, theme: Theme | None = None) -> Ver
 
 AccountMessageKind = Literal[
     "verify-email", "reset-password", "change-email", "account-exists", "no-account",
-    "two-factor-code",
+    "two-factor-code", "sign-in-methods-removed",
 ]  # fmt: skip
 """The e-mails of password accounts and two-factor authentication (not in Auth.js)."""
 
@@ -95,6 +95,14 @@ _ACCOUNT_MESSAGES: dict[str, tuple[str, str, str, str]] = {
         "Go to the site",
         "No account uses this address. If it was not you, you can safely ignore this email.",
     ),
+    "sign-in-methods-removed": (
+        "Your account at {host} is yours alone",
+        "You proved this address is yours at",
+        "Go to the site",
+        "Before that, someone had set a password, a second factor or a linked account for "
+        "this address. Anyone could have: they were removed. If it was you, set them up "
+        'again (a new password through "Forgot your password?").',
+    ),
     "two-factor-code": (
         "Your sign-in code for {host}",
         "Your sign-in code for",
@@ -124,6 +132,7 @@ def account_message(
         note=note,
         theme=theme,
         code=code,
+        account=True,
     )
 
 
@@ -137,7 +146,10 @@ def _message(
     note: str,
     theme: Theme | None,
     code: str | None = None,
+    account: bool = False,
 ) -> VerificationMessage:
+    """The message; the plain text has the ``note`` for the account e-mails (``account``),
+    and is Auth.js's for the sign-in e-mail."""
     theme = theme or Theme()
     brand = safe_color(theme.brand_color) or DEFAULT_BRAND_COLOR
     button_text = safe_color(theme.button_text) or DEFAULT_BUTTON_TEXT
@@ -159,7 +171,7 @@ def _message(
             f"padding:10px 20px;border:1px solid {escape(brand)};display:inline-block;"
             f'font-weight:bold">{escape(button)}</a></td></tr></table></td></tr>'
         )
-        text = f"{heading} {host}\n{url}\n\n"
+        text = f"{heading} {host}\n{url}\n\n" + (f"{note}\n" if account else "")
     html = (
         '<body style="background:#f9f9f9;margin:0;padding:24px 0">'
         '<table role="presentation" width="100%" border="0" cellspacing="20" cellpadding="0" '

@@ -213,6 +213,8 @@ class Pending(msgspec.Struct, frozen=True, kw_only=True):
     """The user must set up a second factor before the session is issued."""
     label: str = ""
     """How authenticator apps name the account (the user's address) for a forced set-up."""
+    kept_at: float | None = None
+    """The revocation the session will be kept by (see ``LoginResult.kept_at``)."""
 
 
 def pending_payload(pending: Pending) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from ..providers import PasswordProvider
 from .accounts import FormError, answer, notice, password_provider, send_link, signed_in
 from .limits import email_attempt, password_attempt
 from .password import _address, check_new_password, new_hash
-from .revocation import revocation_time, revoke
+from .revocation import revocation_time, revoke, sessions_cannot_end
 from .session_list import CurrentSession
 from .session_records import KEPT_AT, touch
 from .strategies import create_database_session
@@ -176,12 +176,7 @@ def end_sessions(ctx: Context, user_id: str, *, keep: CurrentSession | None = No
     cannot end them (JWT sessions without ``session.revocation``) logs a warning: the change
     stands."""
     settings = ctx.settings
-    cannot = None
-    if settings.strategy == "database":
-        if not callable(getattr(settings.adapter, "delete_sessions_by_user_id", None)):
-            cannot = "the adapter has no delete_sessions_by_user_id"
-    elif not settings.session.revocation:
-        cannot = "JWT sessions cannot be ended before they expire without session.revocation"
+    cannot = sessions_cannot_end(ctx)
     if cannot is not None:
         yield from log_warning("sessions-not-ended", cannot)
         return

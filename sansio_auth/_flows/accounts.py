@@ -20,7 +20,7 @@ from ..email import AccountMessageKind, account_message, link_host
 from ..errors import AuthError, InvalidProvider, SessionNotFresh, SessionRequired
 from ..pages.accounts import notice_page
 from ..providers import HTTPEmailProvider, PasswordProvider
-from .email import hash_token, send_through_api
+from .email_delivery import hash_token, send_through_api
 from .session_list import CurrentSession, require_current
 from .strategies import timestamp, utc
 
@@ -39,10 +39,15 @@ class FormError(AuthError):
 
 def password_provider(ctx: Context) -> PasswordProvider:
     """The configured password provider (the first one); :class:`InvalidProvider` if none."""
-    for provider in ctx.settings.providers:
-        if isinstance(provider, PasswordProvider):
-            return provider
-    raise InvalidProvider("no password provider is configured")
+    provider = password_provider_or_none(ctx)
+    if provider is None:
+        raise InvalidProvider("no password provider is configured")
+    return provider
+
+
+def password_provider_or_none(ctx: Context) -> PasswordProvider | None:
+    """The configured password provider (the first one), if any."""
+    return next((p for p in ctx.settings.providers if isinstance(p, PasswordProvider)), None)
 
 
 def secret(ctx: Context) -> str:

@@ -9,14 +9,12 @@ answers never depend on whether an address has an account.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 from .._context import Context, Reply, add_query
-from .._flow import Step, call_adapter, invoke, log_error, log_warning, send_http
-from ..email import VerificationMessage, link_host, verification_message
+from .._flow import Step, call_adapter, invoke, log_error, log_warning
 from ..errors import (
     AuthError,
     CallbackRouteError,
@@ -26,7 +24,8 @@ from ..errors import (
 )
 from ..providers import EmailProvider
 from ..providers.email import normalize_email
-from ..providers.email_apis import HTTPEmailProvider, Letter, api_error, sender_of
+from ..providers.email_apis import HTTPEmailProvider
+from .email_delivery import hash_token, send_through_api
 from .limits import email_attempt
 from .login import finish_login, handle_login, run_sign_in_callback
 from .strategies import timestamp, utc
@@ -92,39 +91,6 @@ def email_sign_in(ctx: Context, provider: EmailProvider) -> Step[Reply]:
     return Reply(redirect=add_query(page, {"provider": provider.id, "type": "email"}))
 
 
-def send_through_api(
-    ctx: Context,
-    provider: HTTPEmailProvider,
-    identifier: str,
-    url: str,
-    message: VerificationMessage | None = None,
-) -> Step[None]:
-    """Send ``message`` (default: the sign-in message for ``url``) with the service's
-    documented request (``SendHTTP``); :class:`EmailSignInError` when it is not answered
-    with 2xx."""
-    hostname = urlsplit(url).hostname or "localhost"
-    message = message or verification_message(url, link_host(url), ctx.settings.theme)
-    letter = Letter(
-        to=identifier,
-        sender=sender_of(provider, hostname),
-        subject=message.subject,
-        text=message.text,
-        html=message.html,
-        url=url,
-    )
-    request = provider.api.request(provider, letter)
-    try:
-        response = yield from send_http(request)
-    except Exception as err:
-        raise EmailSignInError(f"{provider.name} could not be reached: {err!r}") from err
-    if not 200 <= response.status < 300:
-        detail = api_error(response.body)
-        raise EmailSignInError(
-            f"{provider.name} refused the sign-in e-mail: HTTP {response.status}"
-            + (f": {detail}" if detail else "")
-        )
-
-
 def email_callback(ctx: Context, provider: EmailProvider) -> Step[Reply]:
     """Use the link's token (once) and sign in the user with its address."""
     try:
@@ -158,11 +124,6 @@ def _callback(ctx: Context, provider: EmailProvider) -> Step[Reply]:
         return Reply(redirect=redirect)
     login = yield from handle_login(ctx, provider, user=user, account=account)
     return (yield from finish_login(ctx, login))
-
-
-def hash_token(token: str, secret: str) -> str:
-    """What is stored for a verification token: ``sha256(token + secret)`` in hex."""
-    return hashlib.sha256((token + secret).encode()).hexdigest()
 
 
 def _secret(ctx: Context, provider: EmailProvider) -> str:

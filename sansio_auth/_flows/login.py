@@ -28,7 +28,9 @@ from ..errors import (
     Configuration,
     OAuthAccountNotLinked,
 )
+from ..settings import Settings
 from . import second_factor
+from .address_claim import claim_address
 from .session_list import check_operation, current_session
 from .strategies import LoginResult, session_strategy, utc
 
@@ -70,16 +72,73 @@ def run_sign_in_callback(ctx: Context, **params: Any) -> Step[str | None]:
 
 
 def user_by_account(ctx: Context, account: Mapping[str, Any]) -> Step[dict[str, Any] | None]:
-    """The stored user an account is linked to (``None`` without an adapter)."""
+    """The stored user an account is linked to (``None`` without an adapter), under its
+    provider's id or that of another provider of the same OpenID Connect issuer
+    (:func:`same_issuer`: two clients of one issuer see one subject as one account)."""
     if ctx.settings.adapter is None:
         return None
-    found = yield from call_adapter(
-        ctx.settings.adapter,
-        "get_user_by_account",
-        account["provider"],
-        str(account["provider_account_id"]),
+    subject = str(account["provider_account_id"])
+    for provider_id in same_issuer(ctx.settings, str(account["provider"])):
+        found = yield from call_adapter(
+            ctx.settings.adapter, "get_user_by_account", provider_id, subject
+        )
+        if found:
+            return dict(found)
+    return None
+
+
+def same_issuer(settings: Settings, provider_id: str) -> list[str]:
+    """``provider_id`` first, then the other OpenID Connect providers configured with the
+    same issuer (``google`` and ``google-mobile``: two clients of one service)."""
+    provider = settings.oauth_providers.get(provider_id)
+    issuer = _issuer(provider)
+    others = [
+        other.id
+        for other in settings.oauth_providers.values()
+        if other.id != provider_id and issuer is not None and _issuer(other) == issuer
+    ]
+    return [provider_id, *others]
+
+
+def _issuer(provider: Any) -> str | None:
+    if provider is None or provider.type != "oidc" or not provider.issuer:
+        return None
+    return str(provider.issuer).rstrip("/")
+
+
+def vouches(profile: Mapping[str, Any] | None, email: Any) -> bool:
+    """Whether a provider's ``profile`` vouches for ``email``: it says ``email_verified`` (the
+    OpenID Connect claim; ``"true"`` as some services send it) of that very address."""
+    if profile is None or not isinstance(email, str) or not email:
+        return False
+    said = profile.get("email_verified")
+    claimed = profile.get("email")
+    return (
+        (said is True or said == "true")
+        and isinstance(claimed, str)
+        and claimed.strip().casefold() == email.strip().casefold()
     )
-    return dict(found) if found else None
+
+
+def _verified_by(
+    ctx: Context,
+    current: dict[str, Any],
+    user: Mapping[str, Any],
+    profile: Mapping[str, Any] | None,
+) -> Step[dict[str, Any]]:
+    """The signed-in user, their address marked verified when the account being linked to
+    them vouches for it (the user proved it at the provider)."""
+    email = current.get("email")
+    if current.get("email_verified") or not vouches(profile, email):
+        return current
+    if not isinstance(user.get("email"), str) or user["email"].casefold() != str(email).casefold():
+        return current
+    updated = yield from call_adapter(
+        ctx.settings.adapter, "update_user", {"id": current["id"], "email_verified": utc(ctx.now)}
+    )
+    stored = dict(updated) if updated else {**current, "email_verified": utc(ctx.now)}
+    yield from emit(ctx.settings.events.update_user, "update_user", user=stored)
+    return stored
 
 
 def handle_login(
@@ -96,12 +155,15 @@ def handle_login(
     Without an adapter the user is the one given. An ``email`` account signs in as
     the user with that address (created if there is none; the address is marked
     verified). Any other account: the user it is linked to; else it is linked to
-    the signed-in user; else, when a user has its e-mail address,
-    :class:`OAuthAccountNotLinked` (:class:`AccountNotLinked` for WebAuthn; unless the provider sets
-    ``allow_dangerous_email_account_linking``: then it is linked to that user);
-    else a new user is created with it. ``stored_account`` is what gets linked
-    (default ``account``). Writes are all or nothing: a failed sign-up deletes
-    the user it created.
+    the signed-in user (freshly signed in); else, when a user has its e-mail address,
+    :class:`OAuthAccountNotLinked` (:class:`AccountNotLinked` for WebAuthn; unless the
+    provider sets ``allow_dangerous_email_account_linking`` and that user's address is
+    verified: then it is linked to that user); else a new user is created with it. An
+    account of another provider with the same OpenID Connect issuer counts as this one (one
+    subject of an issuer is one account). ``stored_account`` is what gets linked (default
+    ``account``). Writes are all or nothing: a failed sign-up deletes the user it created.
+    An unverified address proved by an e-mail link is claimed (:mod:`.address_claim`); a
+    provider that vouches for the address (:func:`vouches`) verifies it on sign-up and link.
     """
     if ctx.settings.adapter is None:
         return LoginResult(user=dict(user), account=dict(account))
@@ -124,14 +186,20 @@ class Link(enum.Enum):
 
 
 def decide_link(
-    *, signed_in: object, linked_to: object, email_taken: bool, dangerous_email_linking: bool
+    *,
+    signed_in: object,
+    linked_to: object,
+    email_taken: bool,
+    dangerous_email_linking: bool,
+    email_verified: bool = True,
 ) -> Link:
     """The account-linking table.
 
     ``signed_in`` is the id of the browser's user and ``linked_to`` the id of the
     user the account is linked to (``None``: none); ``email_taken`` whether a user
-    has the profile's address; ``dangerous_email_linking`` the provider's
-    ``allow_dangerous_email_account_linking``.
+    has the profile's address, ``email_verified`` whether that user verified it;
+    ``dangerous_email_linking`` the provider's ``allow_dangerous_email_account_linking``,
+    which never links to an unverified address (whoever made that account may not own it).
     """
     if linked_to is not None:
         if signed_in is not None and signed_in != linked_to:
@@ -140,7 +208,9 @@ def decide_link(
     if signed_in is not None:
         return Link.LINK_TO_CURRENT
     if email_taken:
-        return Link.LINK_BY_EMAIL if dangerous_email_linking else Link.REFUSE_EMAIL_TAKEN
+        if dangerous_email_linking and email_verified:
+            return Link.LINK_BY_EMAIL
+        return Link.REFUSE_EMAIL_TAKEN
     return Link.SIGN_UP
 
 
@@ -166,6 +236,7 @@ def _account_login(
             signed_in=_id(current),
             linked_to=_id(owner),
             email_taken=by_email is not None,
+            email_verified=bool(by_email and by_email.get("email_verified")),
             dangerous_email_linking=getattr(
                 provider, "allow_dangerous_email_account_linking", False
             ),
@@ -192,12 +263,16 @@ def _account_login(
                 assert session is not None
                 assert current is not None
                 check_operation(ctx, session, "link-account")  # a new way in: a fresh sign-in only
+                current = yield from _verified_by(ctx, current, user, profile)
                 return (yield from _link_to(ctx, current, account, link, profile, keep=True))
             case Link.LINK_BY_EMAIL:
                 assert by_email is not None
                 return (yield from _link_to(ctx, by_email, account, link, profile, keep=False))
             case Link.SIGN_UP:
-                created, linked = yield from _sign_up(ctx, {**user, "email_verified": None}, link)
+                verified = utc(ctx.now) if vouches(profile, user.get("email")) else None
+                created, linked = yield from _sign_up(
+                    ctx, {**user, "email_verified": verified}, link
+                )
                 return LoginResult(
                     user=created,
                     account=_owned(account, created),
@@ -255,6 +330,7 @@ def _email_login(
     verified = utc(ctx.now)
     found = yield from call_adapter(ctx.settings.adapter, "get_user_by_email", identifier)
     if found:
+        kept_at = yield from claim_address(ctx, found)
         updated = yield from call_adapter(
             ctx.settings.adapter, "update_user", {"id": found["id"], "email_verified": verified}
         )
@@ -263,6 +339,7 @@ def _email_login(
             user=stored,
             account=_owned(account, stored),
             events=(("update_user", {"user": stored}),),
+            kept_at=kept_at,
         )
     try:
         created = yield from call_adapter(

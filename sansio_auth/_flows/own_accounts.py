@@ -99,13 +99,21 @@ def _ways_in(
 
 
 def list_accounts(ctx: Context, current: CurrentSession) -> Step[list[dict[str, Any]]]:
-    """The user's linked accounts, each with whether it may be unlinked."""
+    """The user's linked accounts and their password (a way in too, type ``password``), each
+    with whether it may be unlinked."""
     accounts = yield from _accounts(ctx, current)
     ways = yield from _ways_in(ctx, current, accounts)
     listed = []
+    password = _password_provider(ctx.settings)
+    if PASSWORD in ways and password is not None:
+        accounts = [_password_account(password, current), *accounts]
     for account in accounts:
         provider = ctx.settings.providers_by_id.get(str(account["provider"]))
-        way = account_way(str(account["provider"]), str(account["provider_account_id"]))
+        way = (
+            PASSWORD
+            if account["type"] == PASSWORD
+            else account_way(str(account["provider"]), str(account["provider_account_id"]))
+        )
         listed.append(
             {
                 "provider": account["provider"],
@@ -124,6 +132,9 @@ def unlink_account(
     """Unlink the user's account of ``provider`` (the one with ``provider_account_id``, or
     their only one); :class:`RecordNotFound` if they have no such account,
     :class:`LastSignInMethod` if it is their last way in. Emits ``unlink_account``."""
+    password = _password_provider(ctx.settings)
+    if password is not None and provider == password.id:
+        return (yield from _remove_password(ctx, current, password))
     accounts = yield from _accounts(ctx, current)
     matches = [
         a
@@ -153,6 +164,38 @@ def unlink_account(
         ctx.settings.events.unlink_account, "unlink_account", user=current.user, account=unlinked
     )
     return {"provider": provider, "providerAccountId": account_id}
+
+
+def _password_provider(settings: Settings) -> PasswordProvider | None:
+    return next((p for p in settings.providers if isinstance(p, PasswordProvider)), None)
+
+
+def _password_account(provider: PasswordProvider, current: CurrentSession) -> dict[str, Any]:
+    """The user's password as their list of accounts shows it."""
+    return {
+        "provider": provider.id,
+        "type": PASSWORD,
+        "provider_account_id": current.user_id,
+        "user_id": current.user_id,
+    }
+
+
+def _remove_password(
+    ctx: Context, current: CurrentSession, provider: PasswordProvider
+) -> Step[dict[str, Any]]:
+    """Unlink the user's password (:class:`LastSignInMethod` if it is their last way in)."""
+    accounts = yield from _accounts(ctx, current)
+    ways = yield from _ways_in(ctx, current, accounts)
+    if PASSWORD not in ways:
+        raise RecordNotFound("this user has no password")
+    if not can_unlink(ways, PASSWORD):
+        raise LastSignInMethod("this is the user's last way to sign in")
+    yield from call_adapter(ctx.settings.adapter, "set_password_hash", current.user_id, None)
+    account = _password_account(provider, current)
+    yield from emit(
+        ctx.settings.events.unlink_account, "unlink_account", user=current.user, account=account
+    )
+    return {"provider": provider.id, "providerAccountId": current.user_id}
 
 
 def _undo_if_last(ctx: Context, current: CurrentSession, unlinked: Mapping[str, Any]) -> Step[None]:

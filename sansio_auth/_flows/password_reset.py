@@ -24,6 +24,7 @@ from .accounts import (
     send_link,
     use_token,
 )
+from .address_claim import claim_address
 from .limits import email_attempt
 from .password import _address, check_new_password, new_hash
 from .strategies import utc
@@ -118,6 +119,7 @@ def reset(ctx: Context) -> Step[Reply]:
     if not user:
         raise Verification("no account has this address any more")
     user_id = str(user["id"])
+    yield from claim_address(ctx, user)  # the link proved it: nothing set before it stays
     yield from call_adapter(adapter, "set_password_hash", user_id, hashed)
     if not user.get("email_verified"):
         updated = yield from call_adapter(

@@ -126,6 +126,20 @@ def revoke(
     return int(deleted or 0)
 
 
+def sessions_cannot_end(ctx: Context) -> str | None:
+    """Why the sessions of a user cannot be ended before they expire (``None``: they can):
+    database sessions need the adapter's ``delete_sessions_by_user_id``, JWT sessions
+    ``session.revocation``."""
+    settings = ctx.settings
+    if settings.strategy == "database":
+        if not callable(getattr(settings.adapter, "delete_sessions_by_user_id", None)):
+            return "the adapter has no delete_sessions_by_user_id"
+        return None
+    if not settings.session.revocation:
+        return "JWT sessions cannot be ended before they expire without session.revocation"
+    return None
+
+
 def end_jwt_session(ctx: Context, sid: Any) -> Step[None]:
     """The JWT session ``sid`` is over (signed out, or replaced by a new sign-in in its
     browser): revoke it, so a copy of its cookie reads no session either, and forget its

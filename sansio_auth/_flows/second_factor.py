@@ -76,6 +76,7 @@ def intercept(
         is_new_user=login.is_new_user,
         enrol=step is Next.ENROL,
         label=str(login.user.get("email") or user_id),
+        kept_at=login.kept_at,
     )
     set_pending(ctx, pending)
     yield from ctx.callback_url()  # kept in its cookie for when the sign-in completes

@@ -34,6 +34,7 @@ from .refresh import (
 )
 from .revocation import end_jwt_session, is_revoked
 from .session_records import (
+    KEPT_AT,
     SIGN_IN_CLAIMS,
     database_session_fields,
     drop,
@@ -60,6 +61,9 @@ class LoginResult(msgspec.Struct, frozen=True, kw_only=True):
     Auth.js, which keeps the old one: the new session is fresh, see :mod:`.freshness`)."""
     events: Emitted = ()
     """The ``create_user``/``link_account``/``update_user`` events, for once the session is set."""
+    kept_at: float | None = None
+    """The time of a revocation of the user's sessions this sign-in made (an address claimed
+    by its owner, :mod:`.address_claim`): the session it issues is kept by it."""
 
 
 class SessionStrategy(ABC):
@@ -219,6 +223,8 @@ class JWTSessions(SessionStrategy):
             first.update({claim: previous[claim] for claim in SIGN_IN_CLAIMS if claim in previous})
         else:
             first["auth_time"] = int(ctx.now)
+            if login.kept_at is not None:
+                first[KEPT_AT] = login.kept_at
         if ctx.settings.session.revocation and "sid" not in first:
             first["sid"] = ctx.random_uuid()
         token: dict[str, Any] | None = first

@@ -138,7 +138,12 @@ def _complete(ctx: Context, pending: Pending, codes: list[str] | None = None) ->
         since = enrolled_at(record)
         if since is not None:
             trust_device(ctx, pending.user_id, since)
-    login = LoginResult(user=dict(user), account=pending.account, is_new_user=pending.is_new_user)
+    login = LoginResult(
+        user=dict(user),
+        account=pending.account,
+        is_new_user=pending.is_new_user,
+        kept_at=pending.kept_at,
+    )
     reply = yield from complete_login(ctx, login, profile=pending.profile)
     if codes is None or reply.redirect is None:
         return reply

@@ -41,7 +41,7 @@ class Site:
         options = provider or {}
         providers: list[Any] = [
             self.op.provider(**options),
-            self.op.provider(id="op2", name="Other OP", **options),
+            self.op.provider(id="op2", name="Other OP", **{"type": "oauth", **options}),
         ]
         if email:
             providers.append(Email(send_verification_request=lambda **_: None))

@@ -22,12 +22,13 @@ FRESH = 600
 JSON = {"accept": "application/json"}
 
 
-def site(**options: Any) -> Accounts:
+def site(people: tuple[str, ...] = (ANN, EVE), **options: Any) -> Accounts:
+    """Ann and Eve signed up with a password and verified their addresses (signed out)."""
     options.setdefault("two_factor", {"trust_device_days": 0})
     options.setdefault("session", {"fresh_age": FRESH})
     accounts = build(**options)
-    for email in (ANN, EVE):
-        sign_up(accounts, email, PW)
+    for email in people:
+        sign_up(accounts, email, PW, accounts.pair.new_browser())
         verify(accounts, email)
     return accounts
 
@@ -347,3 +348,144 @@ def test_a_password_change_ends_a_session_signed_in_the_same_second() -> None:
     thief = accounts.pair.new_browser()
     thief.jar.update(b.jar)
     assert thief.session() is None
+
+
+# -- pre-registered addresses ---------------------------------------------------------------------
+
+PREY = "prey@example.com"
+
+
+def _prey_site(**options: Any) -> tuple[Accounts, list[str]]:
+    links: list[str] = []
+    options.setdefault("password", {"require_verified_email": False})
+    accounts = site(
+        people=(),
+        providers=[Email(send_verification_request=lambda url: links.append(url))],
+        session={"revocation": True, "fresh_age": FRESH},
+        **options,
+    )
+    return accounts, links
+
+
+def test_a_password_set_before_the_owner_proved_the_address_stops_working() -> None:
+    """The attacker signs up with the prey's address (signed in at once), adds a second
+    factor; the owner signs in with an e-mail link: the attacker's password, second factor and
+    session are gone, and the owner is told."""
+    accounts, links = _prey_site()
+    attacker, owner = accounts.pair.new_browser(), accounts.browser
+    sign_up(accounts, PREY, "attacker's password", attacker)
+    assert attacker.session()["user"]["email"] == PREY
+    set_up(accounts, attacker)
+    owner.post(
+        f"{accounts.base}/signin/email", form={"csrfToken": owner.csrf_token(), "email": PREY}
+    )
+    signed_in = owner.get(links[-1])
+    assert signed_in.location == "http://localhost:3000"  # no challenge: the factor is gone
+    assert owner.session()["user"]["email"] == PREY
+    assert attacker.session() is None
+    store = accounts.adapter.store
+    prey_id = user_id(accounts, PREY)
+    assert prey_id not in store.passwords
+    assert store.two_factors.get(prey_id) is None
+    told = accounts.outbox.last("sign-in-methods-removed", PREY)
+    assert "removed" in told.message.text
+    refused = sign_in(accounts, PREY, "attacker's password", accounts.pair.new_browser())
+    assert query_of(refused.location)["error"] == "CredentialsSignin"
+    assert owner.session()["user"]["email"] == PREY  # the owner's own session stays
+
+
+def test_a_reset_link_claims_the_address_the_same_way() -> None:
+    accounts, _ = _prey_site()
+    attacker, owner = accounts.pair.new_browser(), accounts.browser
+    sign_up(accounts, PREY, "attacker's password", attacker)
+    set_up(accounts, attacker)
+    post(accounts, "forgot-password", owner, email=PREY)
+    link = accounts.outbox.last("reset-password", PREY)
+    done = post(accounts, "reset-password", owner, **link.query, password="the owner's own")
+    assert done.status == 200
+    assert attacker.session() is None
+    assert accounts.adapter.store.two_factors.get(user_id(accounts, PREY)) is None
+    assert sign_in(accounts, PREY, "attacker's password").location.endswith("code=credentials")
+    b = accounts.pair.new_browser()
+    assert sign_in(accounts, PREY, "the owner's own", b).location == "http://localhost:3000"
+
+
+def test_a_verified_account_keeps_its_password_when_it_signs_in_by_link() -> None:
+    links: list[str] = []
+    accounts = site(providers=[Email(send_verification_request=lambda url: links.append(url))])
+    b = accounts.browser
+    b.post(f"{accounts.base}/signin/email", form={"csrfToken": b.csrf_token(), "email": ANN})
+    assert b.get(links[-1]).location == "http://localhost:3000"
+    assert user_id(accounts, ANN) in accounts.adapter.store.passwords
+    assert not [m for m in accounts.outbox.sent if m.kind == "sign-in-methods-removed"]
+
+
+def _op_site(**provider: Any) -> tuple[Accounts, FakeOP]:
+    op = FakeOP()
+    op.users["prey"] = {"sub": "prey-sub", "email": PREY, "email_verified": True}
+    accounts = site(
+        people=(),
+        providers=[op.provider(**provider)],
+        password={"require_verified_email": False},
+    )
+    op.connect(accounts.pair)
+    return accounts, op
+
+
+def test_a_provider_never_joins_an_unverified_account_by_its_address() -> None:
+    accounts, op = _op_site(allow_dangerous_email_account_linking=True)
+    attacker = accounts.pair.new_browser()
+    sign_up(accounts, PREY, "attacker's password", attacker)
+    owner = accounts.pair.new_browser()
+    refused = op_sign_in(owner, op, "op", user="prey")
+    assert query_of(refused.location)["error"] == "OAuthAccountNotLinked"
+    assert accounts.adapter.store.accounts == {}
+
+
+def test_a_provider_that_vouches_verifies_the_address_of_a_sign_up_and_of_a_link() -> None:
+    accounts, op = _op_site()
+    op.users["quiet"] = {"sub": "quiet-sub", "email": "quiet@example.com"}  # says nothing
+    b = accounts.pair.new_browser()
+    op_sign_in(b, op, "op", user="prey")
+    assert accounts.adapter.store.users[user_id(accounts, PREY)]["email_verified"] is not None
+    op_sign_in(accounts.pair.new_browser(), op, "op", user="quiet")
+    quiet = accounts.adapter.store.users[user_id(accounts, "quiet@example.com")]
+    assert quiet["email_verified"] is None
+
+    # Ann signs up unverified (no verification asked), then links her account at the OP
+    accounts2, op2 = _op_site()
+    op2.users["ann"] = {"sub": "ann-sub", "email": "unverified@example.com", "email_verified": True}
+    ann = accounts2.browser
+    sign_up(accounts2, "unverified@example.com", PW, ann)
+    assert op_sign_in(ann, op2, "op", user="ann").status == 302
+    stored = accounts2.adapter.store.users[user_id(accounts2, "unverified@example.com")]
+    assert stored["email_verified"] is not None
+
+
+def test_two_clients_of_one_issuer_see_one_subject_as_one_account() -> None:
+    op = FakeOP()
+    op.users["ann"] = {"sub": "ann-sub", "email": ANN, "email_verified": True}
+    accounts = build(providers=[op.provider(id="op"), op.provider(id="op-mobile")])
+    op.connect(accounts.pair)
+    op_sign_in(accounts.browser, op, "op", user="ann")
+    phone = accounts.pair.new_browser()
+    assert op_sign_in(phone, op, "op-mobile", user="ann").location == "http://localhost:3000"
+    assert list(accounts.adapter.store.accounts) == [("op", "ann-sub")]
+    assert phone.session()["user"]["email"] == ANN
+
+
+def test_the_password_is_listed_as_a_way_in() -> None:
+    accounts = site(two_factor=None)
+    b = accounts.browser
+    sign_in(accounts, ANN, PW)
+    [password] = b.get(f"{accounts.base}/accounts").json()
+    assert password == {
+        "provider": "password",
+        "providerName": "Password",
+        "type": "password",
+        "providerAccountId": user_id(accounts, ANN),
+        "canUnlink": False,  # the only way in
+    }
+    refused = b.post(f"{accounts.base}/unlink/password", json={"csrfToken": b.csrf_token()})
+    assert refused.status == 409
+    assert user_id(accounts, ANN) in accounts.adapter.store.passwords

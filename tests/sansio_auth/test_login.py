@@ -42,7 +42,8 @@ class Site:
             session={"strategy": strategy, **(session or {})},
             providers=[
                 self.op.provider(),
-                self.op.provider(id="op2", name="Other OP", **(op2 or {})),
+                # another service: OAuth, so not a second client of op's OpenID issuer
+                self.op.provider(id="op2", name="Other OP", **{"type": "oauth", **(op2 or {})}),
             ],
             events={name: (lambda **m: None) for name in EVENTS},
             callbacks=callbacks,
@@ -127,7 +128,7 @@ def test_first_sign_in_creates_the_user_and_links_the_account(strategy):
     user = only_user(site.db.store)
     assert user["email"] == "alice@example.com"
     assert user["name"] == "Alice Liddell"
-    assert user["email_verified"] is None
+    assert user["email_verified"] == utc(site.pair.clock.now)  # the OP vouches for it
     account = site.db.store.accounts[("op", "alice-sub")]
     assert account["user_id"] == user["id"]
     assert account["type"] == "oidc"
