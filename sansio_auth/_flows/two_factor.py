@@ -68,8 +68,8 @@ def available(ctx: Context, user_id: str) -> Step[set[str]]:
     locked = is_locked(record)
     if record and not locked:
         methods.add("totp")
-        if record.get("recovery_codes"):
-            methods.add("recovery")
+    if record and record.get("recovery_codes"):
+        methods.add("recovery")
     if webauthn_provider(ctx) is not None:
         found = yield from call_adapter(adapter, "list_authenticators_by_user_id", user_id)
         if found:
