@@ -100,7 +100,7 @@ def make_config(*, staging: bool = False) -> AuthConfig:
         },
         providers=providers,
         callbacks={"jwt": jwt, "authorized": authorized},
-        two_factor={"trust_device_days": 30},  # for password sign-ins, once a user sets it up
+        two_factor={"trust_device_days": 30},  # password and e-mail link sign-ins, once set up
         experimental={"enable_webauthn": True},  # passkeys (experimental in Auth.js too)
     )
 

@@ -91,12 +91,13 @@ class CookieSet(msgspec.Struct, frozen=True, kw_only=True):
 def cookie_set(secure: bool, session_max_age: int, overrides: Mapping[str, Any]) -> CookieSet:
     """Auth.js's default cookies for ``secure`` with user ``overrides`` merged over them."""
     prefix = "__Secure-" if secure else ""
+    host = "__Host-" if secure else ""  # this host only: no Domain, Path=/
     base = CookieOptions(secure=secure)
     check = msgspec.structs.replace(base, max_age=CHECK_MAX_AGE)
     specs = {
         "session_token": CookieSpec(prefix + _BASE_NAMES["session_token"], base, session_max_age),
         "callback_url": CookieSpec(prefix + _BASE_NAMES["callback_url"], base),
-        "csrf_token": CookieSpec(("__Host-" if secure else "") + _BASE_NAMES["csrf_token"], base),
+        "csrf_token": CookieSpec(host + _BASE_NAMES["csrf_token"], base),
         "pkce_code_verifier": CookieSpec(
             prefix + _BASE_NAMES["pkce_code_verifier"], check, CHECK_MAX_AGE
         ),
@@ -107,7 +108,7 @@ def cookie_set(secure: bool, session_max_age: int, overrides: Mapping[str, Any])
         ),
         "two_factor": CookieSpec(prefix + _BASE_NAMES["two_factor"], check, CHECK_MAX_AGE),
         "two_factor_setup": CookieSpec(
-            prefix + _BASE_NAMES["two_factor_setup"], check, CHECK_MAX_AGE
+            host + _BASE_NAMES["two_factor_setup"], check, CHECK_MAX_AGE
         ),
         "trusted_device": CookieSpec(prefix + _BASE_NAMES["trusted_device"], base),
         "link_account": CookieSpec(prefix + _BASE_NAMES["link_account"], check, CHECK_MAX_AGE),

@@ -489,3 +489,14 @@ def test_the_password_is_listed_as_a_way_in() -> None:
     refused = b.post(f"{accounts.base}/unlink/password", json={"csrfToken": b.csrf_token()})
     assert refused.status == 409
     assert user_id(accounts, ANN) in accounts.adapter.store.passwords
+
+
+def test_the_set_up_cookie_is_this_hosts_only_on_https() -> None:
+    from sansio_auth.cookies import cookie_set
+
+    spec = cookie_set(True, 3600, {}).two_factor_setup
+    assert spec.name == "__Host-authjs.two-factor-setup"
+    assert spec.options.secure
+    assert spec.options.path == "/"
+    assert spec.options.domain is None
+    assert cookie_set(False, 3600, {}).two_factor_setup.name == "authjs.two-factor-setup"
