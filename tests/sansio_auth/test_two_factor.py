@@ -12,13 +12,17 @@ from sansio_auth import jwt
 from sansio_auth.oauth.checks import unb64url
 from sansio_auth.testing import seeded_entropy
 from sansio_auth.two_factor import (
+    LOCKED_STEP,
     RECOVERY_CODES,
+    SINGLE_FACTOR,
     Next,
     Pending,
     clean_recovery_code,
     code_hashes,
     covers,
     decide,
+    failure_series,
+    is_locked,
     new_recovery_codes,
     open_secret,
     pending_payload,
@@ -49,6 +53,57 @@ def test_covers() -> None:
     assert covers(("password",), "password")
     assert not covers(("password",), "github")
     assert covers("all", "github")
+
+
+TYPES = st.sampled_from(["password", "email", "oauth", "oidc", "webauthn", "credentials"])
+
+
+@given(provider=st.text(max_size=8), account_type=TYPES)
+def test_by_default_every_single_factor_way_in_asks_for_the_second_factor(
+    provider: str, account_type: str
+) -> None:
+    """A password and an e-mailed link are one factor each; a passkey is two; a provider
+    authenticates its users its own way."""
+    covered = covers(SINGLE_FACTOR, provider, account_type)
+    assert covered is (account_type in ("password", "email"))
+    assert covers("all", provider, account_type)
+
+
+RECORDS = st.fixed_dictionaries(
+    {
+        "enabled_at": st.integers(min_value=0, max_value=2**40),
+        "totp_last_step": st.none() | st.integers(min_value=0, max_value=2**40),
+        "recovery_codes": st.lists(st.text(min_size=1, max_size=4), max_size=10),
+    }
+)
+
+
+@given(record=RECORDS, step=st.integers(min_value=1, max_value=2**20), used=st.integers(0, 9))
+def test_a_right_code_starts_a_new_series_of_wrong_ones(record: dict, step: int, used: int) -> None:
+    """Wrong codes are counted per series; a right app code (a later step) or a recovery code
+    used (one fewer) starts another, and so does setting the factor up again."""
+    series = failure_series("u1", record)
+    assert failure_series("u1", dict(record)) == series
+    later = {**record, "totp_last_step": (record["totp_last_step"] or 0) + step}
+    assert failure_series("u1", later) != series
+    if record["recovery_codes"]:
+        fewer = {
+            **record,
+            "recovery_codes": record["recovery_codes"][
+                : min(used, len(record["recovery_codes"]) - 1)
+            ],
+        }
+        assert failure_series("u1", fewer) != series
+    again = {**record, "enabled_at": record["enabled_at"] + step}
+    assert failure_series("u1", again) != series
+    assert failure_series("u2", record) != series
+
+
+@given(step=st.none() | st.integers(min_value=0, max_value=2**63 - 1))
+def test_an_app_is_locked_only_past_every_real_step(step: int | None) -> None:
+    assert is_locked({"totp_last_step": step}) is (step is not None and step >= LOCKED_STEP)
+    assert not is_locked(None)
+    assert LOCKED_STEP > 2**40  # no real 30-second step reaches it
 
 
 @given(st.integers(min_value=0, max_value=2**32))
