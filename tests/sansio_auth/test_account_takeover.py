@@ -38,18 +38,18 @@ def post(accounts: Accounts, route: str, browser: Browser | None = None, **form:
     return b.post(f"{accounts.base}/{route}", form={"csrfToken": b.csrf_token(), **form})
 
 
-def set_up(accounts: Accounts, browser: Browser) -> str:
-    """The signed-in user of ``browser`` turns two-factor on; the app's URI."""
+def set_up(accounts: Accounts, browser: Browser) -> tuple[str, list[str]]:
+    """The signed-in user of ``browser`` turns two-factor on; the app's URI, the recovery
+    codes."""
     uri = browser.get(f"{accounts.base}/two-factor-setup", headers=JSON).json()["uri"]
-    done = post(
-        accounts,
-        "two-factor-setup",
-        browser,
-        action="enable",
-        code=code_for(uri, browser.clock.now),
+    form = {"csrfToken": browser.csrf_token(), "action": "enable"}
+    done = browser.post(
+        f"{accounts.base}/two-factor-setup",
+        form={**form, "code": code_for(uri, browser.clock.now)},
+        headers=JSON,
     )
     assert done.status == 200, done
-    return str(uri)
+    return str(uri), done.json()["recovery_codes"]
 
 
 def user_id(accounts: Accounts, email: str) -> str:
@@ -74,7 +74,7 @@ def test_a_set_up_cookie_made_in_another_account_confirms_nothing() -> None:
     accounts = site()
     ann_browser, eve = accounts.browser, accounts.pair.new_browser()
     sign_in(accounts, ANN, PW, ann_browser)
-    ann_uri = set_up(accounts, ann_browser)
+    ann_uri, _ = set_up(accounts, ann_browser)
     sign_in(accounts, EVE, PW, eve)
     eve_uri = eve.get(f"{accounts.base}/two-factor-setup", headers=JSON).json()["uri"]
     name = next(k for k in eve.jar if "two-factor-setup" in k)
@@ -97,7 +97,7 @@ def test_replacing_the_app_needs_a_code_of_the_current_one() -> None:
     accounts = site()
     b = accounts.browser
     sign_in(accounts, ANN, PW)
-    old = set_up(accounts, b)
+    old, _ = set_up(accounts, b)
     b.advance(30)
     new = b.get(f"{accounts.base}/two-factor-setup?action=replace", headers=JSON).json()["uri"]
     assert new != old
@@ -193,12 +193,7 @@ def test_wrong_codes_in_a_row_lock_the_app_and_a_recovery_code_still_signs_in() 
     )
     b = accounts.browser
     sign_in(accounts, ANN, PW)
-    uri = b.get(f"{accounts.base}/two-factor-setup", headers=JSON).json()["uri"]
-    codes = b.post(
-        f"{accounts.base}/two-factor-setup",
-        form={"csrfToken": b.csrf_token(), "action": "enable", "code": code_for(uri, b.clock.now)},
-        headers=JSON,
-    ).json()["recovery_codes"]
+    uri, codes = set_up(accounts, b)
     b.sign_out()
     b.advance(30)
     sign_in(accounts, ANN, PW)
@@ -234,7 +229,7 @@ def test_a_right_code_starts_the_count_again() -> None:
     )
     b = accounts.browser
     sign_in(accounts, ANN, PW)
-    uri = set_up(accounts, b)
+    uri, _ = set_up(accounts, b)
     for _ in range(3):
         b.sign_out()
         b.advance(30)
@@ -253,7 +248,7 @@ def test_an_email_link_asks_for_the_second_factor_by_default() -> None:
     accounts = site(providers=[Email(send_verification_request=lambda url: links.append(url))])
     b = accounts.browser
     sign_in(accounts, ANN, PW)
-    uri = set_up(accounts, b)
+    uri, _ = set_up(accounts, b)
     b.sign_out()
     b.post(f"{accounts.base}/signin/email", form={"csrfToken": b.csrf_token(), "email": ANN})
     assert b.get(links[-1]).location == "http://localhost:3000/auth/two-factor"
