@@ -134,6 +134,11 @@ def require_current(ctx: Context, *, operation: str | None = None) -> Step[Curre
     return current
 
 
+def _has_credentials(ctx: Context) -> bool:
+    """Whether a Credentials provider may have signed in a user who is not stored."""
+    return any(p.type == "credentials" for p in ctx.settings.providers_by_id.values())
+
+
 def _seconds(value: Any) -> float | None:
     return None if value is None else timestamp(value)
 
@@ -199,6 +204,8 @@ class JWTSessionList(SessionList):
         found = None
         if callable(getattr(adapter, "get_user", None)):
             found = yield from call_adapter(adapter, "get_user", sub)
+            if not found and not _has_credentials(ctx):
+                return None  # the user was deleted: only a credentials sign-in is not stored
         user = dict(found) if found else {"id": sub}
         if not found:
             user.update({k: token[k] for k in ("name", "email") if isinstance(token.get(k), str)})
