@@ -554,6 +554,15 @@ class SessionNotFresh(SignInError):
     client_safe: ClassVar[bool] = True
 
 
+class RevocationRequired(AuthError):
+    """Listing or ending a user's JWT sessions without ``session={"revocation": True}``: no
+    record lists them, and a JWT session cannot be ended before it expires. Not in Auth.js."""
+
+    type: ClassVar[str] = "RevocationRequired"
+    default_fault: ClassVar[Fault | None] = "configuration"
+    client_safe: ClassVar[bool] = True
+
+
 class LastSignInMethod(AuthError):
     """Unlinking the account would leave the user no way to sign in. Not in Auth.js."""
 

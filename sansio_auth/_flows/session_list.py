@@ -21,7 +21,7 @@ import msgspec
 from .._context import Context
 from .._flow import Step, call_adapter
 from ..cookies import read_chunked
-from ..errors import Configuration, RecordNotFound, SessionRequired
+from ..errors import RecordNotFound, RevocationRequired, SessionRequired
 from .freshness import SENSITIVE, check_fresh
 from .revocation import revoke
 from .session_records import records_kept
@@ -219,7 +219,9 @@ class JWTSessionList(SessionList):
 
     def listed(self, ctx: Context, current: CurrentSession) -> Step[list[ListedSession]]:
         if not records_kept(ctx):
-            raise Configuration("listing JWT sessions needs session={'revocation': True}")
+            raise RevocationRequired(
+                "listing and ending JWT sessions needs session={'revocation': True}"
+            )
         records = yield from call_adapter(
             ctx.settings.adapter, "list_session_records", current.user_id
         )
