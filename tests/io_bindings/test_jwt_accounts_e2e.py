@@ -5,7 +5,8 @@ SQLAlchemy store on SQLite:
 * listing or ending sessions answers ``409 RevocationRequired`` naming the fix (no list can
   be kept, no JWT ended), never a 500; the security page renders without the list;
 * the cookie of a deleted user (still a session: nothing revokes it) is refused by the
-  account routes, and the user who signs up next gets another id."""
+  account routes, and the user who signs up next gets another id;
+* a stray session chunk past the cap is deleted by a session read and by a sign-in."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from tests.io_bindings.email_sign_in import (
     SESSION_COOKIE,
     csrf_token,
     new_database,
+    request_link,
     serve_db_app,
     sign_in,
 )
@@ -137,3 +139,31 @@ async def test_a_deleted_users_cookie_is_refused_and_the_next_user_is_someone_el
         assert "/auth/signin" in page.headers["location"]
         assert (await newcomer.get("/auth/accounts")).status_code == 200
         assert (await newcomer.get("/auth/session")).json() is not None
+
+
+def deletes(response: httpx.Response, name: str) -> bool:
+    return any(
+        line.startswith(f"{name}=;") and "Max-Age=0" in line
+        for line in response.headers.get_list("set-cookie")
+    )
+
+
+@pytest.mark.anyio
+async def test_a_stray_session_chunk_is_deleted_and_the_sign_in_works(
+    site: LiveServer, smtp: MailServer
+) -> None:
+    stray = f"{SESSION_COOKIE}.16"
+    mine = address("stray")
+    async with httpx.AsyncClient(base_url=site.url, timeout=15) as browser:
+        read = await browser.get("/auth/session", headers={"cookie": f"{stray}=left-over"})
+        assert read.json() is None
+        assert deletes(read, stray)
+        link = await request_link(browser, smtp, mine)
+        signed = await browser.get(link, headers={"cookie": f"{stray}=left-over"})
+        assert signed.status_code == 302
+        assert deletes(signed, stray)
+        session = signed.cookies.get(SESSION_COOKIE)
+        assert session
+        cookie = {"cookie": f"{SESSION_COOKIE}={session}"}
+        after = await browser.get("/auth/session", headers=cookie)
+        assert after.json()["user"]["email"] == mine
