@@ -272,6 +272,14 @@ class AdapterError(AuthError):
     default_fault: ClassVar[Fault | None] = "adapter"
 
 
+class ActionTimeout(TimeoutError):
+    """What a binding answers an action with when it stopped waiting for it at a deadline
+    (``Failed(ActionTimeout(...))``, see ``deadlines``): the engine raises
+    :class:`DeadlineExceeded` for it. A plain :class:`TimeoutError` is taken the same way from
+    a callback or an adapter call; from a provider request it is the transport's own timeout,
+    a failure of the provider."""
+
+
 class DeadlineExceeded(AuthError):
     """A callback, an adapter call, a provider request or a whole sign-in took longer than
     its deadline (``deadlines``): the binding stopped waiting (not in Auth.js). Its fault

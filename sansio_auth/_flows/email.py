@@ -21,6 +21,7 @@ from ..errors import (
     AuthError,
     CallbackRouteError,
     Configuration,
+    DeadlineExceeded,
     EmailSignInError,
     Verification,
 )
@@ -115,6 +116,8 @@ def send_through_api(
     request = provider.api.request(provider, letter)
     try:
         response = yield from send_http(request)
+    except DeadlineExceeded:
+        raise
     except Exception as err:
         raise EmailSignInError(f"{provider.name} could not be reached: {err!r}") from err
     if not 200 <= response.status < 300:
