@@ -3,8 +3,9 @@
 Each callback gets ``deadlines.callback`` seconds, each adapter call ``deadlines.adapter``,
 and a whole sign-in flow (:attr:`sansio_auth.Flow.deadline`) ``deadlines.sign_in``: an
 action is given the smaller of its own deadline and what is left of its flow's. Past it,
-the runtime stops waiting and answers ``Failed(TimeoutError(...))``; the engine turns that
-into :class:`~sansio_auth.errors.DeadlineExceeded` and the request ends on its error.
+the runtime stops waiting and answers ``Failed(ActionTimeout(...))`` (a ``TimeoutError``);
+the engine turns that into :class:`~sansio_auth.errors.DeadlineExceeded` and the request ends
+on its error.
 
 What can be stopped, is: an awaitable (an ``async def`` callback or adapter method, every
 adapter of :mod:`io_bindings.db`, whose blocking calls are then abandoned to their worker
@@ -29,6 +30,7 @@ import msgspec
 
 from sansio_auth.config import Deadlines
 from sansio_auth.engine import describe
+from sansio_auth.errors import ActionTimeout
 from sansio_auth.events import Action, CallAdapter, Event, Failed, InvokeCallback, Log
 
 
@@ -46,7 +48,7 @@ class Deadline(msgspec.Struct, frozen=True):
             message = f"{describe(self.action)} ran out of the sign-in's time"
         else:
             message = f"{describe(self.action)} did not answer within {self.seconds:g} s"
-        return Failed(error=TimeoutError(message))
+        return Failed(error=ActionTimeout(message))
 
 
 class Budget:
@@ -67,7 +69,7 @@ class Budget:
     def report(self) -> Failed:
         """The failure of an action that found no time left (then stop counting)."""
         self.stop()
-        return Failed(error=TimeoutError(f"the sign-in took longer than {self._seconds:g} s"))
+        return Failed(error=ActionTimeout(f"the sign-in took longer than {self._seconds:g} s"))
 
     def stop(self) -> None:
         """The flow's deadline has been reported (an action failed for it): the actions

@@ -63,7 +63,7 @@ DEFAULT_PREFIX = "/api/auth"
 AUTH_KEY = "auth"
 """``request[AUTH_KEY]``: the session :meth:`AiohttpAuth.protect` read (a mapping or ``None``)."""
 _STATES = web.RequestKey("sansio_auth.states", dict[int, AuthState])  # by id(runtime)
-_REFUSALS = {400: web.HTTPBadRequest, 403: web.HTTPForbidden}
+_REFUSALS = {400: web.HTTPBadRequest, 403: web.HTTPForbidden, 429: web.HTTPTooManyRequests}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -181,8 +181,10 @@ class AiohttpAuth:
         ``sign_in``: ``options`` are ``redirect`` (default ``True``), ``redirectTo`` (default
         the same-site ``Referer``, else ``/``) and the provider's fields. Raises
         ``web.HTTPSeeOther`` to where the browser goes (returns that URL with
-        ``redirect=False``), ``web.HTTPForbidden`` for a cross-site post, and the
-        :class:`~sansio_auth.AuthError` of a failed sign-in. The cookies wait on the request
+        ``redirect=False``), ``web.HTTPForbidden`` for a cross-site post,
+        ``web.HTTPTooManyRequests`` over a rate limit (``Retry-After`` and the sign-in route's
+        page, or its JSON for a script), and the :class:`~sansio_auth.AuthError` of a failed
+        sign-in. The cookies wait on the request
         (:meth:`middleware` or :func:`send_session_cookies` sends them)."""
         state = auth_state(request, self.auth)
         return _answer(request, await state.sign_in(provider, options, authorization_params))
@@ -380,9 +382,11 @@ async def _redirect(request: web.Request, location: str) -> NoReturn:
 
 def _answer(request: web.Request, result: ActionResult) -> str:
     """The URL an action answered; raises what the handler answers instead: a refusal (403
-    cross-site, 400 bad ``Host``), the error of a failed action, a 303 to go on."""
+    cross-site, 400 bad ``Host``, the route's 429 over a rate limit with its page or JSON),
+    the error of a failed action, a 303 to go on."""
     if result.url is None:
-        raise _REFUSALS[result.status](text=result.body.decode())
+        headers = CIMultiDict(result.headers)
+        raise _REFUSALS[result.status](headers=headers, text=result.body.decode())
     if result.error is not None:
         raise result.error
     assert result.url is not None

@@ -11,6 +11,7 @@ from typing import Any, NoReturn, TypeVar
 
 from .adapters import AdapterConflict
 from .errors import (
+    ActionTimeout,
     AdapterError,
     AuthError,
     DeadlineExceeded,
@@ -56,7 +57,7 @@ class Flow:
 
     ``deadline`` is how many seconds the whole flow may take (``deadlines.sign_in`` for a
     sign-in), ``None`` for no limit: a binding that keeps it answers the action pending when
-    the time is up with ``Failed(TimeoutError(...))`` and the flow ends on its error.
+    the time is up with ``Failed(ActionTimeout(...))`` and the flow ends on its error.
     """
 
     __slots__ = ("_gen", "_pending", "_started", "answer", "deadline")
@@ -189,13 +190,21 @@ def is_conflict(error: BaseException) -> bool:
 
 
 def send_http(request: OutboundRequest) -> Step[HTTPResponse]:
-    """Make an outbound request; transport failures (and the binding's sign-in deadline) are
-    raised here."""
+    """Make an outbound request; transport failures are raised here (the binding's deadline
+    as :class:`DeadlineExceeded`)."""
     event = yield SendHTTP(request=request)
     if isinstance(event, Failed):
+        raise_deadline(event.error, request)
         raise event.error
     assert isinstance(event, HTTPResponse)
     return event
+
+
+def raise_deadline(error: BaseException, request: OutboundRequest) -> None:
+    """:class:`DeadlineExceeded` when ``error`` is the binding's deadline for ``request``
+    (an :class:`~sansio_auth.errors.ActionTimeout`); else nothing."""
+    if isinstance(error, ActionTimeout):
+        raise DeadlineExceeded(error, cause={"url": request.shown()}, fault="provider")
 
 
 def hash_password(password: str, salt: bytes, params: Argon2Params) -> Step[str]:

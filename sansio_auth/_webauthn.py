@@ -179,6 +179,15 @@ def _descriptors(authenticators: Sequence[Mapping[str, Any]]) -> list[dict[str, 
 # -- options ------------------------------------------------------------------------------------
 
 
+def resident_key(selection: Mapping[str, Any], default: str) -> str:
+    """The ``residentKey`` asked for, as @simplewebauthn decides it: the ``resident_key`` of
+    ``selection`` (``authenticator_selection``), else ``"required"`` when it sets
+    ``require_resident_key``, else ``default`` (the provider's)."""
+    if "resident_key" in selection:
+        return str(selection["resident_key"])
+    return "required" if selection.get("require_resident_key") is True else default
+
+
 def registration_options(
     provider: WebAuthnProvider,
     rp: RelyingParty,
@@ -191,11 +200,9 @@ def registration_options(
     """PublicKeyCredentialCreationOptionsJSON, key for key as @simplewebauthn 9 emits it
     (``registration_options`` over the provider's flat options)."""
     given = provider.registration_options
-    chosen = {
-        "resident_key": provider.resident_key,
-        "user_verification": provider.user_verification,
-        **given.get("authenticator_selection", {}),
-    }
+    asked = given.get("authenticator_selection", {})
+    chosen = {"user_verification": provider.user_verification, **asked}
+    chosen["resident_key"] = resident_key(asked, provider.resident_key)
     selection: dict[str, Any] = {}
     if "authenticator_attachment" in chosen:
         selection["authenticatorAttachment"] = chosen["authenticator_attachment"]

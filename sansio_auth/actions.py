@@ -23,6 +23,8 @@ carries what the server code needs (the URL, the error, the session). The rules:
 * **A failed sign-in** answers its :class:`~sansio_auth.AuthError` (server code raises it)
   and where the browser goes: the error or sign-in page with ``?error=``, or, for a
   refused credentials sign-in, back to the form's page (:func:`back_to_form`).
+* **An attempt the route refuses itself** (over a rate limit) is answered as the route
+  answers it: ``429`` with ``Retry-After`` and its page, or its JSON for a script.
 """
 
 from __future__ import annotations
@@ -45,10 +47,13 @@ _FALSE = frozenset({"false", "0", "no", "off"})
 
 class ActionResult(Response, frozen=True, kw_only=True):
     """The answer to a sign-in or sign-out: a ``303`` to :attr:`url` (or, without
-    ``redirect``, ``200 {"url": ...}``), or ``403`` when refused, with the cookies to set."""
+    ``redirect``, ``200 {"url": ...}``), or ``403`` when refused, with the cookies to set;
+    or, when the route refuses the attempt itself, its own answer (``429`` with
+    ``Retry-After`` over a rate limit: the page, or JSON for a script) and no :attr:`url`."""
 
     url: str | None = None
-    """Where the browser goes next; ``None`` when the action was refused."""
+    """Where the browser goes next; ``None`` when the action was refused (then the status
+    says how: ``403`` cross-site, ``429`` over a rate limit)."""
     error: AuthError | None = None
     """Why the action failed (``url`` then shows it), or ``None``."""
 

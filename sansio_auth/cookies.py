@@ -15,8 +15,9 @@ CHUNK_SIZE = 4096 - 160
 """Characters of value per cookie, as Auth.js: 4096 allowed minus 160 for attributes."""
 MAX_CHUNKS = 16
 """Session cookie chunks read, written and deleted at most (``name.0`` to ``name.15``: 62 KB,
-under the bindings' 64 KiB header limit). A request with more is not a session: it is
-refused, and answered with at most this many deletions (Auth.js has no cap)."""
+under the bindings' 64 KiB header limit). A request with a chunk beyond them is not a
+session: it is refused, and its chunks are deleted, at most this many in one answer, the
+lowest first (Auth.js has no cap)."""
 
 COOKIE_KEYS = (
     "session_token",
@@ -137,8 +138,10 @@ def _merge(spec: CookieSpec, key: str, override: Mapping[str, Any]) -> CookieSpe
 def read_chunked(cookies: Mapping[str, str], name: str) -> tuple[str | None, list[str]]:
     """The session value from ``name`` or its chunks ``name.0``, ``name.1``…, and their names.
 
-    Only chunks ``name.0`` to ``name.<MAX_CHUNKS - 1>`` are named (so at most that many are
-    ever deleted); with any other chunk the value is refused (``None``)."""
+    Only chunks ``name.0`` to ``name.<MAX_CHUNKS - 1>`` make a value; with any other chunk
+    the value is refused (``None``). At most :data:`MAX_CHUNKS` chunks are named, the lowest
+    first (so at most that many are ever deleted at once), a refused request's too: deleting
+    what is named ends a refusal, in one answer or a few."""
     whole = cookies.get(name)
     prefix = name + "."
     for key in cookies:
@@ -152,12 +155,20 @@ def read_chunked(cookies: Mapping[str, str], name: str) -> tuple[str | None, lis
         if key.startswith(prefix) and (suffix := key[len(prefix) :]).isascii() and suffix.isdigit()
     )
     within = [key for index, key in chunks if index < MAX_CHUNKS][:MAX_CHUNKS]
-    present = ([name] if whole is not None else []) + within
+    named = [name] if whole is not None else []
     if len(within) < len(chunks):
-        return None, present
+        return None, named + [key for _, key in chunks][:MAX_CHUNKS]
+    present = named + within
     if chunks:
         return "".join(cookies[key] for _, key in chunks) or None, present
     return whole or None, present
+
+
+def unread_chunks(name: str, present: list[str]) -> list[str]:
+    """What a session read deletes when :func:`read_chunked` found no value (``present``):
+    chunks that make none (beyond the cap, or empty), with ``name`` if it came with them;
+    nothing for a lone empty ``name`` (an empty cookie is left as it is)."""
+    return [] if present == [name] else present
 
 
 def write_chunked(

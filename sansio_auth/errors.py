@@ -272,6 +272,14 @@ class AdapterError(AuthError):
     default_fault: ClassVar[Fault | None] = "adapter"
 
 
+class ActionTimeout(TimeoutError):
+    """What a binding answers an action with when it stopped waiting for it at a deadline
+    (``Failed(ActionTimeout(...))``, see ``deadlines``): the engine raises
+    :class:`DeadlineExceeded` for it. A plain :class:`TimeoutError` is taken the same way from
+    a callback or an adapter call; from a provider request it is the transport's own timeout,
+    a failure of the provider."""
+
+
 class DeadlineExceeded(AuthError):
     """A callback, an adapter call, a provider request or a whole sign-in took longer than
     its deadline (``deadlines``): the binding stopped waiting (not in Auth.js). Its fault
@@ -551,6 +559,15 @@ class SessionNotFresh(SignInError):
 
     type: ClassVar[str] = "SessionNotFresh"
     default_fault: ClassVar[Fault | None] = "browser"
+    client_safe: ClassVar[bool] = True
+
+
+class RevocationRequired(AuthError):
+    """Listing or ending a user's JWT sessions without ``session={"revocation": True}``: no
+    record lists them, and a JWT session cannot be ended before it expires. Not in Auth.js."""
+
+    type: ClassVar[str] = "RevocationRequired"
+    default_fault: ClassVar[Fault | None] = "configuration"
     client_safe: ClassVar[bool] = True
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 
 from ._flow import Step, send_http
-from .errors import ProviderError
+from .errors import DeadlineExceeded, ProviderError
 from .events import HTTPResponse, OutboundRequest
 
 ACCEPT_JSON = ("accept", "application/json")
@@ -31,13 +31,16 @@ def bearer_request(url: str, access_token: str, *headers: tuple[str, str]) -> Ou
 
 
 def send(request: OutboundRequest, what: str) -> Step[HTTPResponse]:
-    """Send ``request``; a transport failure (timeout, size cap, refused) is a response error.
+    """Send ``request``; a transport failure (timeout, size cap, refused) is a response error
+    (the binding's deadline stays :class:`~sansio_auth.errors.DeadlineExceeded`).
 
     The error names the URL as :meth:`OutboundRequest.shown` gives it, without its query and
     any secret in its path: some services take tokens there (WeChat, HubSpot).
     """
     try:
         return (yield from send_http(request))
+    except DeadlineExceeded:
+        raise
     except Exception as err:
         raise ProviderResponseError(
             f"the {what} request to {request.shown()} failed: {err!r}", hint="provider-unreachable"

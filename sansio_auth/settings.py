@@ -170,7 +170,7 @@ def resolve(config: AuthConfig, env: Mapping[str, str], *, counters: Any = None)
     url_origin, url_path = _parse_auth_url(auth_url)
     short_secret = _short_secret(secrets, env)
     base_path = _base_path(config.base_path, url_path)
-    path_warning = _base_path_warning(config.base_path, url_path)
+    path_warning = _base_path_warning(config.base_path, url_path, auth_url)
     trust_host = _trust_host(config.trust_host, env)
     if not trust_host and url_origin is None:
         raise UntrustedHost(
@@ -374,15 +374,17 @@ def _base_path(configured: str | None, url_path: str | None) -> str:
     return path
 
 
-def _base_path_warning(configured: str | None, url_path: str | None) -> str | None:
-    """Auth.js's warning when ``AUTH_URL`` has a path and ``base_path`` is set as well:
-    ``env-url-basepath-redundant`` when they agree (the path says it already),
-    ``env-url-basepath-mismatch`` when they do not (``base_path`` wins)."""
-    if configured is None or url_path is None:
+def _base_path_warning(
+    configured: str | None, url_path: str | None, auth_url: str | None
+) -> str | None:
+    """Auth.js's warning when ``AUTH_URL`` has a path (``url_path``) and ``base_path`` is set
+    as well: ``env-url-basepath-redundant`` when the URL's path is exactly ``base_path`` (it
+    says it already), ``env-url-basepath-mismatch`` when it is not, a trailing slash counting
+    as Auth.js counts it (``base_path`` wins)."""
+    if configured is None or url_path is None or auth_url is None:
         return None
-    if configured.rstrip("/") == url_path:
-        return "env-url-basepath-redundant"
-    return "env-url-basepath-mismatch"
+    exact = urlsplit(auth_url if "://" in auth_url else f"https://{auth_url}").path
+    return "env-url-basepath-redundant" if exact == configured else "env-url-basepath-mismatch"
 
 
 _TRUE = {"1", "true", "yes", "on"}

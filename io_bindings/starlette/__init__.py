@@ -22,7 +22,7 @@ from ..translate import DEFAULT_HEADER_LIMITS, DEFAULT_MAX_BODY_SIZE, HeaderLimi
 from ._asgi import Handlers, HostAuthMiddleware, starlette_response
 from ._auth import Options, Session, UniversalAuth
 from ._runtime import DEFAULT_BASE_PATH, LazyConfig, Runtimes
-from ._state import Redirect, StateVar
+from ._state import Redirect, Refused, StateVar
 
 HostAuthConfig = AuthConfig
 """The config record (the same :class:`~sansio_auth.AuthConfig`)."""
@@ -111,6 +111,7 @@ __all__ = [
     "LazyConfig",
     "Options",
     "Redirect",
+    "Refused",
     "Session",
     "UniversalAuth",
     "is_production",

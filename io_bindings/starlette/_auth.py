@@ -127,9 +127,10 @@ class UniversalAuth:
         """Sign in with ``provider`` (``None``: the sign-in page), as Auth.js's ``signIn``
         (:meth:`sansio_auth.Engine.sign_in`: ``options`` are ``redirect``, ``redirectTo``
         and the provider's fields). Raises :class:`Redirect` to where the browser goes, or
-        returns that URL with ``redirect=False``; 403 for a cross-site post. A failed
-        sign-in raises its :class:`~sansio_auth.AuthError` (``CredentialsSignin`` with its
-        ``code``); let through, it is answered as the engine answers it."""
+        returns that URL with ``redirect=False``; 403 for a cross-site post;
+        :class:`Refused` over a rate limit (``429``, ``Retry-After``). A failed sign-in raises
+        its :class:`~sansio_auth.AuthError` (``CredentialsSignin`` with its ``code``); let
+        through, either is answered as the engine answers it."""
         state = self.current.get()
         return state.answer(await state.sign_in(provider, options, authorization_params))
 

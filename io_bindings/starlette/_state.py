@@ -40,6 +40,24 @@ class Redirect(HTTPException):
         return RedirectResponse(self.url, status_code=self.status_code)
 
 
+class Refused(Exception):
+    """Raised by ``sign_in`` when the sign-in route refuses the attempt with an answer of its
+    own: over a rate limit, ``429`` with ``Retry-After`` and the route's page (or its JSON for
+    a script). Let through, the middleware and ``@auth`` send :attr:`response`; catch it to
+    answer otherwise (:attr:`status_code`, :attr:`headers`)."""
+
+    def __init__(self, result: ActionResult) -> None:
+        super().__init__(f"the sign-in route refused the attempt ({result.status})")
+        self.status_code = result.status
+        self.headers = dict(result.headers)
+        self.body = result.body
+
+    @property
+    def response(self) -> StarletteResponse:
+        """The route's answer as a response."""
+        return StarletteResponse(self.body, status_code=self.status_code, headers=self.headers)
+
+
 class RequestState(AuthState):
     """The auth state of one request (kept in its scope under :data:`SCOPE_KEY`)."""
 
@@ -49,8 +67,11 @@ class RequestState(AuthState):
 
     def answer(self, result: ActionResult) -> str:
         """The URL an action answered; raises what the endpoint answers instead: a refusal
-        (403 cross-site, 400 bad ``Host``), the error of a failed action, :class:`Redirect`."""
+        (403 cross-site, 400 bad ``Host``; :class:`Refused` over a rate limit), the error of a
+        failed action, :class:`Redirect`."""
         if result.url is None:
+            if result.status not in (400, 403):
+                raise Refused(result)
             raise HTTPException(result.status, detail=result.body.decode())
         if result.error is not None:
             raise result.error
@@ -59,9 +80,9 @@ class RequestState(AuthState):
         return result.url
 
     def response_for(self, error: Exception) -> StarletteResponse | None:
-        """The response to an error an endpoint let through: a :class:`Redirect`, or the
-        page of an action's failure; ``None`` for any other error."""
-        if isinstance(error, Redirect):
+        """The response to an error an endpoint let through: a :class:`Redirect` or
+        :class:`Refused`, or the page of an action's failure; ``None`` for any other error."""
+        if isinstance(error, Redirect | Refused):
             return error.response
         url = self.failed_url(error)
         return None if url is None else Redirect(url).response

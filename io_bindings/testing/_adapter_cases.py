@@ -237,6 +237,28 @@ class CoreCases(AdapterCases):
         again = await call(adapter, "create_user", new.user(email=user["email"]))
         assert await call(adapter, "get_user_by_email", user["email"]) == again
 
+    async def test_a_deleted_users_id_is_never_given_again(
+        self, adapter: Any, new: Records
+    ) -> None:
+        """What still names a deleted user (a session cookie's ``sub``, a revocation mark)
+        must not name the next user: a counter that goes back after the newest user is
+        deleted (SQLite's ``INTEGER PRIMARY KEY`` without ``AUTOINCREMENT``) fails here."""
+        self.need(adapter, "delete_user")
+        given = [(await self.user(adapter, new))["id"]]
+        deleted = []
+        for _ in range(3):
+            newest = await self.user(adapter, new)
+            given.append(newest["id"])
+            assert await call(adapter, "delete_user", newest["id"]) == newest
+            deleted.append(newest["id"])
+        given.append((await self.user(adapter, new))["id"])
+        if callable(getattr(adapter, "create_user_and_account", None)):
+            made = await call(adapter, "create_user_and_account", new.user(), new.account(""))
+            given.append(made["user"]["id"])
+        assert len(set(given)) == len(given), f"ids given again: {given}"
+        for user_id in deleted:
+            assert await call(adapter, "get_user", user_id) is None
+
     # verification tokens
 
     async def test_verification_tokens_are_used_once(self, adapter: Any, new: Records) -> None:

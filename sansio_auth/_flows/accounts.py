@@ -193,6 +193,7 @@ STATUS = {
     "MissingCSRF": 403,
     "RecordNotFound": 404,
     "LastSignInMethod": 409,
+    "RevocationRequired": 409,
 }
 """The status of a refusal answered with JSON (others: 500)."""
 

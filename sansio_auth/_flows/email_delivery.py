@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from .._context import Context
 from .._flow import Step, send_http
 from ..email import VerificationMessage, link_host, verification_message
-from ..errors import EmailSignInError
+from ..errors import DeadlineExceeded, EmailSignInError
 from ..providers.email_apis import HTTPEmailProvider, Letter, api_error, sender_of
 
 
@@ -37,6 +37,8 @@ def send_through_api(
     request = provider.api.request(provider, letter)
     try:
         response = yield from send_http(request)
+    except DeadlineExceeded:
+        raise
     except Exception as err:
         raise EmailSignInError(f"{provider.name} could not be reached: {err!r}") from err
     if not 200 <= response.status < 300:

@@ -18,7 +18,7 @@ from urllib.parse import urlencode, urlsplit
 import msgspec
 
 from .._context import Context, Reply
-from .._flow import Step, invoke
+from .._flow import Step, invoke, raise_deadline
 from ..errors import (
     AuthError,
     CallbackRouteError,
@@ -371,6 +371,8 @@ def _exchange_code(
     event = yield from send_once(ctx, prepared, key, secret, store_optional=True, in_process=False)
     if not isinstance(event, HTTPResponse):
         error = event.error if isinstance(event, Failed) else None
+        if error is not None:
+            raise_deadline(error, prepared)
         raise ProviderResponseError(
             f"the token request to {prepared.shown()} failed: {error!r}",
             hint="provider-unreachable",

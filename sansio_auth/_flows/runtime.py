@@ -12,6 +12,7 @@ from .._context import Context, Reply, add_query, json_reply
 from .._flow import Step, invoke, log_error
 from ..actions import (
     REFUSED,
+    ActionResult,
     AuthorizedResult,
     Options,
     SessionResult,
@@ -81,7 +82,8 @@ def sign_out(ctx: Context, options: Options, *, form_post: bool) -> Step[Respons
 def _act(ctx: Context, flow: Step[Reply], options: Options, *, form_post: bool) -> Step[Response]:
     """Run an action's route flow with the CSRF decision made: a form post's token is
     checked, the server's own action needs none. A failure answers its error and the page
-    that shows it."""
+    that shows it; a route that answers the attempt itself instead of sending the browser on
+    (``429`` over a rate limit) is answered as the route answers it."""
     try:
         if form_post:
             ctx.check_csrf()
@@ -94,7 +96,13 @@ def _act(ctx: Context, flow: Step[Reply], options: Options, *, form_post: bool) 
         assert page is not None  # errors of these routes go to a page
         url = back_to_form(page, error, ctx.request, ctx.origin)
         return answer(url, ctx.out_cookies.deletions_only(), redirect=True, error=error)
-    assert reply.redirect is not None  # sign-in and sign-out answer with a redirect
+    if reply.redirect is None:
+        return ActionResult(
+            status=reply.status,
+            headers=reply.headers,
+            body=reply.body,
+            cookies=tuple(ctx.out_cookies),
+        )
     return answer(reply.redirect, ctx.out_cookies, redirect=options.redirect)
 
 

@@ -11,7 +11,7 @@ from .. import jwt
 from .._context import JSON_NO_CACHE, NO_CACHE, Context, Reply, json_reply, request_cookies
 from .._flow import Step, log_error
 from ..actions import SessionResult
-from ..cookies import read_chunked, write_chunked
+from ..cookies import read_chunked, unread_chunks, write_chunked
 from ..errors import AuthError, Configuration, MissingCSRF, fault_of
 from ..http import Cookie, Request, Response, origin_and_path, parse_cookie_header
 from ..jwt import InvalidToken
@@ -48,6 +48,7 @@ def current_session(ctx: Context, *, update: bool = False, data: Any = None) -> 
     spec = ctx.cookie_specs.session_token
     value, present = read_chunked(ctx.cookies, spec.name)
     if value is None:
+        ctx.out_cookies.delete_chunks(spec, unread_chunks(spec.name, present))
         return None
     strategy = session_strategy(ctx)
     try:
@@ -123,7 +124,7 @@ def _read_without_actions(
     spec = request_cookies(settings, request, origin or "").session_token
     value, present = read_chunked(parse_cookie_header(request.headers.get("cookie")), spec.name)
     if value is None:
-        return None, None, ()
+        return None, None, tuple(spec.delete(n) for n in unread_chunks(spec.name, present))
     if not plain_jwt:
         return None
     secrets = settings.secrets

@@ -21,7 +21,7 @@ import msgspec
 from .._context import Context
 from .._flow import Step, call_adapter
 from ..cookies import read_chunked
-from ..errors import Configuration, RecordNotFound, SessionRequired
+from ..errors import RecordNotFound, RevocationRequired, SessionRequired
 from .freshness import SENSITIVE, check_fresh
 from .revocation import revoke
 from .session_records import records_kept
@@ -140,6 +140,11 @@ def check_operation(ctx: Context, current: CurrentSession, operation: str | None
         check_fresh(current.signed_in_at, ctx.now, ctx.settings.session.fresh_age)
 
 
+def _has_credentials(ctx: Context) -> bool:
+    """Whether a Credentials provider may have signed in a user who is not stored."""
+    return any(p.type == "credentials" for p in ctx.settings.providers_by_id.values())
+
+
 def _seconds(value: Any) -> float | None:
     return None if value is None else timestamp(value)
 
@@ -205,6 +210,8 @@ class JWTSessionList(SessionList):
         found = None
         if callable(getattr(adapter, "get_user", None)):
             found = yield from call_adapter(adapter, "get_user", sub)
+            if not found and not _has_credentials(ctx):
+                return None  # the user was deleted: only a credentials sign-in is not stored
         user = dict(found) if found else {"id": sub}
         if not found:
             user.update({k: token[k] for k in ("name", "email") if isinstance(token.get(k), str)})
@@ -218,7 +225,9 @@ class JWTSessionList(SessionList):
 
     def listed(self, ctx: Context, current: CurrentSession) -> Step[list[ListedSession]]:
         if not records_kept(ctx):
-            raise Configuration("listing JWT sessions needs session={'revocation': True}")
+            raise RevocationRequired(
+                "listing and ending JWT sessions needs session={'revocation': True}"
+            )
         records = yield from call_adapter(
             ctx.settings.adapter, "list_session_records", current.user_id
         )

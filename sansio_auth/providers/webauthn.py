@@ -49,7 +49,9 @@ class WebAuthnProvider(Provider):
     ``user_verification``, ``extensions``), ``verify_registration_options``
     (``require_user_verification``, ``supported_algorithm_ids``) and
     ``verify_authentication_options`` (``require_user_verification``); they win over the
-    flat options above for their ceremony (see :mod:`sansio_auth._webauthn`).
+    flat options above for their ceremony (see :mod:`sansio_auth._webauthn`); in
+    ``authenticator_selection``, ``require_resident_key=True`` without ``resident_key``
+    asks for ``"required"``.
     """
 
     kind: ClassVar[ProviderType] = "webauthn"

@@ -20,6 +20,7 @@ from io_bindings.db.memory import MemoryAdapter
 from io_bindings.db.sqlite import SQLiteAdapter
 from io_bindings.sync import SyncAuth
 from sansio_auth import AuthConfig, Request, Response
+from sansio_auth.events import HTTPResponse, OutboundRequest
 from sansio_auth.providers import Credentials, Email
 
 SECRET = "deadline-tests-secret-that-is-long-enough-01"
@@ -296,3 +297,50 @@ async def test_within_leaves_an_outer_cancellation_alone() -> None:
     with anyio.move_on_after(0.1) as outer:
         await within(sleeps(), 10)
     assert outer.cancelled_caught
+
+
+class SlowProvider:
+    """A transport answering as the test OP, but ``endpoint`` after ``seconds``."""
+
+    def __init__(self, op: Any, endpoint: str, seconds: float) -> None:
+        self.op, self.endpoint, self.seconds = op, endpoint, seconds
+
+    async def send(self, request: OutboundRequest) -> HTTPResponse:
+        if request.url.endswith(self.endpoint):
+            await slow(self.seconds)
+        return self.op.handle(request)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("endpoint", ["/.well-known/openid-configuration", "/token"])
+def test_a_provider_request_past_the_sign_ins_deadline_is_deadline_exceeded(
+    endpoint: str, logged: pytest.LogCaptureFixture
+) -> None:
+    """The whole sign-in's deadline (0.4 s) cuts a provider request that takes 5 s: the log
+    says ``DeadlineExceeded``, not the callback route's error."""
+    from tests.sansio_auth.driver import Browser, Clock
+    from tests.sansio_auth.oauth.fake_op import FakeOP
+    from tests.sansio_auth.oauth.fake_op import sign_in as oidc_sign_in
+
+    clock = Clock()
+    op = FakeOP(clock)
+    options = {"deadlines": {"sign_in": 0.4}, "providers": [op.provider()]}
+    slow_op = SlowProvider(op, endpoint, 5)
+    auth = Auth(config(None, **options), transport=slow_op, clock=clock, env={})
+
+    class Driven:
+        def run(self, flow: Any) -> Response:
+            return anyio.run(auth.drive, flow)
+
+    browser = Browser(auth.engine, Driven(), clock, ORIGIN)
+    started = time.monotonic()
+    if endpoint == "/token":
+        answer = oidc_sign_in(browser, op)
+    else:
+        form = {"csrfToken": browser.csrf_token()}
+        answer = browser.post(f"{browser.base}/signin/op", form=form)
+    assert time.monotonic() - started < 3
+    assert answer.location == ERROR_PAGE
+    assert "DeadlineExceeded: " in logged.text
+    assert "ran out of the sign-in's time" in logged.text
+    assert "CallbackRouteError" not in logged.text
+    assert browser.session() is None

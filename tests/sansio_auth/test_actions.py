@@ -167,6 +167,30 @@ def test_a_failed_sign_in_answers_its_error_and_where_to_show_it():
     assert SESSION not in written(result)
 
 
+@pytest.mark.parametrize("script", [False, True])
+def test_a_sign_in_over_the_rate_limit_answers_as_the_route_does(script: bool) -> None:
+    from io_bindings.db.memory import MemoryCounters
+
+    limits = {"credentials_per_account": (1, 60), "store": MemoryCounters()}
+    auth = pair(rate_limits=limits)
+    headers = {"referer": f"{ORIGIN}/login"} | ({"x-auth-return-redirect": "1"} if script else {})
+    page = auth.browser.build("POST", "/login", headers=headers)
+    wrong = {"username": "ann", "password": "no"}
+    refused = run(auth, auth.engine.sign_in(page, "credentials", wrong))
+    assert isinstance(refused.error, CredentialsSignin)
+    right = {"username": "ann", "password": "pw"}
+    result = run(auth, auth.engine.sign_in(page, "credentials", right))
+    assert isinstance(result, ActionResult)
+    assert (result.status, result.url, result.error) == (429, None, None)
+    assert result.header("retry-after") == "60"
+    assert SESSION not in written(result)
+    if script:
+        assert msgspec.json.decode(result.body)["error"] == "RateLimited"
+    else:
+        assert b"Too many attempts" in result.body
+    assert len(auth.performer.invoked("authorize")) == 1  # the refused attempt never got there
+
+
 def test_no_or_an_unknown_provider_goes_to_the_sign_in_page_unless_a_form_named_it():
     auth = pair()
     page = auth.browser.build("POST", "/login")

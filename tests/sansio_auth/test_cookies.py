@@ -226,9 +226,30 @@ def test_read_refuses_chunks_beyond_the_cap_and_names_at_most_the_cap():
     value, present = read_chunked(cookies, NAME)
     assert value is None
     assert present == [f"{NAME}.{i}" for i in range(MAX_CHUNKS)]
-    assert read_chunked({f"{NAME}.{MAX_CHUNKS}": "x"}, NAME) == (None, [])
+    stray = f"{NAME}.{MAX_CHUNKS}"
+    assert read_chunked({stray: "x"}, NAME) == (None, [stray])  # named, so it is deleted
+    assert read_chunked({NAME: "v", stray: "x"}, NAME) == (None, [NAME, stray])
     within = {f"{NAME}.{i}": "x" for i in range(MAX_CHUNKS)}
     assert read_chunked(within, NAME) == ("x" * MAX_CHUNKS, list(within))
+
+
+@given(
+    indices=st.sets(st.integers(min_value=0, max_value=60), min_size=1),
+    whole=st.booleans(),
+)
+def test_deleting_what_a_refusal_names_ends_the_refusal(indices, whole):
+    """A browser that deletes what each answer deletes gets out of any mix of chunks in a
+    bounded number of answers, each naming at most ``MAX_CHUNKS`` chunks."""
+    jar = {f"{NAME}.{i}": "x" for i in indices} | ({NAME: "w"} if whole else {})
+    for _ in range(len(indices) // MAX_CHUNKS + 1):
+        value, present = read_chunked(jar, NAME)
+        if value is not None:
+            break
+        assert len([n for n in present if n != NAME]) <= MAX_CHUNKS
+        for name in present:
+            del jar[name]
+    left = [name for name in jar if name.startswith(f"{NAME}.")]
+    assert all(int(name.rsplit(".", 1)[1]) < MAX_CHUNKS for name in left)  # no refusal left
 
 
 def test_write_refuses_a_value_beyond_the_cap():

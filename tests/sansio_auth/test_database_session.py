@@ -301,3 +301,16 @@ def test_update_age_throttles_writes(update_age, gaps):
     assert writes(db) <= reads
     if update_age > 0:
         assert writes(db) <= (pair.clock.now - START) // update_age
+
+
+def test_a_database_sign_in_deletes_a_stray_chunk_past_the_cap():
+    from tests.sansio_auth.own_site import Site
+
+    site = Site("database")
+    browser = site.browser(None)
+    browser.jar[f"{SESSION}.16"] = StoredCookie("left-over", None)  # refused: no session
+    assert browser.session() is None
+    browser.jar[f"{SESSION}.16"] = StoredCookie("left-over", None)
+    assert site.sign_in(browser).status == 302
+    assert f"{SESSION}.16" not in browser.cookies()
+    assert browser.session()["user"]["email"] == "alice@example.com"

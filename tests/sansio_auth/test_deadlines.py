@@ -9,11 +9,12 @@ import pytest
 
 from sansio_auth import AuthConfig, Engine, Flow, Request
 from sansio_auth.config import Deadlines
-from sansio_auth.errors import Configuration, DeadlineExceeded
+from sansio_auth.errors import ActionTimeout, Configuration, DeadlineExceeded
 from sansio_auth.events import Action, CallAdapter, Event, Failed, InvokeCallback
 from sansio_auth.providers import Credentials, Email
 from sansio_auth.testing import SECRET, Browser, Clock, Performer, seeded_entropy
 from tests.sansio_auth.adapter_faults import FaultyAdapter, seed_session, seed_user
+from tests.sansio_auth.oauth.fake_op import FakeOP, build, sign_in
 
 ORIGIN = "http://localhost:3000"
 
@@ -140,3 +141,54 @@ def test_a_session_read_that_times_out_is_null_and_keeps_the_cookie() -> None:
     assert answer.json() is None
     assert answer.cookies == ()  # a hiccup keeps the cookie for the next read
     assert "SessionTokenError" in performer.log_codes("error")
+
+
+def cut_at(op: Any, endpoint: str, error: BaseException) -> Any:
+    """``op``'s answers, but ``endpoint``'s request fails with ``error``."""
+
+    def handle(request: Any) -> Any:
+        if request.url.endswith(endpoint):
+            raise error
+        return op.handle(request)
+
+    return handle
+
+
+DISCOVERY = "/.well-known/openid-configuration"
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "id_token"), [(DISCOVERY, True), ("/token", True), ("/userinfo", False)]
+)
+def test_a_provider_request_cut_by_the_deadline_is_deadline_exceeded(
+    endpoint: str, id_token: bool
+) -> None:
+    op = FakeOP()
+    pair = build(op, id_token=id_token)
+    sent = "the request to the provider ran out of the sign-in's time"
+    pair.performer.http = cut_at(op, endpoint, ActionTimeout(sent))
+    if endpoint == DISCOVERY:  # the sign-in's start
+        form = {"csrfToken": pair.browser.csrf_token()}
+        response = pair.browser.post(f"{pair.browser.base}/signin/op", form=form)
+    else:  # its callback
+        response = sign_in(pair.browser, op)
+    assert response.location == f"{ORIGIN}/auth/error?error=Configuration"
+    errors = [log for log in pair.performer.logs if log.level == "error"]
+    assert [log.code for log in errors] == ["DeadlineExceeded"]
+    error = errors[0].error
+    assert isinstance(error, DeadlineExceeded)
+    assert error.fault == "provider"
+    assert error.cause["url"].endswith(endpoint)
+    assert sent in str(error)
+    assert pair.browser.session() is None
+
+
+def test_the_transports_own_timeout_stays_a_provider_failure() -> None:
+    """A plain ``TimeoutError`` from the transport (its own timeout) is no deadline."""
+    op = FakeOP()
+    pair = build(op)
+    pair.performer.http = cut_at(op, "/token", TimeoutError("read timed out"))
+    response = sign_in(pair.browser, op)
+    assert response.location == f"{ORIGIN}/auth/error?error=Configuration"
+    [log] = [log for log in pair.performer.logs if log.level == "error"]
+    assert log.code == "CallbackRouteError"

@@ -27,6 +27,7 @@ CLIENT_SAFE = {
     "SessionNotFresh",
     "LastSignInMethod",
     "RecordNotFound",
+    "RevocationRequired",
 }
 SIGN_IN_KIND = {
     "CredentialsSignin",

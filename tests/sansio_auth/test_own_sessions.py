@@ -221,15 +221,26 @@ def test_a_failed_touch_keeps_the_session():
     assert browser.session() is not None
 
 
-def test_jwt_sessions_without_revocation_cannot_be_listed():
+def test_jwt_sessions_without_revocation_cannot_be_listed_or_ended_and_say_why():
     site = Site("jwt", session={"revocation": False})
-    browser = site.browser()
-    response = browser.get(f"{browser.base}/sessions")
-    assert response.status == 500
-    assert response.json() == {
-        "error": "Configuration",
-        "message": "The server could not do this: see its logs.",
+    browser, other = site.browser(), site.browser()
+    refusal = {
+        "error": "RevocationRequired",
+        "message": "listing and ending JWT sessions needs session={'revocation': True}",
     }
+    for response in (
+        browser.get(f"{browser.base}/sessions"),
+        post_json(browser, "revoke-other-sessions"),
+        post_json(browser, "revoke-session", id="anything"),
+    ):
+        assert (response.status, response.json()) == (409, refusal)
+    page = browser.get(f"{browser.base}/security")
+    assert page.status == 200
+    assert "Signed in as alice@example.com" in page.body.decode()
+    assert "Delete my account" in page.body.decode()
+    assert "revoke-session" not in page.body.decode()  # no list, so no button that would fail
+    assert browser.session() is not None
+    assert other.session() is not None
 
 
 @pytest.mark.parametrize("route", ["sessions", "accounts", "security"])

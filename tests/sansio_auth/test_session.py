@@ -2,6 +2,7 @@
 
 import string
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -361,6 +362,42 @@ def test_a_missing_chunk_is_no_session_and_every_chunk_is_deleted():
     response = read(auth)
     assert response.json() is None
     assert deleted_names(response) == {f"{SESSION}.0", f"{SESSION}.2"}
+
+
+STRAY = f"{SESSION}.16"  # past the cap (MAX_CHUNKS): a request holding it is refused
+
+
+def with_stray_chunk(auth):
+    from sansio_auth.testing.browser import StoredCookie
+
+    auth.browser.jar[STRAY] = StoredCookie("left-over", None)
+
+
+@pytest.mark.parametrize("plain", [True, False])  # the read without actions, and the flow's
+def test_a_stray_chunk_past_the_cap_is_deleted_by_a_read_and_by_a_sign_in(plain):
+    options = {} if plain else {"callbacks": {"jwt": lambda token: token}}
+    auth = AuthPair.build(providers=[Credentials(authorize=users(ANN))], **options)
+    with_stray_chunk(auth)
+    response = read(auth)
+    assert response.json() is None
+    assert deleted_names(response) == {STRAY}
+    with_stray_chunk(auth)
+    signed = auth.browser.sign_in_with_credentials(username="ann", password="pw")
+    assert STRAY in deleted_names(signed)
+    assert STRAY not in auth.browser.cookies()
+    assert read(auth).json()["user"]["name"] == "Ann"
+
+
+def test_a_session_cookie_that_came_with_a_stray_chunk_goes_with_it():
+    """A browser left with both (before stray chunks were deleted): one read refuses and
+    deletes both, and the next sign-in works."""
+    auth = signed_in()
+    with_stray_chunk(auth)
+    response = read(auth)
+    assert response.json() is None
+    assert deleted_names(response) == {SESSION, STRAY}
+    auth.browser.sign_in_with_credentials(username="ann", password="pw")
+    assert read(auth).json()["user"]["name"] == "Ann"
 
 
 # -- properties: a tampered or truncated cookie never yields a session --------------------------

@@ -3,6 +3,8 @@
 import dataclasses
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sansio_auth import (
     AuthConfig,
@@ -425,6 +427,8 @@ def test_configured_base_path_wins_over_auth_url():
     [
         ("https://a.com/api/auth", "/api/auth", "env-url-basepath-redundant"),
         ("https://a.com/api/auth/", "/api/auth/", "env-url-basepath-redundant"),
+        ("https://a.com/api/auth/", "/api/auth", "env-url-basepath-mismatch"),  # as Auth.js
+        ("https://a.com/api/auth", "/api/auth/", "env-url-basepath-mismatch"),
         ("https://a.com/api/auth", "/auth", "env-url-basepath-mismatch"),
         ("https://a.com/app", "/app/auth", "env-url-basepath-mismatch"),
         ("https://a.com/api/auth", None, None),
@@ -437,6 +441,21 @@ def test_auth_url_and_base_path_warnings(auth_url, base_path, warning):
     ``base_path`` is set too (a root ``AUTH_URL`` is only an origin: no warning)."""
     s = env_settings({"AUTH_SECRET": SECRET, "AUTH_URL": auth_url}, base_path=base_path)
     assert s.warnings == (() if warning is None else (warning,))
+
+
+@given(
+    segments=st.lists(st.text(alphabet="abz-", min_size=1, max_size=4), min_size=1, max_size=3),
+    slash_url=st.booleans(),
+    slash_base=st.booleans(),
+)
+def test_only_the_exact_path_is_redundant(segments, slash_url, slash_base):
+    path = "/" + "/".join(segments)
+    url = "https://a.com" + path + ("/" if slash_url else "")
+    base = path + ("/" if slash_base else "")
+    s = env_settings({"AUTH_SECRET": SECRET, "AUTH_URL": url}, base_path=base)
+    expected = "redundant" if slash_url == slash_base else "mismatch"
+    assert s.warnings == (f"env-url-basepath-{expected}",)
+    assert s.base_path == path  # base_path wins, without its trailing slash
 
 
 def test_auth_url_means_the_host_need_not_be_trusted():

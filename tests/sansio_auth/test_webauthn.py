@@ -8,8 +8,11 @@ import base64
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sansio_auth import jwt
+from sansio_auth._webauthn import resident_key
 from sansio_auth.providers import Passkey, WebAuthn
 from sansio_auth.testing import SECRET, seeded_entropy
 from sansio_auth.testing.webauthn import SoftAuthenticator
@@ -291,6 +294,45 @@ def test_registration_and_authentication_options_override_per_ceremony():
     assert authentication["timeout"] == 30000
     assert authentication["userVerification"] == "discouraged"
     assert authentication["extensions"] == {"largeBlob": {"read": True}}
+
+
+@pytest.mark.parametrize(
+    ("selection", "expected"),
+    [
+        ({"require_resident_key": True}, ("required", True)),
+        ({"require_resident_key": True, "resident_key": "preferred"}, ("preferred", False)),
+        ({"require_resident_key": False}, ("preferred", False)),
+        ({}, ("preferred", False)),
+    ],
+)
+def test_require_resident_key_is_honoured_as_simplewebauthn_does(selection, expected):
+    provider = WebAuthn(registration_options={"authenticator_selection": selection})
+    peer = PasskeyPeer.build(provider)
+    options = peer.options("webauthn", action="register", email="ann@example.com").json()
+    chosen = options["options"]["authenticatorSelection"]
+    assert (chosen["residentKey"], chosen["requireResidentKey"]) == expected
+
+
+REQUIREMENTS = st.sampled_from(["required", "preferred", "discouraged"])
+
+
+@given(
+    default=REQUIREMENTS,
+    named=st.none() | REQUIREMENTS,
+    require=st.sampled_from([None, True, False]),
+)
+def test_the_resident_key_is_the_one_named_else_required_when_asked_else_the_default(
+    default, named, require
+):
+    selection = {"resident_key": named, "require_resident_key": require}
+    selection = {key: value for key, value in selection.items() if value is not None}
+    chosen = resident_key(selection, default)
+    if named is not None:
+        assert chosen == named  # a named one wins, whatever require_resident_key says
+    elif require:
+        assert chosen == "required"
+    else:
+        assert chosen == default
 
 
 def test_verify_options_override_the_user_verification_demanded():

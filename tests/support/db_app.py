@@ -9,7 +9,9 @@ Configured by the environment of the server process:
   (default 10 s);
 * ``E2E_SMTP_PORT`` — a plain SMTP server on 127.0.0.1 that takes the sign-in e-mails
   (:class:`io_bindings.email.SMTPSender`, no TLS);
-* ``E2E_EMAIL_MAX_AGE`` — lifetime of a sign-in link in seconds (default 24 h).
+* ``E2E_EMAIL_MAX_AGE`` — lifetime of a sign-in link in seconds (default 24 h);
+* ``E2E_STRATEGY`` — ``jwt`` for JWT sessions (revocation off: the default), without the
+  ``session`` callback (default: database sessions).
 
 The ``session`` callback adds the user id and, on an update, the posted ``nickname``.
 Every ``session`` event is appended (one JSON line) to ``E2E_EVENTS`` when it is set, and
@@ -100,13 +102,17 @@ def make_config(
     adapter = adapter_for(database, db_timeout)
     if os.environ.get("E2E_WRITES"):
         adapter = count_writes(adapter, os.environ["E2E_WRITES"])
+    if os.environ.get("E2E_STRATEGY") == "jwt":
+        strategy = {"session": {"strategy": "jwt"}}
+    else:
+        strategy = {"callbacks": Callbacks(session=session_callback)}
     return AuthConfig(
         secret=SECRET,
         trust_host=True,
         adapter=adapter,
         providers=[Email(send_verification_request=sender, max_age=email_max_age)],
-        callbacks=Callbacks(session=session_callback),
         events=Events(session=record_session_event),
+        **strategy,  # type: ignore[arg-type]
     )
 
 

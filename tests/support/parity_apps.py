@@ -6,13 +6,17 @@ framework writes them, for ``tests/io_bindings/test_adapter_parity_e2e.py``:
 * ``POST /signin``: a sign-in form (``provider``, ``csrfToken``, ``redirectTo``, fields);
 * ``POST /signout``: a sign-out form; ``POST /update`` (``name``): ``{"session": <new>}``.
 
-Served by ``uvicorn --factory parity_apps:starlette_app`` (and ``:django_app``) and
-``python -m aiohttp.web parity_apps:aiohttp_app``, with ``AUTH_SECRET`` in the environment.
-Django's own CSRF middleware is left out: the library's checks are what is compared.
+Served by ``uvicorn --factory parity_apps:starlette_app`` (and ``:fastapi_app``,
+``:django_app``) and ``python -m aiohttp.web parity_apps:aiohttp_app``, with ``AUTH_SECRET``
+in the environment. Django's own CSRF middleware is left out: the library's checks are what
+is compared. ``PARITY_DATABASE`` (an ``E2E_DATABASE`` of :mod:`db_app`) keeps the rate-limit
+counters in that store, and ``PARITY_ACCOUNT_LIMIT`` allows that many password attempts per
+account a minute (default: the library's limits, counters in process memory).
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from sansio_auth import AuthConfig
@@ -34,11 +38,19 @@ def jwt(token: dict[str, Any], trigger: str | None = None, session: Any = None) 
 
 
 def config() -> AuthConfig:
+    options: dict[str, Any] = {}
+    if database := os.environ.get("PARITY_DATABASE"):
+        from db_app import adapter_for
+
+        options.update(adapter=adapter_for(database), session={"strategy": "jwt"})
+    if limit := os.environ.get("PARITY_ACCOUNT_LIMIT"):
+        options["rate_limits"] = {"credentials_per_account": (int(limit), 60)}
     return AuthConfig(
         trust_host=True,
         base_path=BASE_PATH,
         providers=[Credentials(authorize=authorize)],
         callbacks={"jwt": jwt},
+        **options,
     )
 
 
@@ -78,6 +90,30 @@ def starlette_app() -> Any:
         Mount(BASE_PATH, app=handlers),
     ]
     return Starlette(routes=routes, middleware=[Middleware(result.middleware)])
+
+
+def fastapi_app() -> Any:
+    from fastapi import FastAPI, Request
+
+    from io_bindings.starlette import HostAuth
+
+    result = HostAuth(config())
+    app = FastAPI()
+    app.add_middleware(result.middleware)
+    app.mount(BASE_PATH, result.handlers)
+
+    async def signin(request: Request) -> Any:
+        form = await request.form()
+        await result.sign_in(str(form.get("provider") or "") or None, form)
+        return {"unreachable": True}
+
+    async def whoami() -> Any:
+        return {"session": await result.auth()}
+
+    signin.__annotations__["request"] = Request  # resolved here, not in the module's names
+    app.post("/signin")(signin)
+    app.get("/whoami")(whoami)
+    return app
 
 
 def aiohttp_app(argv: list[str] | None = None) -> Any:

@@ -125,9 +125,11 @@ class AuthBase(DeclarativeBase):
 
 
 class User(AuthBase):
-    """A user: ``@auth/pg-adapter``'s ``users`` table (``SERIAL`` ids)."""
+    """A user: ``@auth/pg-adapter``'s ``users`` table (``SERIAL`` ids). On SQLite the id is
+    ``AUTOINCREMENT``: without it, a deleted user's id goes to the next new user."""
 
     __tablename__ = "users"
+    __table_args__ = {"sqlite_autoincrement": True}  # noqa: RUF012 - SQLAlchemy's declaration
     id = mapped_column(Integer, primary_key=True, autoincrement=True)
     name = mapped_column(String(255))
     email = mapped_column(Key(), unique=True)
@@ -387,6 +389,11 @@ class AuthModels:
         models += (self.Authenticator, self.SessionRevocation, self.RateLimitCounter)  # type: ignore[assignment]
         models += (self.UserPassword, self.UserTwoFactor, self.SessionRecord)  # type: ignore[assignment]
         return [model.__table__ for model in models]
+
+    @property
+    def integer_ids(self) -> bool:
+        """Whether user ids are integers the database assigns."""
+        return _python_type(self.user_columns[self.user_fields["id"]]) is int
 
     def new_user_id(self, proposed: str) -> Any:
         """The id to insert for a new user: ``None`` when the database assigns it."""

@@ -26,6 +26,7 @@ from sqlalchemy import (
     func,
     insert,
     select,
+    text,
     update,
 )
 
@@ -115,6 +116,22 @@ class SQLAlchemyStore(SQLAlchemyAccounts):
             self.models.metadata.create_all(self.engine, tables=self.models.auth_tables)
         with self._read() as conn:
             conn.execute(select(1))
+            self._check_ids_are_not_reused(conn)
+
+    def _check_ids_are_not_reused(self, conn: Connection) -> None:
+        """Refuse a SQLite user table whose integer id lacks ``AUTOINCREMENT``: SQLite would
+        give a deleted user's id to the next user, and that user would inherit what still
+        names the deleted one (a JWT session's ``sub``, a revocation mark)."""
+        if conn.dialect.name != "sqlite" or not self.models.integer_ids:
+            return
+        found = text("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = :name")
+        schema = conn.execute(found, {"name": self.users.name}).scalar()
+        if schema is not None and "AUTOINCREMENT" not in schema.upper():
+            raise ValueError(
+                f"the SQLite table {self.users.name!r} would give a deleted user's id to the "
+                "next new user: declare its integer id AUTOINCREMENT (__table_args__ = "
+                '{"sqlite_autoincrement": True} on the user model) and make the table again'
+            )
 
     def close(self) -> None:
         """Close the pool's connections (the engine stays usable)."""

@@ -65,6 +65,7 @@ def upgrade() -> None:
         sa.Column("email", Key(), unique=True),
         sa.Column("emailVerified", UTCDateTime()),
         sa.Column("image", sa.Text()),
+        sqlite_autoincrement=True,  # a deleted user's id never goes to a new user
     )
     op.create_table(
         "accounts",

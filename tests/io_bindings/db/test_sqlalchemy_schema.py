@@ -1,10 +1,12 @@
 """The SQLAlchemy adapter's schema: the shipped Alembic revision makes what ``create_all`` makes
-(autogenerate finds nothing to add, the reflected tables are the same), on SQLite, PostgreSQL
-and MariaDB; and ``AuthModels`` takes your own user model and table names."""
+(autogenerate finds nothing to add, the reflected tables are the same, user ids
+``AUTOINCREMENT`` on SQLite), on SQLite, PostgreSQL and MariaDB; a SQLite user table that
+would give a deleted user's id again is refused."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +15,11 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.operations import Operations
-from sqlalchemy import Engine, create_engine, inspect
+from sqlalchemy import Engine, Integer, String, create_engine, inspect, text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from io_bindings.db.sqlalchemy import AuthModels, SQLAlchemyAdapter, UTCDateTime, models
 from io_bindings.db.sqlalchemy import alembic_0001_auth_tables as revision
-from io_bindings.db.sqlalchemy import models
 from tests.io_bindings.db.conftest import sqlalchemy_url
 
 DATABASES = ["sqlite", pytest.param("postgres", marks=pytest.mark.e2e),
@@ -77,7 +80,15 @@ def shape(engine: Engine) -> dict[str, Any]:
             "unique": uniques | {names for names, unique in indexes if unique},
             "indexes": {names for names, unique in indexes if not unique},
         }
+        if engine.dialect.name == "sqlite":
+            tables[table]["autoincrement"] = "AUTOINCREMENT" in _sqlite_schema(engine, table)
     return tables
+
+
+def _sqlite_schema(engine: Engine, table: str) -> str:
+    found = text("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = :name")
+    with engine.connect() as conn:
+        return str(conn.execute(found, {"name": table}).scalar())
 
 
 def test_the_revision_makes_what_create_all_makes(engines: tuple[Engine, Engine]) -> None:
@@ -88,6 +99,8 @@ def test_the_revision_makes_what_create_all_makes(engines: tuple[Engine, Engine]
         assert compare_metadata(MigrationContext.configure(conn), models.metadata) == []
     assert shape(migrated) == shape(created)
     assert set(shape(migrated)) == {t.name for t in models.auth_tables}
+    if migrated.dialect.name == "sqlite":  # else ids come from a sequence that never goes back
+        assert shape(migrated)["users"]["autoincrement"]
     migrate(migrated, "downgrade")
     assert inspect(migrated).get_table_names() == []
 
@@ -102,3 +115,20 @@ def test_the_revision_is_a_revision_alembic_can_load(tmp_path: Path) -> None:
     (tmp_path / "script.py.mako").write_text("")
     scripts = ScriptDirectory(str(tmp_path), version_locations=[str(versions)])
     assert scripts.get_current_head() == "sansio_auth_0001"
+
+
+def test_a_sqlite_user_table_that_would_reuse_ids_is_refused(tmp_path: Path) -> None:
+    class Base(DeclarativeBase):
+        pass
+
+    class Member(Base):
+        __tablename__ = "members"
+        id: Mapped[int] = mapped_column(Integer, primary_key=True)
+        email: Mapped[str | None] = mapped_column(String(320), unique=True)
+        email_verified: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    url = f"sqlite:///{tmp_path / 'app.db'}"
+    adapter = SQLAlchemyAdapter(url, AuthModels(Base, user=Member), create_tables=True)
+    with pytest.raises(ValueError, match="sqlite_autoincrement"):
+        adapter.store.open()
+    adapter.store.close()
