@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from .._context import Context, Reply, add_query, html_reply, json_reply
+from .._context import Context, Reply, add_query, html_reply, json_reply, wants_json
 from .._flow import Step, call_adapter, invoke, log_error
 from ..email import AccountMessageKind, account_message, link_host
 from ..errors import AuthError, InvalidProvider, SessionNotFresh, SessionRequired
@@ -147,21 +147,14 @@ def link(ctx: Context, action: str, **query: str) -> str:
     return f"{ctx.url(action)}?{urlencode(query)}"
 
 
-def wants_json(ctx: Context) -> bool:
-    """The client asked for JSON: a JSON body, ``X-Auth-Return-Redirect`` (Auth.js's client),
-    or an ``Accept`` that names JSON and not HTML."""
-    request = ctx.request
-    if request.header("x-auth-return-redirect") is not None:
-        return True
-    if "application/json" in (request.header("content-type") or "").lower():
-        return True
-    accept = (request.header("accept") or "").lower()
-    return "application/json" in accept and "text/html" not in accept
-
-
 def answer(ctx: Context, page: str, body: Mapping[str, Any], status: int = 200) -> Reply:
-    """``page`` (HTML) for a browser, ``body`` (JSON) for a script."""
-    return json_reply(dict(body), status=status) if wants_json(ctx) else html_reply(page, status)
+    """``page`` (HTML) for a browser, ``body`` (JSON) for a script; a refusal (a 4xx
+    ``status``) names its ``body["error"]`` in :attr:`Reply.refused`, for the log."""
+    reply = json_reply(dict(body), status=status) if wants_json(ctx) else html_reply(page, status)
+    error = body.get("error")
+    if status >= 400 and isinstance(error, str) and error:
+        reply.refused = error
+    return reply
 
 
 def notice(
@@ -175,10 +168,9 @@ def notice(
     return answer(ctx, page, body)
 
 
-def done(ctx: Context, url: str, body: Mapping[str, Any] | None = None) -> Reply:
-    """Go to ``url``: a redirect for a browser, ``{"url": ..., **body}`` for a script."""
-    if wants_json(ctx) and ctx.request.header("x-auth-return-redirect") is None:
-        return json_reply({"url": url, **(body or {})})
+def done(ctx: Context, url: str) -> Reply:
+    """Go to ``url``: a redirect for a browser; a script gets ``{"url"}`` where the route has
+    :attr:`~sansio_auth._context.Context.json_redirects` (every account route does)."""
     return Reply(redirect=url)
 
 
