@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from .._context import Context, Reply, add_query, html_reply, json_reply, wants_json
-from .._flow import Step, call_adapter, invoke, log_error
+from .._flow import Step, call_adapter, invoke, log_error, log_warning
 from ..email import AccountMessageKind, account_message, link_host
 from ..errors import AuthError, InvalidProvider, SessionNotFresh, SessionRequired
 from ..pages.accounts import notice_page
@@ -108,6 +108,14 @@ def use_token(ctx: Context, identifier: str, token: Any) -> Step[bool]:
     )
 
 
+NOTES: Mapping[str, str] = {
+    "no-account": "an e-mail was asked for an address no account uses: a note goes instead",
+    "account-exists": "a sign-up gave an address that has an account: its owner is told",
+}
+"""Why an e-mail is a note rather than the link asked for: a refusal whose answer looks like
+any other (no account is told apart), so the log is the one place that says it."""
+
+
 def send(
     ctx: Context,
     provider: PasswordProvider,
@@ -119,7 +127,10 @@ def send(
     token: str | None = None,
     code: str | None = None,
 ) -> Step[None]:
-    """Send the account e-mail ``kind`` to ``to`` with the provider's sender."""
+    """Send the account e-mail ``kind`` to ``to`` with the provider's sender (a note sent
+    instead of a link, :data:`NOTES`, is logged as a warning)."""
+    if kind in NOTES:
+        yield from log_warning(kind, NOTES[kind])
     message = account_message(
         kind, url=url, host=link_host(url), theme=ctx.settings.theme, code=code
     )
