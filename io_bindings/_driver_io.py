@@ -32,24 +32,24 @@ class HTTPTransport(Protocol):
 
 
 def write_log(entry: Log, *, debug: bool = False) -> None:
-    """The default log: the Python logger ``sansio_auth``, lines in Auth.js's format.
+    """The default log: the Python logger ``sansio_auth``, lines in Auth.js's format, at the
+    entry's level (a refusal the client caused is a warning, a fault of the server an error).
 
-    An error any client can cause (fault ``"browser"``: a tampered cookie, a bad CSRF
-    token, a forged callback) is one line naming its type: the client controls how many
-    there are. Other errors, and every error when ``debug``, carry the traceback of their
-    cause. Every line is escaped (:func:`~sansio_auth.events.escape_log_text`), tracebacks
-    included: no text a browser or provider sent can forge a line.
+    A refusal (fault ``"browser"``: a wrong password, a tampered cookie, a bad CSRF token, a
+    forged callback) is one line naming its type: the client controls how many there are.
+    Other errors, and every error when ``debug``, carry the traceback of their cause. Every
+    line is escaped (:func:`~sansio_auth.events.escape_log_text`), tracebacks included: no
+    text a browser or provider sent can forge a line.
     """
-    if entry.level == "error":
-        shown = _traceback(entry.error, debug)
-        if shown is None:
-            logger.error("%s", entry)
-        else:
-            logger.error("%s\n%s", entry, traceback_text(shown))
-    elif entry.level == "warn":
-        logger.warning("%s", entry)
-    else:
+    if entry.level == "debug":
         logger.debug("%s", entry)
+        return
+    write = logger.error if entry.level == "error" else logger.warning
+    shown = _traceback(entry.error, debug)
+    if shown is None:
+        write("%s", entry)
+    else:
+        write("%s\n%s", entry, traceback_text(shown))
 
 
 def log_writer(debug: bool) -> WriteLog:

@@ -44,6 +44,8 @@ class Reply(msgspec.Struct, kw_only=True):
     headers: tuple[tuple[str, str], ...] = ()
     body: bytes = b""
     redirect: str | None = None
+    refused: str | None = None
+    """The error code of a form this answer refuses (logged once by the dispatcher)."""
 
 
 def json_reply(value: Any, status: int = 200, headers: tuple[tuple[str, str], ...] = ()) -> Reply:
@@ -72,11 +74,13 @@ class Context:
         "_callback_url",
         "_form",
         "action",
+        "answer_headers",
         "cache",
         "cookie_specs",
         "cookies",
         "csrf_checked",
         "entropy",
+        "json_redirects",
         "method",
         "now",
         "origin",
@@ -128,6 +132,13 @@ class Context:
         """The provider token states a session read found (refreshed as needed), by provider."""
         self.session_user_id: str | None = None
         """The id of the user whose live session a session read found (JWT: the ``sub``)."""
+        self.answer_headers: tuple[tuple[str, str], ...] = ()
+        """Headers every answer to this request carries, whatever its outcome (set by the
+        dispatcher from the route's row)."""
+        self.json_redirects = False
+        """Whether a script (:func:`wants_json`) gets ``{"url"}`` where a browser would be
+        redirected (the account routes' rule, set by the dispatcher); otherwise only
+        ``X-Auth-Return-Redirect`` asks for it, as with Auth.js."""
 
     # -- inputs -----------------------------------------------------------------------------
 
@@ -261,22 +272,25 @@ class Context:
     def respond(self, reply: Reply, *, failed: bool = False) -> Response:
         """The response of ``reply`` with this request's cookies (only deletions after a
         failure) and the headers that go with them; a redirect answers ``200 {"url": ...}``
-        when the request has an ``X-Auth-Return-Redirect`` header.
+        when the request has an ``X-Auth-Return-Redirect`` header or, on a route with
+        :attr:`json_redirects`, asks for JSON.
 
-        A response that sets or deletes the session cookie is never stored by a cache
-        (``Cache-Control: no-store``, redirects included); a callback's response sends no
-        ``Referer`` on (its URL carries the provider's code)."""
+        The route's :attr:`answer_headers` replace those of the same name (``Referrer-Policy``
+        where the URL carries a code or token, ``Cache-Control: no-store`` where the page
+        shows a secret). A response that sets or deletes the session cookie is never stored
+        by a cache (``Cache-Control: no-store``, redirects included)."""
         cookies = self.out_cookies.deletions_only() if failed else tuple(self.out_cookies)
         headers = reply.headers
+        if self.answer_headers:
+            names = {name for name, _ in self.answer_headers}
+            headers = (*(h for h in headers if h[0].lower() not in names), *self.answer_headers)
         session = self.cookie_specs.session_token.name
         if any(_is_chunk_of(c.name, session) for c in cookies) and not _no_store(headers):
             headers = (*(h for h in headers if h[0].lower() != "cache-control"), NO_STORE)
-        if self.action == "callback":
-            headers = (*headers, NO_REFERRER)
         if reply.redirect is None:
             return Response(status=reply.status, headers=headers, cookies=cookies, body=reply.body)
         headers = (*headers, ("location", reply.redirect))
-        if self.request.header("x-auth-return-redirect") is not None:
+        if wants_json(self) if self.json_redirects else _return_redirect(self.request):
             body = json_reply({"url": reply.redirect})
             return Response(
                 status=200, headers=(*body.headers, *headers), cookies=cookies, body=body.body
@@ -341,6 +355,22 @@ class Context:
         if token is not None and not isinstance(token, dict):
             raise Configuration("`jwt.decode` must return a dict or None")
         return token
+
+
+def wants_json(ctx: Context) -> bool:
+    """The client asked for JSON: a JSON body, ``X-Auth-Return-Redirect`` (Auth.js's client),
+    or an ``Accept`` that names JSON and not HTML."""
+    request = ctx.request
+    if _return_redirect(request):
+        return True
+    if "application/json" in (request.header("content-type") or "").lower():
+        return True
+    accept = (request.header("accept") or "").lower()
+    return "application/json" in accept and "text/html" not in accept
+
+
+def _return_redirect(request: Request) -> bool:
+    return request.header("x-auth-return-redirect") is not None
 
 
 def _is_chunk_of(name: str, session: str) -> bool:

@@ -17,6 +17,7 @@ from .errors import (
     DeadlineExceeded,
     EventError,
     FlowProtocolError,
+    fault_of,
     likely_fix,
 )
 from .events import (
@@ -30,6 +31,7 @@ from .events import (
     HTTPResponse,
     InvokeCallback,
     Log,
+    LogLevel,
     OutboundRequest,
     PasswordChecked,
     PasswordHashed,
@@ -245,11 +247,20 @@ def emit(handler: Callable[..., Any] | None, name: str, **message: Any) -> Step[
 
 
 def log_error(error: BaseException) -> Step[None]:
-    """Log ``error`` at level error, in one line that ends with its likely fix (if known)."""
+    """Log ``error`` in one line that ends with its likely fix (if known), at the level its
+    fault gives (:func:`log_level`)."""
     code = error.type if isinstance(error, AuthError) else type(error).__name__
     fix = likely_fix(error)
     message = str(error) if fix is None else f"{error} Likely fix: {fix}"
-    yield Log(level="error", code=code, message=message, error=error)
+    yield Log(level=log_level(error), code=code, message=message, error=error)
+
+
+def log_level(error: BaseException) -> LogLevel:
+    """The level ``error`` is logged at: ``warn`` for a refusal the client caused and must
+    correct or live with (fault ``"browser"``: a wrong password or code, a form to correct,
+    an expired link, a bad cookie), ``error`` for every fault the server's operator must
+    look at (the configuration, a callback, the adapter, the provider, the engine)."""
+    return "warn" if fault_of(error) == "browser" else "error"
 
 
 def log_warning(code: str, message: str = "") -> Step[None]:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 from urllib.parse import unquote
 
-from ._context import BadRequest, Context, Reply
+from ._context import NO_REFERRER, NO_STORE, BadRequest, Context, Reply
 from ._flow import Step
 from ._flows import (
     account,
@@ -31,12 +31,23 @@ from ._flows import (
 
 
 class Route(NamedTuple):
-    """A flow, and what the docs say of it."""
+    """A flow, how its answers go out, and what the docs say of it."""
 
     flow: Callable[[Context], Step[Reply]]
     path: str
     csrf: str
     summary: str
+    headers: tuple[tuple[str, str], ...] = ()
+    """Headers every answer carries, errors included (:attr:`Context.answer_headers`)."""
+    json_redirects: bool = False
+    """A script gets ``{"url"}`` where a browser is redirected (:attr:`Context.json_redirects`):
+    the account routes; Auth.js's answer so only ``X-Auth-Return-Redirect``."""
+
+
+TOKEN_IN_URL = (NO_REFERRER,)
+"""A page whose URL carries a code or a token: the browser sends no ``Referer`` on from it."""
+SHOWS_SECRET = (NO_STORE,)
+"""A page that shows (or may show) a secret: no cache keeps it."""
 
 
 ROUTES: dict[tuple[str, str], Route] = {
@@ -56,13 +67,18 @@ ROUTES: dict[tuple[str, str], Route] = {
         signin.sign_in, "signin[/<provider>]", "yes", "start a sign-in with `<provider>`"
     ),
     ("GET", "callback"): Route(
-        callback.callback, "callback/<provider>", "", "OAuth redirect back; e-mail link"
+        callback.callback,
+        "callback/<provider>",
+        "",
+        "OAuth redirect back; e-mail link",
+        headers=TOKEN_IN_URL,
     ),
     ("POST", "callback"): Route(
         callback.callback,
         "callback/<provider>",
         "credentials and WebAuthn",
         "credentials sign-in; WebAuthn response (`action`, `data`); OAuth `form_post`",
+        headers=TOKEN_IN_URL,
     ),
     ("GET", "signout"): Route(pages.signout_page, "signout", "", "sign-out confirmation page"),
     ("POST", "signout"): Route(signout.sign_out, "signout", "yes", "sign out, then redirect"),
@@ -90,54 +106,81 @@ ROUTES: dict[tuple[str, str], Route] = {
         "sets the challenge cookie",
     ),
     # -- accounts (not in Auth.js; docs/accounts.md) --
-    ("GET", "signup"): Route(password.signup_page, "signup", "", "sign-up page (password)"),
+    ("GET", "signup"): Route(
+        password.signup_page, "signup", "", "sign-up page (password)", json_redirects=True
+    ),
     ("POST", "signup"): Route(
-        password.sign_up, "signup", "yes", "create an account; mail the verification link"
+        password.sign_up,
+        "signup",
+        "yes",
+        "create an account; mail the verification link",
+        json_redirects=True,
     ),
     ("GET", "verify-email"): Route(
         password.verify_email,
         "verify-email",
         "no (single-use `token`)",
         "follow an address verification (or address change) link",
+        headers=TOKEN_IN_URL,
+        json_redirects=True,
     ),
     ("GET", "forgot-password"): Route(
-        password_reset.forgot_page, "forgot-password", "", "ask for a reset link"
+        password_reset.forgot_page,
+        "forgot-password",
+        "",
+        "ask for a reset link",
+        json_redirects=True,
     ),
     ("POST", "forgot-password"): Route(
-        password_reset.forgot, "forgot-password", "yes", "mail a single-use reset link"
+        password_reset.forgot,
+        "forgot-password",
+        "yes",
+        "mail a single-use reset link",
+        json_redirects=True,
     ),
     ("GET", "reset-password"): Route(
-        password_reset.reset_page, "reset-password", "", "new-password form of a reset link"
+        password_reset.reset_page,
+        "reset-password",
+        "",
+        "new-password form of a reset link",
+        headers=(*TOKEN_IN_URL, *SHOWS_SECRET),
+        json_redirects=True,
     ),
     ("POST", "reset-password"): Route(
         password_reset.reset,
         "reset-password",
         "yes",
         "set the new password (uses the link up); end every session",
+        headers=(*TOKEN_IN_URL, *SHOWS_SECRET),
+        json_redirects=True,
     ),
     ("GET", "change-password"): Route(
         account.change_password_page,
         "change-password",
         "",
         "change-password page (signed in, fresh sign-in)",
+        json_redirects=True,
     ),
     ("POST", "change-password"): Route(
         account.change_password,
         "change-password",
         "yes",
         "check the current password, set the new one, end the other sessions (fresh sign-in)",
+        json_redirects=True,
     ),
     ("GET", "change-email"): Route(
         account.change_email_page,
         "change-email",
         "",
         "change-address page (signed in, fresh sign-in)",
+        json_redirects=True,
     ),
     ("POST", "change-email"): Route(
         account.change_email,
         "change-email",
         "yes",
         "mail the new address a confirmation link (fresh sign-in)",
+        json_redirects=True,
     ),
     ("GET", "two-factor"): Route(
         two_factor.challenge_page,
@@ -145,18 +188,24 @@ ROUTES: dict[tuple[str, str], Route] = {
         "",
         "the second factor of a waiting sign-in (or the forced set-up); "
         "`?passkey=options`: JSON passkey options",
+        headers=SHOWS_SECRET,
+        json_redirects=True,
     ),
     ("POST", "two-factor"): Route(
         two_factor.answer_challenge,
         "two-factor",
         "yes",
         "check the second factor (`method`, `code`...); issue the session",
+        headers=SHOWS_SECRET,
+        json_redirects=True,
     ),
     ("GET", "two-factor-setup"): Route(
         two_factor_setup.setup_page,
         "two-factor-setup",
         "",
         "set up (QR code) or manage two-factor (signed in)",
+        headers=SHOWS_SECRET,
+        json_redirects=True,
     ),
     ("POST", "two-factor-setup"): Route(
         two_factor_setup.setup,
@@ -164,6 +213,8 @@ ROUTES: dict[tuple[str, str], Route] = {
         "yes",
         "`action=enable|regenerate|disable` (the last two with a fresh code; `disable` with a "
         "fresh sign-in)",
+        headers=SHOWS_SECRET,
+        json_redirects=True,
     ),
     # ours, not Auth.js's: the user's own sessions and accounts (see _flows/security.py)
     ("GET", "security"): Route(

@@ -56,11 +56,14 @@ class CookieSpec(msgspec.Struct, frozen=True):
     """Seconds until ``Expires`` (set per write from the clock), if the cookie has one."""
 
     def make(self, value: str, now: float, *, expires_in: int | None = None) -> Cookie:
-        """This cookie with ``value``; ``Expires`` = now + lifetime when it has one."""
+        """This cookie with ``value``; ``Expires`` = now + lifetime when it has one, and a
+        ``Max-Age`` (if the cookie has one) of the same lifetime: ``expires_in`` overrides
+        both, so the two attributes never disagree."""
         lifetime = expires_in if expires_in is not None else self.expires_in
         options = self.options
         if lifetime is not None:
-            options = msgspec.structs.replace(options, expires=now + lifetime)
+            max_age = options.max_age if options.max_age is None else lifetime
+            options = msgspec.structs.replace(options, expires=now + lifetime, max_age=max_age)
         return Cookie(name=self.name, value=value, options=options)
 
     def delete(self, name: str | None = None) -> Cookie:

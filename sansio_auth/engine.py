@@ -10,6 +10,7 @@ from . import actions
 from ._context import BadRequest, Context, json_reply, origin_of
 from ._flow import Flow, Step, log_error
 from ._flows import accounts_runtime, runtime, security
+from ._flows.accounts import FormError
 from ._flows.csrf import csrf_without_flow
 from ._flows.session import session_response_without_actions, session_without_actions
 from ._flows.strategies import plain_jwt_reads
@@ -386,7 +387,11 @@ class Engine:
             route = ROUTES.get((ctx.method, action))
             if route is None:
                 raise UnknownAction(f"cannot {ctx.method} {action}")
+            ctx.answer_headers, ctx.json_redirects = route.headers, route.json_redirects
             reply = yield from route.flow(ctx)
+            if reply.refused is not None:
+                message = f"{ctx.method} {action} refused the form: {reply.refused}"
+                yield from log_error(FormError(reply.refused, message))
             response = ctx.respond(reply)
         except BadRequest as err:
             yield from log_error(UnknownAction(str(err), hint=err.hint))

@@ -204,7 +204,9 @@ class Log(msgspec.Struct, frozen=True, kw_only=True):
     """Write a line to the library's default log (a custom ``logger`` is invoked by the
     engine through :class:`InvokeCallback` instead).
 
-    ``error`` is set for level ``error``; ``metadata`` for ``debug``. Never holds secrets.
+    ``error`` is set for an error, logged at ``error`` or, when the client caused it (a
+    refusal), at ``warn`` (``[auth][warn] CredentialsSignin: ...``); ``metadata`` for
+    ``debug``. Never holds secrets.
     """
 
     answers: ClassVar[tuple[type, ...]] = (CallbackReturned, Failed)
@@ -215,10 +217,10 @@ class Log(msgspec.Struct, frozen=True, kw_only=True):
     metadata: Any = None
 
     def __str__(self) -> str:
-        """The line in Auth.js's format, e.g. ``[auth][error] CredentialsSignin: ...``: one
-        line, whatever the message holds (see :func:`escape_log_text`)."""
-        if self.level == "error":
-            line = f"[auth][error] {self.code}: {self.message}"
+        """The line in Auth.js's format, e.g. ``[auth][error] AdapterError: ...``: one line,
+        whatever the message holds (see :func:`escape_log_text`)."""
+        if self.level == "error" or (self.level == "warn" and self.error is not None):
+            line = f"[auth][{self.level}] {self.code}: {self.message}"
         elif self.level == "warn":
             suffix = f" {self.message}" if self.message else ""
             line = f"[auth][warn][{self.code}]{suffix} Read more: https://warnings.authjs.dev"

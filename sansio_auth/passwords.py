@@ -8,8 +8,9 @@ the engine's entropy, so a hash is deterministic and a recorded flow replays.
 
 Rules (NIST SP 800-63B §3.1.1.2): at least :data:`MIN_LENGTH` characters, at most
 :data:`MAX_LENGTH` (long passphrases are welcome; the bound only caps the work one request
-can ask for), no composition rules, Unicode normalised (NFKC) before hashing, and an
-optional hook that refuses passwords known from breaches.
+can ask for), no composition rules, Unicode normalised (NFKC) before hashing, not one of a
+list of common passwords (:func:`common_passwords`, Django's 20,000, compared
+case-insensitively), and an optional hook that refuses passwords known from breaches.
 
 Hashes written: argon2id, PHC string format (``$argon2id$v=19$m=19456,t=2,p=1$...``).
 Hashes read (verify only; replaced by argon2id at the next sign-in):
@@ -26,7 +27,9 @@ import base64
 import hashlib
 import hmac
 import unicodedata
-from functools import lru_cache
+import zlib
+from collections.abc import Collection
+from functools import cache, lru_cache
 from typing import Literal
 
 import argon2
@@ -42,7 +45,7 @@ BCRYPT_MAX_BYTES = 72
 """bcrypt reads at most 72 bytes of a password; the libraries that wrote such hashes
 ignored the rest, so the rest is ignored when checking one."""
 
-Problem = Literal["missing", "too_short", "too_long"]
+Problem = Literal["missing", "too_short", "too_long", "common"]
 """Why a new password is refused (the ``error`` the pages and JSON answers name)."""
 
 
@@ -78,9 +81,14 @@ def normalize(password: str) -> str:
 
 
 def problem(
-    password: object, *, min_length: int = MIN_LENGTH, max_length: int = MAX_LENGTH
+    password: object,
+    *,
+    min_length: int = MIN_LENGTH,
+    max_length: int = MAX_LENGTH,
+    common: Collection[str] = (),
 ) -> Problem | None:
-    """Why ``password`` cannot be a new password, or ``None`` when it can."""
+    """Why ``password`` cannot be a new password, or ``None`` when it can: ``common`` holds
+    the passwords refused as too common, in :func:`common_form` (e.g. :func:`common_passwords`)."""
     if not isinstance(password, str) or not password:
         return "missing"
     length = len(normalize(password))
@@ -88,7 +96,25 @@ def problem(
         return "too_short"
     if length > max_length:
         return "too_long"
+    if common and common_form(password) in common:
+        return "common"
     return None
+
+
+def common_form(password: str) -> str:
+    """The form a password is compared in with a list of common ones: NFKC, case-folded,
+    without surrounding spaces (``" PassWord1"`` is ``"password1"``)."""
+    return normalize(password).casefold().strip()
+
+
+@cache
+def common_passwords() -> frozenset[str]:
+    """The built-in list of common passwords: Django's 20,000 (``CommonPasswordValidator``'s),
+    in :func:`common_form`. Decoded from the package on first use (a few milliseconds), then
+    kept; no file is opened."""
+    from ._common_passwords import DATA  # imported here: ~75 KB that most imports never need
+
+    return frozenset(zlib.decompress(base64.b64decode(DATA)).decode().split("\n"))
 
 
 def too_long(password: str, max_length: int = MAX_LENGTH) -> bool:

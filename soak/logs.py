@@ -1,8 +1,8 @@
 """The server's log, split into entries, and which of them are the expected refusals.
 
 An entry is a line and the traceback printed after it, if any; any line that is not part
-of a traceback starts a new entry. Refusals any client can trigger are logged as
-``[auth][error] <ErrorType>: ...``; they are expected when the type is one the workload
+of a traceback starts a new entry. Refusals any client can trigger are logged as warnings,
+``[auth][warn] <ErrorType>: ...``; they are expected when the type is one the workload
 provokes and a traceback after them (if any) ends in an error of the library (the
 refusal's cause), not a stray traceback of something else. Every other entry is
 unexpected: the soak fails on it.
@@ -23,7 +23,7 @@ _TRACEBACK = re.compile(
     r"\s|Traceback \(most recent call last\):$|The above exception|During handling of the above"
 )
 _EXCEPTION = re.compile(r"[A-Za-z_][\w.]*(?:: .*)?$")  # a traceback's last line
-_REFUSAL = re.compile(r"\[auth\]\[error\] (\w+)[:\s]")
+_REFUSAL = re.compile(r"\[auth\]\[warn\] (\w+)[:\s]")
 
 
 def entries(log: str) -> list[str]:

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from .._context import Context, Reply, add_query, html_reply, json_reply
-from .._flow import Step, call_adapter, invoke, log_error
+from .._context import Context, Reply, add_query, html_reply, json_reply, wants_json
+from .._flow import Step, call_adapter, invoke, log_error, log_warning
 from ..email import AccountMessageKind, account_message, link_host
 from ..errors import AuthError, InvalidProvider, SessionNotFresh, SessionRequired
 from ..pages.accounts import notice_page
@@ -113,6 +113,14 @@ def use_token(ctx: Context, identifier: str, token: Any) -> Step[bool]:
     )
 
 
+NOTES: Mapping[str, str] = {
+    "no-account": "an e-mail was asked for an address no account uses: a note goes instead",
+    "account-exists": "a sign-up gave an address that has an account: its owner is told",
+}
+"""Why an e-mail is a note rather than the link asked for: a refusal whose answer looks like
+any other (no account is told apart), so the log is the one place that says it."""
+
+
 def send(
     ctx: Context,
     provider: PasswordProvider,
@@ -124,7 +132,10 @@ def send(
     token: str | None = None,
     code: str | None = None,
 ) -> Step[None]:
-    """Send the account e-mail ``kind`` to ``to`` with the provider's sender."""
+    """Send the account e-mail ``kind`` to ``to`` with the provider's sender (a note sent
+    instead of a link, :data:`NOTES`, is logged as a warning)."""
+    if kind in NOTES:
+        yield from log_warning(kind, NOTES[kind])
     message = account_message(
         kind, url=url, host=link_host(url), theme=ctx.settings.theme, code=code
     )
@@ -152,21 +163,14 @@ def link(ctx: Context, action: str, **query: str) -> str:
     return f"{ctx.url(action)}?{urlencode(query)}"
 
 
-def wants_json(ctx: Context) -> bool:
-    """The client asked for JSON: a JSON body, ``X-Auth-Return-Redirect`` (Auth.js's client),
-    or an ``Accept`` that names JSON and not HTML."""
-    request = ctx.request
-    if request.header("x-auth-return-redirect") is not None:
-        return True
-    if "application/json" in (request.header("content-type") or "").lower():
-        return True
-    accept = (request.header("accept") or "").lower()
-    return "application/json" in accept and "text/html" not in accept
-
-
 def answer(ctx: Context, page: str, body: Mapping[str, Any], status: int = 200) -> Reply:
-    """``page`` (HTML) for a browser, ``body`` (JSON) for a script."""
-    return json_reply(dict(body), status=status) if wants_json(ctx) else html_reply(page, status)
+    """``page`` (HTML) for a browser, ``body`` (JSON) for a script; a refusal (a 4xx
+    ``status``) names its ``body["error"]`` in :attr:`Reply.refused`, for the log."""
+    reply = json_reply(dict(body), status=status) if wants_json(ctx) else html_reply(page, status)
+    error = body.get("error")
+    if status >= 400 and isinstance(error, str) and error:
+        reply.refused = error
+    return reply
 
 
 def notice(
@@ -180,10 +184,9 @@ def notice(
     return answer(ctx, page, body)
 
 
-def done(ctx: Context, url: str, body: Mapping[str, Any] | None = None) -> Reply:
-    """Go to ``url``: a redirect for a browser, ``{"url": ..., **body}`` for a script."""
-    if wants_json(ctx) and ctx.request.header("x-auth-return-redirect") is None:
-        return json_reply({"url": url, **(body or {})})
+def done(ctx: Context, url: str) -> Reply:
+    """Go to ``url``: a redirect for a browser; a script gets ``{"url"}`` where the route has
+    :attr:`~sansio_auth._context.Context.json_redirects` (every account route does)."""
     return Reply(redirect=url)
 
 

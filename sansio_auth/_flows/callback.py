@@ -20,4 +20,5 @@ def callback(ctx: Context) -> Step[Reply]:
         raise InvalidProvider(
             f"The {provider.type} provider {provider.id!r} cannot be called back with {ctx.method}"
         )
+    ctx.json_redirects = kind.json_redirects
     return (yield from kind.finish(ctx, provider))

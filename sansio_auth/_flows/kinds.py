@@ -45,6 +45,9 @@ class ProviderKind(Generic[P]):
     """The HTTP methods ``callback/<id>`` accepts."""
     sign_in: KindFlow[P] | None = None
     """Starts a sign-in at ``POST signin/<id>``; ``None``: the sign-in page does it."""
+    json_redirects: bool = False
+    """Its callback answers a script as the account routes do (``{"url"}`` where a browser
+    is redirected: :attr:`Context.json_redirects`); Auth.js's kinds keep Auth.js's answer."""
 
     def start(self, ctx: Context, provider: Provider) -> Step[Reply] | None:
         """The flow starting a sign-in with ``provider``, or ``None`` when the kind has none."""
@@ -99,6 +102,7 @@ _REGISTERED = (
         record=PasswordProvider,
         callback=password_callback,
         callback_methods=frozenset({"POST"}),
+        json_redirects=True,
     ),
 )
 KINDS: Mapping[str, ProviderKind[Any]] = {kind.record.kind: kind for kind in _REGISTERED}

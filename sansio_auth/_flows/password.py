@@ -98,8 +98,14 @@ def new_hash(ctx: Context, provider: PasswordProvider, password: str) -> Step[st
 
 
 def check_new_password(ctx: Context, provider: PasswordProvider, password: Any) -> Step[str]:
-    """``password`` if it may be a new password; :class:`FormError` naming why not."""
-    refused = problem(password, min_length=provider.min_length, max_length=provider.max_length)
+    """``password`` if it may be a new password (long enough, not too long, not a common one,
+    not breached); :class:`FormError` naming why not."""
+    refused = problem(
+        password,
+        min_length=provider.min_length,
+        max_length=provider.max_length,
+        common=provider.common,
+    )
     if refused is not None:
         raise FormError(refused)
     assert isinstance(password, str)

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from .. import pages
-from .._context import NO_CACHE, Context, Reply, add_query, html_reply, json_reply
+from .._context import NO_CACHE, Context, Reply, add_query, html_reply, json_reply, wants_json
 from .._flow import Step, emit, log_error
 from ..cookies import read_chunked
 from ..errors import (
@@ -38,7 +38,7 @@ from ..errors import (
 )
 from ..http import Response, iso_date
 from . import own_accounts
-from .accounts import STATUS, sign_in_first, wants_json
+from .accounts import STATUS, sign_in_first
 from .oauth import oauth_sign_in
 from .session_list import (
     CurrentSession,

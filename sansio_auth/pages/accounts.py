@@ -16,6 +16,8 @@ MESSAGES = {
     "missing": "Enter a password.",
     "too_short": "Use a longer password: at least {min} characters.",
     "too_long": "That password is too long: at most {max} characters.",
+    "common": "That password is too common: it is among the first ones attackers try. "
+    "Choose another one (a few unrelated words make a strong one).",
     "breached": "That password appears in a known data breach. Choose another one.",
     "invalid_email": "Enter a valid email address.",
     "wrong_password": "Your current password is not correct.",

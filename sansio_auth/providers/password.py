@@ -11,12 +11,12 @@ stores the users, hashes their passwords (argon2id) and works with database sess
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..errors import Configuration
-from ..passwords import MAX_LENGTH, MIN_LENGTH, OWASP, Argon2Params
+from ..passwords import MAX_LENGTH, MIN_LENGTH, OWASP, Argon2Params, common_form, common_passwords
 from ._base import Provider, ProviderType
 
 VERIFY_MAX_AGE = 24 * 60 * 60
@@ -52,6 +52,11 @@ class PasswordProvider(Provider):
     """Most characters of a password; longer ones are refused before any hashing."""
     argon2: Argon2Params = OWASP
     """The cost of new hashes; a hash of other parameters is replaced at the next sign-in."""
+    common_passwords: bool | Collection[str] = True
+    """Refuse a new password that is a common one, compared after NFKC and case folding
+    (NIST SP 800-63B): ``True``, those of the built-in list (Django's 20,000,
+    :func:`~sansio_auth.passwords.common_passwords`); a collection of strings, those instead;
+    ``False``, none."""
     breached: Callable[..., Any] | None = None
     """``(password) -> bool`` (sync or async): ``True`` refuses a new password known from a
     breach (e.g. a Have I Been Pwned range query; see docs/accounts.md)."""
@@ -64,8 +69,27 @@ class PasswordProvider(Provider):
     reset_max_age: int = RESET_MAX_AGE
     """Seconds a reset link stays valid."""
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        given = self.common_passwords
+        if not isinstance(given, bool | str) and isinstance(given, Collection):
+            if not all(isinstance(entry, str) for entry in given):
+                raise Configuration(
+                    f"the password provider {self.id!r}: `common_passwords` holds strings only"
+                )
+            object.__setattr__(self, "common_passwords", frozenset(map(common_form, given)))
+
+    @property
+    def common(self) -> Collection[str]:
+        """The passwords a new one may not be, in :func:`~sansio_auth.passwords.common_form`
+        (empty: no list)."""
+        given = self.common_passwords
+        if given is True:
+            return common_passwords()
+        return given if isinstance(given, frozenset) else frozenset()
+
     def check(self) -> None:
-        """Lengths within bounds, ages positive, hooks callable."""
+        """Lengths within bounds, ages positive, hooks callable, common passwords a list."""
         lengths = (self.min_length, self.max_length)
         if any(isinstance(n, bool) or not isinstance(n, int) for n in lengths) or not (
             MIN_LENGTH <= self.min_length <= self.max_length <= MAX_MAX_LENGTH
@@ -78,6 +102,11 @@ class PasswordProvider(Provider):
             age = getattr(self, name)
             if isinstance(age, bool) or not isinstance(age, int) or age <= 0:
                 raise Configuration(f"the password provider {self.id!r}: `{name}` must be > 0")
+        if not isinstance(self.common_passwords, bool | frozenset):
+            raise Configuration(
+                f"the password provider {self.id!r}: `common_passwords` is True, False or a "
+                "collection of strings"
+            )
         if not isinstance(self.argon2, Argon2Params):
             raise Configuration(f"the password provider {self.id!r}: `argon2` is Argon2Params")
         for name in ("send_email", "breached"):

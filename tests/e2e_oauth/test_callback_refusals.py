@@ -90,7 +90,7 @@ FORGED = "x\r\n[auth][error] FORGED"
 def test_the_providers_error_text_never_forges_a_log_line(
     server: OAuthServer, client: Browser
 ) -> None:
-    """``?error=access_denied&error_description=x%0D%0A[auth][error] FORGED``: one error line
+    """``?error=access_denied&error_description=x%0D%0A[auth][error] FORGED``: one warning line
     naming the type, no provider text in it, no traceback (anyone can send this)."""
     answer = client.authorize("op", client.start("op"), deny=True)
     mark = server.mark()
@@ -99,9 +99,9 @@ def test_the_providers_error_text_never_forges_a_log_line(
         server, client, response, mark, error="OAuthCallbackError", cause="OAuthCallbackError"
     )
     log = server.log_since(mark)
-    errors = [line for line in log.splitlines() if line.startswith("[auth][error]")]
-    assert errors == [
-        "[auth][error] OAuthCallbackError: OAuth Provider returned an error. "
+    errors = [line for line in log.splitlines() if line.startswith("[auth][")]
+    assert errors == [  # a refusal the user made (at the provider): a warning
+        "[auth][warn] OAuthCallbackError: OAuth Provider returned an error. "
         "Read more at https://errors.authjs.dev#oauthcallbackerror"
     ]
     assert "FORGED" not in log

@@ -1,5 +1,5 @@
-"""The default log: a refusal any client can cause is one line; a server fault keeps its
-traceback; ``debug`` shows every traceback."""
+"""The default log: a refusal any client can cause is one warning line; a server fault is an
+error with its traceback; ``debug`` shows every traceback."""
 
 import logging
 
@@ -37,14 +37,22 @@ def jwt_auth(debug=False, **options):
     return Auth(config, env={})
 
 
-def session_errors(auth, cookie, caplog):
+def session_errors(auth, cookie, caplog, level=logging.ERROR):
+    """The records of ``level`` a session read with ``cookie`` logs (none of another level
+    above debug but the start-up warnings)."""
     request = Request(method="GET", url=f"{ORIGIN}/auth/session", headers={"cookie": cookie})
     caplog.clear()
-    with caplog.at_level(logging.ERROR, logger="sansio_auth"):
+    with caplog.at_level(logging.WARNING, logger="sansio_auth"):
         response = anyio.run(auth.respond, request)
     assert response.status == 200
     assert response.json() is None
-    return [r for r in caplog.records if r.levelno == logging.ERROR]
+    others = {logging.ERROR, logging.WARNING} - {level}
+    assert not [r for r in caplog.records if r.levelno in others and "[auth][warn][" not in r.msg]
+    return [r for r in caplog.records if r.levelno == level]
+
+
+def session_refusals(auth, cookie, caplog):
+    return session_errors(auth, cookie, caplog, level=logging.WARNING)
 
 
 @pytest.mark.parametrize(
@@ -55,8 +63,8 @@ def session_errors(auth, cookie, caplog):
     ],
 )
 def test_a_garbage_session_cookie_is_one_line_without_traceback(caplog, cookie):
-    [record] = session_errors(jwt_auth(), cookie, caplog)
-    assert record.getMessage().startswith("[auth][error] JWTSessionError: ")
+    [record] = session_refusals(jwt_auth(), cookie, caplog)
+    assert record.getMessage().startswith("[auth][warn] JWTSessionError: ")
     assert record.exc_info is None
     assert "Traceback" not in caplog.text
     assert "\n" not in caplog.text.strip()
@@ -66,7 +74,7 @@ def test_a_tampered_session_cookie_is_one_line_without_traceback(caplog):
     auth = jwt_auth()
     token = auth_session_token(auth)
     tampered = token[:-2] + ("AA" if token[-2:] != "AA" else "BB")
-    [record] = session_errors(auth, f"authjs.session-token={tampered}", caplog)
+    [record] = session_refusals(auth, f"authjs.session-token={tampered}", caplog)
     assert "JWTSessionError" in record.getMessage()
     assert "Traceback" not in caplog.text
 
@@ -74,7 +82,7 @@ def test_a_tampered_session_cookie_is_one_line_without_traceback(caplog):
 def test_an_expired_session_cookie_is_one_line_without_traceback(caplog):
     auth = jwt_auth()
     expired = auth_session_token(auth, now=1_000_000_000)
-    [record] = session_errors(auth, f"authjs.session-token={expired}", caplog)
+    [record] = session_refusals(auth, f"authjs.session-token={expired}", caplog)
     assert "JWTSessionError" in record.getMessage()
     assert "expired" in record.getMessage()
     assert "Traceback" not in caplog.text
@@ -90,16 +98,18 @@ def test_a_bad_csrf_token_is_one_line_without_traceback(caplog):
         },
         body=b"csrfToken=abc",
     )
-    with caplog.at_level(logging.ERROR, logger="sansio_auth"):
+    with caplog.at_level(logging.WARNING, logger="sansio_auth"):
         response = anyio.run(jwt_auth().respond, request)
     assert response.status == 302
-    [record] = [r for r in caplog.records if r.levelno == logging.ERROR]
-    assert record.getMessage().startswith("[auth][error] MissingCSRF: ")
+    assert not [r for r in caplog.records if r.levelno == logging.ERROR]
+    [record] = [r for r in caplog.records if r.getMessage().startswith("[auth][warn] ")]
+    assert record.levelno == logging.WARNING
+    assert record.getMessage().startswith("[auth][warn] MissingCSRF: ")
     assert "Traceback" not in caplog.text
 
 
 def test_under_debug_a_refusal_keeps_its_traceback(caplog):
-    [record] = session_errors(jwt_auth(debug=True), "authjs.session-token=garbage", caplog)
+    [record] = session_refusals(jwt_auth(debug=True), "authjs.session-token=garbage", caplog)
     assert "Traceback" in record.getMessage()
     assert "InvalidToken: not a compact JWE" in record.getMessage()
 

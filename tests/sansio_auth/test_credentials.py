@@ -81,7 +81,7 @@ def test_no_user_redirects_to_signin_with_the_default_code(nothing):
     assert response.status == 302
     assert response.location == f"{ORIGIN}/auth/signin?error=CredentialsSignin&code=credentials"
     assert SESSION not in written(response)
-    assert "CredentialsSignin" in auth.performer.log_codes("error")
+    assert "CredentialsSignin" in auth.performer.log_codes("warn")
 
 
 def test_credentials_signin_with_a_code():

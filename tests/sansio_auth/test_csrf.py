@@ -39,7 +39,7 @@ def assert_refused(auth, path, response):
         assert response.location == MISSING_CSRF
     assert SESSION not in written(response)
     assert auth.performer.invoked("authorize") == []
-    assert "MissingCSRF" in auth.performer.log_codes("error")
+    assert "MissingCSRF" in auth.performer.log_codes("warn")
 
 
 hex_tokens = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)

@@ -42,7 +42,8 @@ def browser(op: MemoryOP, *, debug: bool, **options: Any) -> Browser:
 
 
 def error_lines(b: Browser) -> list[str]:
-    return [str(entry) for entry in b.performer.logs if entry.level == "error"]
+    """The lines of the errors logged (refusals the browser caused at warn, faults at error)."""
+    return [str(entry) for entry in b.performer.logs if entry.error is not None]
 
 
 def test_endpoints_overridden_without_issuer_name_the_fix_on_the_page_with_debug() -> None:
@@ -66,7 +67,7 @@ def test_without_debug_the_page_is_auth_js_s_and_the_one_log_line_names_the_fix(
     assert b.url == "http://localhost:3000/auth/error?error=Configuration"
     assert 'class="debug"' not in page.body.decode()
     [line] = error_lines(b)
-    assert line.startswith("[auth][error] CallbackRouteError: the `iss` parameter is not")
+    assert line.startswith("[auth][warn] CallbackRouteError: the `iss` parameter is not")
     assert line.endswith(f"Likely fix: {HINTS['issuer-mismatch'].fix}")
     assert "\n" not in line
     assert op.client_secret not in line
@@ -119,7 +120,7 @@ def test_the_bare_base_path_logs_where_the_pages_are() -> None:
     )
     assert b.get("/auth").status == 400
     [line] = error_lines(b)
-    assert line.startswith("[auth][error] UnknownAction: not an auth route: /auth")
+    assert line.startswith("[auth][warn] UnknownAction: not an auth route: /auth")
     assert line.endswith(f"Likely fix: {HINTS['not-an-auth-route'].fix}")
 
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 from soak.logs import classify, entries
 
 LOG = """\
-[auth][error] JWTSessionError: Read more at https://errors.authjs.dev#jwtsessionerror
+[auth][warn] JWTSessionError: Read more at https://errors.authjs.dev#jwtsessionerror
 Traceback (most recent call last):
   File "/src/sansio_auth/jwt.py", line 157, in decode
     raise InvalidToken("authentication tag mismatch")
 sansio_auth.jwt.InvalidToken: authentication tag mismatch
-[auth][error] CredentialsSignin: Read more at https://errors.authjs.dev#credentialssignin
+[auth][warn] CredentialsSignin: Read more at https://errors.authjs.dev#credentialssignin
 
-[auth][error] MissingCSRF: CSRF token was missing during an action signout
-[auth][error] JWTSessionError: bad
+[auth][warn] MissingCSRF: CSRF token was missing during an action signout
+[auth][warn] JWTSessionError: bad
 """
 
 
@@ -27,6 +27,7 @@ def test_provoked_refusals_are_counted_with_their_tracebacks() -> None:
 def test_anything_else_is_unexpected() -> None:
     others = [
         "[auth][error] AdapterError: database is locked",
+        "[auth][error] CredentialsSignin: a refusal is a warning, not an error",
         "[auth][error] unexpected failure serving GET /auth/session\n"
         'Traceback (most recent call last):\n  File "/src/sansio_auth/x.py", line 1\nKeyError: 1',
         "ERROR:    Exception in ASGI application\nTraceback (most recent call last):",
@@ -41,7 +42,7 @@ def test_anything_else_is_unexpected() -> None:
 
 
 def test_a_refusal_is_its_line_and_its_own_traceback_only() -> None:
-    line = "[auth][error] CredentialsSignin: Read more"
+    line = "[auth][warn] CredentialsSignin: Read more"
     assert classify(line)[0] == {"CredentialsSignin": 1}
     stray = f"{line}\nTraceback (most recent call last):\n  File 'a.py'\nKeyError: 'x'"
     assert classify(stray) == ({}, [stray])

@@ -51,7 +51,7 @@ def test_live_replay_runs_the_callbacks(tmp_path: Path) -> None:
     record_credentials(redacted)
     divergence = replay(redacted, config(), live=True)
     assert divergence is not None
-    assert divergence.replayed == {"kind": "log", "level": "error", "log_code": "CredentialsSignin"}
+    assert divergence.replayed == {"kind": "log", "level": "warn", "log_code": "CredentialsSignin"}
 
 
 def test_oidc_sign_in_replays_with_resigned_id_token(tmp_path: Path) -> None:

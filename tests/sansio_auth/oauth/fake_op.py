@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from sansio_auth import Response
+from sansio_auth.errors import fault_of
 from sansio_auth.testing.op import (
     ALICE,
     CLIENT_ID,
@@ -128,8 +129,11 @@ def assert_failed(
     jar = (browser or pair.browser).cookies()
     assert not any(name.startswith("authjs.session-token") for name in jar)
     assert pair.performer.emitted("sign_in") == []
-    errors = [entry.message for entry in pair.performer.logs if entry.level == "error"]
-    assert errors, "the failure was not logged"
+    logged = [entry for entry in pair.performer.logs if entry.error is not None]
+    assert logged, "the failure was not logged"
+    for entry in logged:  # a refusal the browser caused is a warning, else an error
+        assert entry.level == ("warn" if fault_of(entry.error) == "browser" else "error"), entry
+    errors = [entry.message for entry in logged]
     if because is not None:
         assert any(because in message for message in errors), errors
     assert checks <= deleted_names(response)

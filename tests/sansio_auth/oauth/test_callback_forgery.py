@@ -188,8 +188,8 @@ def test_the_error_description_is_logged_at_debug_only():
 
     response = sign_in(pair.browser, op, error="access_denied", tamper=deny)
     assert_failed(pair, response, "OAuthCallbackError", page="signin", checks={PKCE, STATE})
-    [error] = [entry for entry in pair.performer.logs if entry.level == "error"]
-    assert str(error).startswith("[auth][error] OAuthCallbackError: OAuth Provider returned")
+    [error] = [entry for entry in pair.performer.logs if entry.level == "warn"]
+    assert str(error).startswith("[auth][warn] OAuthCallbackError: OAuth Provider returned")
     assert "FORGED" not in str(error)
     assert "access_denied" not in str(error)
     assert isinstance(error.error, AuthError)
@@ -214,7 +214,7 @@ def test_a_forged_callback_is_the_browsers_fault():
 
     sign_in(pair.browser, op, tamper=tamper)
     [error] = [
-        entry for entry in pair.performer.logs if isinstance(entry, Log) and entry.level == "error"
+        entry for entry in pair.performer.logs if isinstance(entry, Log) and entry.level == "warn"
     ]
     assert isinstance(error.error, AuthError)
     assert error.error.fault == "browser"
