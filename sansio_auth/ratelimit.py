@@ -123,7 +123,11 @@ def resolve_rate_limits(
     if store is not None and not callable(getattr(store, "increment_counter", None)):
         raise Configuration("`rate_limits.store` must have an `increment_counter` method")
     device_max_age = options.device_max_age
-    if isinstance(device_max_age, bool) or not isinstance(device_max_age, int) or device_max_age < 0:
+    if (
+        isinstance(device_max_age, bool)
+        or not isinstance(device_max_age, int)
+        or device_max_age < 0
+    ):
         raise Configuration("`rate_limits.device_max_age` must be a non-negative integer (seconds)")
     key = hashlib.sha256(b"sansio-auth rate-limit keys\0" + secret.encode()).digest()
     return RateLimitSettings(
@@ -164,9 +168,14 @@ def charged(
     and ``account``; or, when ``device`` names ``account`` and ``rule`` is an account limit
     whose device limit is in force, the device's limit and the device's id."""
     spared = DEVICE_RULES.get(rule)
-    if spared in settings.rules and device is not None and account:
-        if account_tag(settings, account) in device.accounts:
-            return spared, device.id
+    if (
+        spared is not None
+        and spared in settings.rules
+        and device is not None
+        and account
+        and account_tag(settings, account) in device.accounts
+    ):
+        return spared, device.id
     return rule, account
 
 
