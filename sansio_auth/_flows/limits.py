@@ -24,9 +24,10 @@ from .. import jwt, pages
 from .._context import NO_CACHE, Context, Reply, add_query, json_reply
 from .._flow import Step, call_adapter, emit, log_error, log_warning
 from ..errors import Configuration
-from ..providers import CredentialsProvider
+from ..providers import CredentialsProvider, EmailProvider, PasswordProvider
 from ..providers.email import normalize_email
 from ..ratelimit import (
+    DEVICE_RULES,
     KnownDevice,
     account_field,
     account_of,
@@ -134,7 +135,7 @@ def remember_device(ctx: Context, names: Iterable[str]) -> None:
     besides those it named already. Its id stays: signing in again does not start its
     limits afresh."""
     limits = ctx.settings.rate_limits
-    if not limits.device_max_age or not limits.rules or limits.store is None:
+    if not limits.device_max_age or limits.store is None or not _spared(ctx):
         return
     tags = [account_tag(limits, name) for name in names if name]
     if not tags:
@@ -155,6 +156,16 @@ def remember_device(ctx: Context, names: Iterable[str]) -> None:
     )
     ctx.out_cookies.drop(spec.name)  # a deletion `known_device` decided is void now
     ctx.out_cookies.set(spec.make(value, ctx.now, expires_in=limits.device_max_age))
+
+
+def _spared(ctx: Context) -> bool:
+    """Whether a device limit is in force and a provider counts what it spares (password
+    checks, e-mails asked for): else a device cookie is of no use."""
+    settings = ctx.settings
+    return not set(DEVICE_RULES.values()).isdisjoint(settings.rate_limits.rules) and any(
+        isinstance(p, CredentialsProvider | PasswordProvider | EmailProvider)
+        for p in settings.providers
+    )
 
 
 def remember_sign_in(ctx: Context, login: LoginResult) -> None:
