@@ -4,8 +4,8 @@ tokens and codes sent by e-mail, the account e-mails, and answers as a page or a
 Tokens reuse the e-mail sign-in machinery: the adapter's verification tokens, stored hashed
 (``sha256(token + secret)``), used once. Each purpose has its own identifier prefix
 (``verify-email:<address>``, ``reset-password:<address>:<fingerprint>``,
-``change-email:<user>:<address>``, ``two-factor:<user>``), so a token made for one can never be used for another, nor as an
-e-mail sign-in link (whose identifier is the bare address).
+``change-email:<user>:<address>``, ``two-factor:<user>``), so a token made for one can never
+be used for another, nor as an e-mail sign-in link (whose identifier is the bare address).
 """
 
 from __future__ import annotations
