@@ -173,7 +173,7 @@ def remember_sign_in(ctx: Context, login: LoginResult) -> None:
     their id), the address of an e-mail link as its provider normalised it, and the account
     name posted to a credentials provider."""
     user, account = login.user, login.account
-    names = [address_of(user.get("email")) or f"user:{user.get('id')}"]
+    names = [_address_of(user.get("email")) or f"user:{user.get('id')}"]
     if account.get("type") == "email":
         names.append(str(account.get("provider_account_id") or ""))
     if account.get("type") == "credentials" and ctx.action == "callback":
@@ -187,7 +187,7 @@ def remember_sign_in(ctx: Context, login: LoginResult) -> None:
     remember_device(ctx, names)
 
 
-def address_of(value: Any) -> str | None:
+def _address_of(value: Any) -> str | None:
     """``value`` as the limits count an address (normalised), or ``None``."""
     try:
         return normalize_email(value)

@@ -22,7 +22,7 @@ def site(**options: Any) -> tuple[Accounts, list[str]]:
     """The default limits; a password provider and e-mail links; Ann signed up and verified
     (from her own browser, which is signed out)."""
     links: list[str] = []
-    email = Email(send_verification_request=lambda identifier: links.append(identifier))
+    email = Email(send_verification_request=lambda identifier, url: links.append(url))
     accounts = build(providers=[email, *options.pop("providers", [])], **options)
     accounts.browser.client = OWNER
     sign_up(accounts, ANN, PW)
@@ -69,7 +69,19 @@ def test_the_owners_browser_passes_a_lock_out_that_stops_every_other_browser() -
     assert post(owner, "forgot-password", email=ANN).location.endswith("type=reset")
     assert accounts.outbox.sent[mails:][0].kind == "reset-password"
     assert post(owner, "signin/email", email=ANN).location.endswith("type=email")
-    assert links[-1] == ANN
+    assert "email=ann%40example.com" in links[-1]
+
+
+def test_a_sign_in_by_e_mail_link_makes_the_browser_a_known_device() -> None:
+    accounts, links = site()
+    post(accounts.browser, "signin/email", email=ANN)  # the owner asked for a link, then
+    lock_out(accounts)
+    mailbox = browser(accounts, CAFE)  # opens it on another browser
+    assert sign_in(accounts, ANN, PW, mailbox).status == 429
+    assert mailbox.get(links[-1]).status == 302
+    assert mailbox.session()["user"]["email"] == ANN
+    mailbox.sign_out()
+    assert sign_in(accounts, ANN, PW, mailbox).status == 302
 
 
 def test_the_device_cookie_names_accounts_only_by_keyed_hashes() -> None:
