@@ -34,6 +34,7 @@ from sansio_auth.drivers import sync_performer
 from sansio_auth.oauth.cache import ProviderCache
 
 from ._driver_io import log_writer
+from ._password_timing import PasswordCheckTimes
 from .db.memory import MemoryCounters
 
 T = TypeVar("T")
@@ -66,7 +67,9 @@ class Runtime:
 
     ``env`` defaults to ``os.environ``; the configuration's start-up warnings (a short
     secret, CSRF checks off...) are logged here, once per runtime. Rate-limit counters are
-    kept in process memory unless ``rate_limits.store`` or the adapter keeps them.
+    kept in process memory unless ``rate_limits.store`` or the adapter keeps them. A failed
+    password check is answered no sooner than the costliest kind of check this process has
+    timed (:mod:`io_bindings._password_timing`): no answer time tells that an account exists.
     """
 
     def __init__(
@@ -88,6 +91,9 @@ class Runtime:
             counters=MemoryCounters(),  # the rate limits' unless the config keeps them elsewhere
         )
         self.settings = self.engine.settings
+        self.password_checks = PasswordCheckTimes()
+        """What password checks cost in this process; a failed one waits for the costliest
+        kind (see :mod:`io_bindings._password_timing`)."""
         for code in self.settings.warnings:
             logger.warning("[auth][warn][%s] Read more: https://warnings.authjs.dev", code)
 

@@ -11,10 +11,12 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
+import anyio
+
 from sansio_auth import AuthConfig, Flow, NotAnAuthRoute, Request, Response
 from sansio_auth.actions import ActionResult, AuthorizationParams, AuthorizedResult
 from sansio_auth.drivers import async_performer
-from sansio_auth.events import Action, Event
+from sansio_auth.events import Action, Event, VerifyPassword
 from sansio_auth.oauth.cache import ProviderCache
 
 from ._deadlines import CUT, Budget, deadline_of, outcome, within
@@ -142,6 +144,13 @@ class Auth(Runtime):
         key = key_of(action)
         if key is not None:
             return await self._single_flight.run(key, lambda: self._perform(action))
+        if isinstance(action, VerifyPassword):  # a failure lasts as long as the costliest check
+            began = time.perf_counter()
+            event = await self._perform(action)
+            hold = self.password_checks.hold(action, event, time.perf_counter() - began)
+            if hold > 0:
+                await anyio.sleep(hold)
+            return event
         return await self._perform(action)
 
     async def drive(self, flow: Flow) -> Response:

@@ -26,7 +26,14 @@ from typing import Any
 from sansio_auth import AuthConfig, Flow, NotAnAuthRoute, Request, Response
 from sansio_auth.actions import ActionResult, AuthorizationParams, AuthorizedResult
 from sansio_auth.drivers import SyncSendHTTP, sync_performer
-from sansio_auth.events import Action, Event, Failed, HTTPResponse, OutboundRequest
+from sansio_auth.events import (
+    Action,
+    Event,
+    Failed,
+    HTTPResponse,
+    OutboundRequest,
+    VerifyPassword,
+)
 from sansio_auth.oauth.cache import ProviderCache
 
 from ._deadlines import Budget, Deadline, deadline_of, outcome
@@ -145,6 +152,13 @@ class SyncAuth(Runtime):
         key = key_of(action)
         if key is not None:
             return self._single_flight.run(key, lambda: self._perform(action))
+        if isinstance(action, VerifyPassword):  # a failure lasts as long as the costliest check
+            began = time.perf_counter()
+            event = self._perform(action)
+            hold = self.password_checks.hold(action, event, time.perf_counter() - began)
+            if hold > 0:
+                time.sleep(hold)
+            return event
         return self._perform(action)
 
     def drive(self, flow: Flow) -> Response:

@@ -166,11 +166,22 @@ class RateLimits:
     (``account_field``), the current password asked by ``change-password``/``change-email``."""
     credentials_per_client: Limit | None = (100, 15 * 60)
     """Credentials and password sign-ins from one client address."""
+    credentials_per_device: Limit | None = (10, 15 * 60)
+    """Password checks from one known device (a browser where the account signed in before,
+    by its device cookie) for the accounts it names: these count here, not against
+    ``credentials_per_account``, so others' attempts never lock a known device out.
+    ``None``: known devices count against the account like any other browser."""
     email_per_address: Limit | None = (5, 15 * 60)
     """E-mails requested for one address: sign-in links, and the password provider's
     sign-up, reset, change-of-address and second-factor e-mails."""
     email_per_client: Limit | None = (30, 15 * 60)
     """E-mails requested from one client address (the same requests)."""
+    email_per_device: Limit | None = (5, 15 * 60)
+    """E-mails requested from one known device for the addresses it names (instead of
+    ``email_per_address``; ``None``: as any other browser)."""
+    device_max_age: int = 365 * 24 * 60 * 60
+    """Seconds a device cookie lasts after the last sign-in that set it; ``0``: no device
+    cookies (every browser counts against the account's limits)."""
     passkey_per_client: Limit | None = (30, 15 * 60)
     """Passkey (WebAuthn) sign-in attempts from one client address."""
     two_factor_per_user: Limit | None = (10, 15 * 60)

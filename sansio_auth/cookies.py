@@ -31,6 +31,7 @@ COOKIE_KEYS = (
     "two_factor_setup",
     "trusted_device",
     "link_account",
+    "known_device",
 )
 _BASE_NAMES = {
     "session_token": "authjs.session-token",
@@ -44,6 +45,7 @@ _BASE_NAMES = {
     "two_factor_setup": "authjs.two-factor-setup",
     "trusted_device": "authjs.trusted-device",
     "link_account": "authjs.link-account",  # ours: an explicit "link" in progress
+    "known_device": "authjs.known-device",  # ours: the rate limits' device cookie
 }
 
 
@@ -90,6 +92,9 @@ class CookieSet(msgspec.Struct, frozen=True, kw_only=True):
     """"Trust this device": skip the second factor (not in Auth.js)."""
     link_account: CookieSpec
     """Ours: whom a ``POST link/<provider>`` links the provider's account to (sealed, 15 min)."""
+    known_device: CookieSpec
+    """Ours: the accounts that signed in on this browser, for the rate limits (sealed, lasts
+    ``rate_limits.device_max_age``; ``__Host-`` when secure)."""
 
 
 def cookie_set(secure: bool, session_max_age: int, overrides: Mapping[str, Any]) -> CookieSet:
@@ -116,6 +121,9 @@ def cookie_set(secure: bool, session_max_age: int, overrides: Mapping[str, Any])
         ),
         "trusted_device": CookieSpec(prefix + _BASE_NAMES["trusted_device"], base),
         "link_account": CookieSpec(prefix + _BASE_NAMES["link_account"], check, CHECK_MAX_AGE),
+        "known_device": CookieSpec(  # __Host-: Secure, path /, no Domain: this host only
+            ("__Host-" if secure else "") + _BASE_NAMES["known_device"], base
+        ),
     }
     for key, override in overrides.items():
         if key not in specs:

@@ -10,15 +10,23 @@ many refused attempts came meanwhile (a refusal never prolongs a lock-out).
 
 Counter keys are HMACs (under a key derived from the first secret), so no store holds an
 e-mail address or a client address in clear.
+
+*Known devices* (OWASP's device cookies): a browser where an account signed in keeps an
+encrypted cookie naming that account (by a keyed HMAC, :func:`account_tag`) and an id of its
+own. An attempt from such a browser for an account it names is not counted against the
+account (anyone can exhaust that counter, and would lock its owner out) but against the
+device's own limit (:data:`DEVICE_RULES`, :func:`charged`): a stolen device cookie still
+guesses only at that pace.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import ipaddress
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 import msgspec
@@ -30,12 +38,24 @@ from .http import Request
 RULES = (
     "credentials_per_account",
     "credentials_per_client",
+    "credentials_per_device",
     "email_per_address",
     "email_per_client",
+    "email_per_device",
     "passkey_per_client",
     "two_factor_per_user",
 )
 """Every limit, by the name its option, its counters and its event use."""
+
+DEVICE_RULES: Mapping[str, str] = {
+    "credentials_per_account": "credentials_per_device",
+    "email_per_address": "email_per_device",
+}
+"""The account limits a known device is spared, each with the device's own limit that counts
+its attempts instead."""
+
+DEVICE_ACCOUNTS = 12
+"""Account tags a device cookie keeps at most (the newest): a few people sharing a computer."""
 
 COUNTER_KEY_PREFIX = "rl:"
 """How every counter key of :func:`counter_key` starts."""
@@ -62,7 +82,9 @@ class RateLimitSettings(msgspec.Struct, frozen=True, kw_only=True):
     store: Any
     """What keeps the counters; ``None``: nothing does, so no limit applies."""
     key: bytes
-    """The HMAC key of counter keys."""
+    """The HMAC key of counter keys and account tags."""
+    device_max_age: int
+    """Seconds a device cookie lasts; 0: none is set or read."""
 
 
 def resolve_rate_limits(
@@ -100,6 +122,13 @@ def resolve_rate_limits(
         store = default_store
     if store is not None and not callable(getattr(store, "increment_counter", None)):
         raise Configuration("`rate_limits.store` must have an `increment_counter` method")
+    device_max_age = options.device_max_age
+    if (
+        isinstance(device_max_age, bool)
+        or not isinstance(device_max_age, int)
+        or device_max_age < 0
+    ):
+        raise Configuration("`rate_limits.device_max_age` must be a non-negative integer (seconds)")
     key = hashlib.sha256(b"sansio-auth rate-limit keys\0" + secret.encode()).digest()
     return RateLimitSettings(
         rules=rules,
@@ -107,6 +136,7 @@ def resolve_rate_limits(
         trusted_proxies=hops,
         store=store,
         key=key,
+        device_max_age=device_max_age,
     )
 
 
@@ -114,6 +144,60 @@ def counter_key(settings: RateLimitSettings, rule: str, value: str) -> str:
     """The counter of ``value`` (an account, an address, a network) for ``rule``."""
     digest = hmac.new(settings.key, f"{rule}\0{value}".encode(), hashlib.sha256).hexdigest()
     return f"{COUNTER_KEY_PREFIX}{rule}:{digest[:32]}"
+
+
+class KnownDevice(NamedTuple):
+    """A valid device cookie: the device's id, and the tags of the accounts that signed in on
+    it (newest first)."""
+
+    id: str
+    accounts: tuple[str, ...]
+
+
+def account_tag(settings: RateLimitSettings, account: str) -> str:
+    """What a device cookie keeps of ``account`` (a normalised address or account name): a
+    keyed HMAC, never the name."""
+    digest = hmac.new(settings.key, f"device\0{account}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:16]).rstrip(b"=").decode()
+
+
+def charged(
+    settings: RateLimitSettings, rule: str, account: str | None, device: KnownDevice | None
+) -> tuple[str, str | None]:
+    """The limit an attempt counts against, and the value its counter is keyed by: ``rule``
+    and ``account``; or, when ``device`` names ``account`` and ``rule`` is an account limit
+    whose device limit is in force, the device's limit and the device's id."""
+    spared = DEVICE_RULES.get(rule)
+    if (
+        spared is not None
+        and spared in settings.rules
+        and device is not None
+        and account
+        and account_tag(settings, account) in device.accounts
+    ):
+        return spared, device.id
+    return rule, account
+
+
+def device_claims(device: KnownDevice) -> dict[str, Any]:
+    """The claims a device cookie carries (encrypted)."""
+    return {"did": device.id, "acc": list(device.accounts)}
+
+
+def read_device(claims: Mapping[str, Any]) -> KnownDevice | None:
+    """The device of decrypted cookie ``claims``; ``None`` when they are not a device's."""
+    device_id, accounts = claims.get("did"), claims.get("acc")
+    if not isinstance(device_id, str) or not device_id or not isinstance(accounts, list):
+        return None
+    if not all(isinstance(tag, str) for tag in accounts):
+        return None
+    return KnownDevice(device_id, tuple(accounts[:DEVICE_ACCOUNTS]))
+
+
+def remembered(known: Iterable[str], signed_in: Iterable[str]) -> tuple[str, ...]:
+    """The account tags a device keeps: ``signed_in`` (just now) first, then the ``known``
+    ones, without repeats, at most :data:`DEVICE_ACCOUNTS`."""
+    return tuple(dict.fromkeys((*signed_in, *known)))[:DEVICE_ACCOUNTS]
 
 
 class Verdict(NamedTuple):

@@ -3,9 +3,9 @@ tokens and codes sent by e-mail, the account e-mails, and answers as a page or a
 
 Tokens reuse the e-mail sign-in machinery: the adapter's verification tokens, stored hashed
 (``sha256(token + secret)``), used once. Each purpose has its own identifier prefix
-(``verify-email:<address>``, ``reset-password:<address>``, ``change-email:<user>:<address>``,
-``two-factor:<user>``), so a token made for one can never be used for another, nor as an
-e-mail sign-in link (whose identifier is the bare address).
+(``verify-email:<address>``, ``reset-password:<address>:<fingerprint>``,
+``change-email:<user>:<address>``, ``two-factor:<user>``), so a token made for one can never
+be used for another, nor as an e-mail sign-in link (whose identifier is the bare address).
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ def answer(ctx: Context, page: str, body: Mapping[str, Any], status: int = 200) 
     ``status``) names its ``body["error"]`` in :attr:`Reply.refused`, for the log."""
     reply = json_reply(dict(body), status=status) if wants_json(ctx) else html_reply(page, status)
     error = body.get("error")
-    if status >= 400 and isinstance(error, str) and error:
+    if 400 <= status < 500 and isinstance(error, str) and error:
         reply.refused = error
     return reply
 

@@ -8,19 +8,43 @@ e-mails) per client and per address, passkey sign-ins per client, second-factor 
 user. The client's limit is asked first: an attempt it refuses does not count against the
 account. A store that fails is logged and the attempt goes on (the limits fail open: an
 outage of the counters' store does not lock everyone out).
+
+Every sign-in (and every reset link used) makes the browser a *known device* of its account
+(:func:`remember_device`): its attempts for that account then count against the device's own
+limits instead of the account's, which anyone who knows the address can exhaust.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .. import pages
+from .. import jwt, pages
 from .._context import NO_CACHE, Context, Reply, add_query, json_reply
 from .._flow import Step, call_adapter, emit, log_error, log_warning
 from ..errors import Configuration
-from ..ratelimit import client_address, client_network, counter_key, verdict
+from ..providers import CredentialsProvider, EmailProvider, PasswordProvider
+from ..providers.email import normalize_email
+from ..ratelimit import (
+    DEVICE_RULES,
+    KnownDevice,
+    account_field,
+    account_of,
+    account_tag,
+    charged,
+    client_address,
+    client_network,
+    counter_key,
+    device_claims,
+    read_device,
+    remembered,
+    verdict,
+)
 from .strategies import utc
+
+if TYPE_CHECKING:
+    from .strategies import LoginResult
 
 RATE_LIMITED = "RateLimited"
 """The ``error`` of a refused attempt (JSON answers, the sign-in page's banner)."""
@@ -35,8 +59,8 @@ def attempt(
     account: str | None = None,
 ) -> Step[Reply | None]:
     """Count a sign-in attempt with ``provider`` against the client's limit, then the
-    account's (``account``: an account name, an address or a user id); ``None`` to go on,
-    else the ``429`` answer."""
+    account's (``account``: an account name, an address or a user id), or from a known
+    device of the account, the device's; ``None`` to go on, else the ``429`` answer."""
     limits = ctx.settings.rate_limits
     if not limits.rules or limits.store is None:
         return None
@@ -45,7 +69,7 @@ def attempt(
     if client_rule is not None:
         checks.append((client_rule, None if address is None else client_network(address)))
     if account_rule is not None:
-        checks.append((account_rule, account))
+        checks.append(charged(limits, account_rule, account, known_device(ctx)))
     for rule, value in checks:
         refused = yield from _count(ctx, rule, value, provider, account, address)
         if refused is not None:
@@ -88,6 +112,87 @@ def code_attempt(ctx: Context, provider: str | None, user_id: str) -> Step[Reply
             ctx, provider, client_rule=None, account_rule="two_factor_per_user", account=user_id
         )
     )
+
+
+def known_device(ctx: Context) -> KnownDevice | None:
+    """The browser's device cookie, when it is valid (one that is not is deleted)."""
+    spec = ctx.cookie_specs.known_device
+    value = ctx.cookies.get(spec.name)
+    if not value or not ctx.settings.rate_limits.device_max_age:
+        return None
+    try:
+        device = read_device(jwt.decode(value, ctx.settings.secrets, spec.name, now=ctx.now))
+    except jwt.InvalidToken:
+        device = None
+    if device is None:
+        ctx.out_cookies.delete(spec)
+    return device
+
+
+def remember_device(ctx: Context, names: Iterable[str]) -> None:
+    """Make this browser a known device of the accounts ``names`` (normalised addresses or
+    account names, as the limits count them) for ``rate_limits.device_max_age`` seconds,
+    besides those it named already. Its id stays: signing in again does not start its
+    limits afresh."""
+    limits = ctx.settings.rate_limits
+    if not limits.device_max_age or limits.store is None or not _spared(ctx):
+        return
+    tags = [account_tag(limits, name) for name in names if name]
+    if not tags:
+        return
+    known = known_device(ctx)
+    device = KnownDevice(
+        id=known.id if known is not None else ctx.random_hex(16),
+        accounts=remembered(known.accounts if known is not None else (), tags),
+    )
+    spec = ctx.cookie_specs.known_device
+    value = jwt.encode(
+        device_claims(device),
+        ctx.settings.secrets,
+        spec.name,
+        now=ctx.now,
+        entropy=ctx.entropy,
+        max_age=limits.device_max_age,
+    )
+    ctx.out_cookies.drop(spec.name)  # a deletion `known_device` decided is void now
+    ctx.out_cookies.set(spec.make(value, ctx.now, expires_in=limits.device_max_age))
+
+
+def _spared(ctx: Context) -> bool:
+    """Whether a device limit is in force and a provider counts what it spares (password
+    checks, e-mails asked for): else a device cookie is of no use."""
+    settings = ctx.settings
+    return not set(DEVICE_RULES.values()).isdisjoint(settings.rate_limits.rules) and any(
+        isinstance(p, CredentialsProvider | PasswordProvider | EmailProvider)
+        for p in settings.providers
+    )
+
+
+def remember_sign_in(ctx: Context, login: LoginResult) -> None:
+    """:func:`remember_device` for the accounts a sign-in proved: the user's address (else
+    their id), the address of an e-mail link as its provider normalised it, and the account
+    name posted to a credentials provider."""
+    user, account = login.user, login.account
+    names = [_address_of(user.get("email")) or f"user:{user.get('id')}"]
+    if account.get("type") == "email":
+        names.append(str(account.get("provider_account_id") or ""))
+    if account.get("type") == "credentials" and ctx.action == "callback":
+        provider = next(
+            (p for p in ctx.settings.providers if p.id == ctx.provider_id == account["provider"]),
+            None,
+        )
+        if isinstance(provider, CredentialsProvider):
+            field = account_field(ctx.settings.rate_limits.account_field, provider.credentials)
+            names.append(account_of(ctx.form, field) or "")
+    remember_device(ctx, names)
+
+
+def _address_of(value: Any) -> str | None:
+    """``value`` as the limits count an address (normalised), or ``None``."""
+    try:
+        return normalize_email(value)
+    except ValueError:
+        return None
 
 
 def _count(

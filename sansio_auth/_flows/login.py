@@ -31,6 +31,7 @@ from ..errors import (
 from ..settings import Settings
 from . import second_factor
 from .address_claim import claim_address
+from .limits import remember_sign_in
 from .session_list import check_operation, current_session
 from .strategies import LoginResult, session_strategy, utc
 
@@ -430,7 +431,8 @@ def finish_login(
 def complete_login(
     ctx: Context, login: LoginResult, *, profile: Mapping[str, Any] | None = None
 ) -> Step[Reply]:
-    """Issue the session, emit the events, and redirect (to ``pages.new_user`` on sign-up).
+    """Issue the session, mark the browser a known device of the user (the rate limits'
+    device cookie), emit the events, and redirect (to ``pages.new_user`` on sign-up).
 
     If issuing the session fails, a user this sign-in created is deleted again.
     """
@@ -440,6 +442,7 @@ def complete_login(
         if login.is_new_user:
             yield from undo_sign_up(ctx, str(login.user["id"]))
         raise
+    remember_sign_in(ctx, login)
     events = ctx.settings.events
     for name, message in login.events:
         yield from emit(getattr(events, name), name, **message)

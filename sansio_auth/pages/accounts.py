@@ -26,6 +26,7 @@ MESSAGES = {
     "same_email": "That is your current address.",
     "sign_up_closed": "New accounts cannot be created here.",
     "MissingCSRF": "The form expired. Please try again.",
+    "EmailSignin": "The email could not be sent just now. Please try again in a few minutes.",
 }
 """What each form error ``code`` says (``{min}``/``{max}``: the password lengths)."""
 DEFAULT_MESSAGE = "Something went wrong. Please try again."

@@ -31,8 +31,10 @@ def accounts_with(limits: dict[str, Any], audit: Audit | None = None, **options:
         (
             "credentials_per_account",
             "credentials_per_client",
+            "credentials_per_device",
             "email_per_address",
             "email_per_client",
+            "email_per_device",
             "passkey_per_client",
             "two_factor_per_user",
         )
@@ -109,7 +111,7 @@ def test_a_script_gets_json() -> None:
 
 
 def test_the_current_password_of_a_change_counts_with_the_sign_ins() -> None:
-    accounts = accounts_with({"credentials_per_account": (3, 60)})
+    accounts = accounts_with({"credentials_per_account": (3, 60)})  # no device limit
     assert sign_in(accounts, ANN, PW).status == 302  # 1
     wrong = post(accounts, "change-password", current_password="nope", new_password="a" * 16)
     assert wrong.status == 400  # 2
@@ -119,6 +121,21 @@ def test_the_current_password_of_a_change_counts_with_the_sign_ins() -> None:
     assert limited.status == 429
     assert post(accounts, "change-email", email="new@example.com", password=PW).status == 429
     assert sign_in(accounts, ANN, PW, accounts.pair.new_browser()).status == 429
+
+
+def test_a_known_device_counts_its_changes_and_sign_ins_on_its_own() -> None:
+    limits = {"credentials_per_account": (3, 60), "credentials_per_device": (3, 60)}
+    accounts = accounts_with(limits)
+    assert sign_in(accounts, ANN, PW).status == 302  # the account's 1st: now a known device
+    wrong = post(accounts, "change-password", current_password="nope", new_password="a" * 16)
+    assert wrong.status == 400  # the device's 1st
+    wrong = post(accounts, "change-email", email="new@example.com", password="nope")
+    assert wrong.status == 400  # 2nd
+    assert sign_in(accounts, ANN, "wrong password!").status == 302  # 3rd
+    limited = post(accounts, "change-password", current_password=PW, new_password="b" * 16)
+    assert limited.status == 429
+    assert post(accounts, "change-email", email="new@example.com", password=PW).status == 429
+    assert sign_in(accounts, ANN, PW, accounts.pair.new_browser()).status == 302  # account: 2
 
 
 def test_sign_up_and_reset_mails_per_address_then_429_and_nothing_sent() -> None:

@@ -15,13 +15,22 @@ from io_bindings.db.memory import MemoryCounters
 from sansio_auth import Request
 from sansio_auth.errors import Configuration
 from sansio_auth.ratelimit import (
+    DEVICE_ACCOUNTS,
+    DEVICE_RULES,
     RULES,
+    KnownDevice,
+    RateLimitSettings,
     Rule,
     account_field,
     account_of,
+    account_tag,
+    charged,
     client_address,
     client_network,
     counter_key,
+    device_claims,
+    read_device,
+    remembered,
     resolve_rate_limits,
     verdict,
 )
@@ -182,6 +191,8 @@ def test_a_malformed_limit_is_a_configuration_error(bad: object) -> None:
         resolve_rate_limits(
             {"trusted_proxies": -1}, adapter=None, default_store=None, secret=SECRET
         )
+    with pytest.raises(Configuration, match="device_max_age"):
+        resolve_rate_limits({"device_max_age": -1}, adapter=None, default_store=None, secret=SECRET)
 
 
 def request(client: str | None, forwarded: str | None = None) -> Request:
@@ -222,3 +233,120 @@ def test_the_account_field_of_a_credentials_form() -> None:
     assert account_of({"email": "Ada@Example.com"}, None) == "ada@example.com"
     assert account_of({"password": "x"}, None) is None
     assert account_of({"username": ["a"]}, "username") is None
+
+
+# -- known devices ----------------------------------------------------------------------------
+
+LIMITS: RateLimitSettings = resolve_rate_limits(
+    None, adapter=None, default_store=MemoryCounters(), secret=SECRET
+)
+names = st.sampled_from(["ann@example.com", "bob@example.com", "ada", "user:7"])
+
+
+@given(
+    rule=st.sampled_from(RULES),
+    account=st.one_of(st.none(), names),
+    signed_in=st.lists(names, max_size=4),
+    has_device=st.booleans(),
+)
+def test_a_device_is_charged_instead_of_exactly_the_accounts_that_signed_in_on_it(
+    rule: str, account: str | None, signed_in: list[str], has_device: bool
+) -> None:
+    tags = tuple(account_tag(LIMITS, name) for name in signed_in)
+    device = KnownDevice("d1", tags) if has_device else None
+    spared = has_device and rule in DEVICE_RULES and account in signed_in
+    assert charged(LIMITS, rule, account, device) == (
+        (DEVICE_RULES[rule], "d1") if spared else (rule, account)
+    )
+    without_device_limits = resolve_rate_limits(
+        {"credentials_per_device": None, "email_per_device": None},
+        adapter=None,
+        default_store=None,
+        secret=SECRET,
+    )
+    assert charged(without_device_limits, rule, account, device) == (rule, account)
+
+
+def test_account_tags_are_keyed_and_never_the_name() -> None:
+    tag = account_tag(LIMITS, "ann@example.com")
+    assert "ann" not in tag
+    assert len(tag) == 22
+    other = resolve_rate_limits(None, adapter=None, default_store=None, secret=SECRET + "x")
+    assert account_tag(other, "ann@example.com") != tag
+    assert account_tag(LIMITS, "bob@example.com") != tag
+
+
+Actor = tuple[str, int]  # (who, seconds after the previous attempt)
+
+
+@given(
+    attempts=st.lists(
+        st.tuples(st.sampled_from(["attacker", "owner", "thief"]), st.integers(0, 120)),
+        max_size=120,
+    ),
+    account_limit=st.integers(min_value=1, max_value=5),
+    device_limit=st.integers(min_value=1, max_value=5),
+)
+def test_others_attempts_never_change_what_a_known_device_is_told(
+    attempts: list[Actor], account_limit: int, device_limit: int
+) -> None:
+    """An attacker (any browser but the owner's) attempts the owner's account; the owner's
+    browser, a known device, and a thief with a copy of its cookie attempt it too. What the
+    owner and the thief are told is what they would be told were the attacker not there, and
+    together they never pass more than the device's limit per window."""
+    limits = resolve_rate_limits(
+        {
+            "credentials_per_account": (account_limit, 300),
+            "credentials_per_device": (device_limit, 300),
+        },
+        adapter=None,
+        default_store=None,
+        secret=SECRET,
+    )
+    ann = "ann@example.com"
+    device = KnownDevice("the owner's browser", (account_tag(limits, ann),))
+
+    def attempt(store: MemoryCounters, who: str, now: float) -> tuple[bool, float, bool]:
+        rule, value = charged(
+            limits, "credentials_per_account", ann, None if who == "attacker" else device
+        )
+        assert value is not None
+        return judge(store, limits.rules[rule], counter_key(limits, rule, value), now)
+
+    everyone, without_attacker = MemoryCounters(), MemoryCounters()
+    now = START
+    passed: dict[float, int] = defaultdict(int)
+    for who, gap in attempts:
+        now += gap
+        told = attempt(everyone, who, now)
+        if who != "attacker":
+            assert told == attempt(without_attacker, who, now)
+            passed[told[1]] += told[0]
+    assert all(count <= device_limit for count in passed.values())
+
+
+@given(
+    known=st.lists(st.text(min_size=1, max_size=4), max_size=20),
+    signed_in=st.lists(st.text(min_size=1, max_size=4), min_size=1, max_size=3),
+)
+def test_a_device_keeps_the_newest_accounts(known: list[str], signed_in: list[str]) -> None:
+    kept = remembered(known, signed_in)
+    assert len(kept) == len(set(kept)) <= DEVICE_ACCOUNTS
+    assert kept[: len(set(signed_in))] == tuple(dict.fromkeys(signed_in))
+    assert set(kept) <= set(known) | set(signed_in)
+    device = read_device(device_claims(KnownDevice("d", kept)))
+    assert device == KnownDevice("d", kept)
+
+
+@pytest.mark.parametrize(
+    "claims",
+    [
+        {},
+        {"did": "", "acc": []},
+        {"did": 5, "acc": []},
+        {"did": "d", "acc": "x"},
+        {"did": "d", "acc": [1]},
+    ],
+)
+def test_claims_that_are_no_device_are_none(claims: dict[str, object]) -> None:
+    assert read_device(claims) is None
