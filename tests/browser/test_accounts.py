@@ -228,7 +228,7 @@ def test_a_passkey_as_second_factor(
     open_security_page(browser, security)
     browser.find_element(By.XPATH, "//button[text()='Add a passkey']").click()
     wait(browser, 15).until(lambda b: [a.get_attribute("data-provider") for a in accounts(b)]
-                            == ["passkey"])  # fmt: skip
+                            == ["password", "passkey"])  # fmt: skip
     assert browser.current_url == security
     [passkey] = browser.get_credentials()
     assert passkey.rp_id == "localhost"
