@@ -12,7 +12,7 @@ import msgspec
 
 from . import jwt
 from ._flow import Step, invoke, log_warning
-from .cookies import CookieSet, ResponseCookies
+from .cookies import CookieSet, CookieSpec, ResponseCookies
 from .errors import (
     AuthError,
     Configuration,
@@ -313,6 +313,25 @@ class Context:
         else:
             url = self.page_url(pages.error, "error")
         return Reply(redirect=add_query(url, params))
+
+    # -- sealed cookies (the engine's own: two-factor, devices) --------------------------------
+
+    def seal(self, spec: CookieSpec, claims: Mapping[str, Any], max_age: int) -> str:
+        """``claims`` encrypted for the cookie ``spec`` (its name is the key's salt), valid for
+        ``max_age`` seconds."""
+        return jwt.encode(
+            claims,
+            self.settings.secrets,
+            spec.name,
+            now=self.now,
+            entropy=self.entropy,
+            max_age=max_age,
+        )
+
+    def unseal(self, spec: CookieSpec, value: str) -> dict[str, Any]:
+        """The claims :meth:`seal` made for ``spec``; :class:`jwt.InvalidToken` when
+        ``value`` is not such a cookie (altered, expired, another secret)."""
+        return jwt.decode(value, self.settings.secrets, spec.name, now=self.now)
 
     # -- session token -----------------------------------------------------------------------
 

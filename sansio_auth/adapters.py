@@ -403,7 +403,7 @@ class AtomicSignUp(Protocol):
 
 @runtime_checkable
 class AccountStore(Protocol):
-    """The methods the accounts of issue 28 need (not in Auth.js): password hashes and second
+    """The methods the account features need (beyond Auth.js): password hashes and second
     factors (password accounts, two-factor authentication), and the user's own list of
     sessions (database sessions by user, the records of JWT sessions).
 

@@ -1,4 +1,4 @@
-"""The methods the stores add to Auth.js's interface for the accounts of issue 28
+"""The methods the stores add to Auth.js's interface for the account features
 (:class:`sansio_auth.adapters.AccountStore`): password hashes and second factors, the user's
 database sessions listed, and the records of JWT sessions.
 

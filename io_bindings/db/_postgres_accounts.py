@@ -1,4 +1,4 @@
-"""The PostgreSQL store's part for the accounts of issue 28 (not in Auth.js), mixed into
+"""The PostgreSQL store's part for the account features (beyond Auth.js), mixed into
 :class:`~.postgres.PostgresStore`, in tables named and spelt like Auth.js's (quoted camelCase
 columns): password hashes and second factors (``user_passwords``, ``user_two_factors``),
 session rows with their device (``"createdAt"``, ``"lastSeenAt"``, ``"userAgent"``,

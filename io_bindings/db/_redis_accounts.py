@@ -1,4 +1,4 @@
-"""The Redis store's part for the accounts of issue 28 (not in Auth.js), mixed into
+"""The Redis store's part for the account features (beyond Auth.js), mixed into
 :class:`~.redis.RedisStore`::
 
     user:password:<id>                      the user's password hash

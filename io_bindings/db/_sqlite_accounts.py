@@ -1,4 +1,4 @@
-"""The SQLite store's part for the accounts of issue 28 (not in Auth.js), mixed into
+"""The SQLite store's part for the account features (beyond Auth.js), mixed into
 :class:`~.sqlite.SQLiteStore`: password hashes and second factors (``user_passwords``,
 ``user_two_factors``), session rows with their device, the user's sessions listed, and the
 records of JWT sessions (``session_records``, no foreign key: a credentials user is not

@@ -18,7 +18,7 @@ under ``key_prefix``)::
     user:by-user-id:account:<id>            set of the user's account keys
     user:by-user-id:session:<id>            set of the user's session tokens
     user:by-user-id:authenticator:<id>      set of the user's credential ids
-    user:password:<id>, ...                 the accounts of issue 28 (see _redis_accounts)
+    user:password:<id>, ...                 the account features (see _redis_accounts)
     sid:<sid>                               set of the session tokens of a provider
                                             session (TTL: its latest session's expiry)
     revocation:<key>                        a "not before" mark (TTL: until it expires)

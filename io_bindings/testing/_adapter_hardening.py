@@ -1,4 +1,4 @@
-"""The adapter suite's cases for what issue 21 asks of an adapter (not in Auth.js): the
+"""The adapter suite's cases for the hardening an adapter takes part in (beyond Auth.js): the
 rate-limit counters (``increment_counter``), sessions that keep their provider session
 (``sid``, ``delete_sessions_by_sid``), and "not before" marks made with their expiry."""
 

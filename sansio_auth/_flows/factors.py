@@ -136,14 +136,7 @@ def enrol_form(
     if secret is None:
         secret = totp.new_secret(ctx.entropy(totp.SECRET_BYTES))
         spec = ctx.cookie_specs.two_factor_setup
-        value = jwt.encode(
-            setup_payload(secret, user_id, bound_to),
-            ctx.settings.secrets,
-            spec.name,
-            now=ctx.now,
-            entropy=ctx.entropy,
-            max_age=CHECK_MAX_AGE,
-        )
+        value = ctx.seal(spec, setup_payload(secret, user_id, bound_to), CHECK_MAX_AGE)
         ctx.out_cookies.set(spec.make(value, ctx.now))
     options = ctx.settings.two_factor
     issuer = (options.issuer if options else None) or urlsplit(ctx.origin).hostname or "sansio-auth"
@@ -168,7 +161,7 @@ def _waiting_secret(ctx: Context, user_id: str, bound_to: str) -> str | None:
     if not value:
         return None
     try:
-        claims = jwt.decode(value, ctx.settings.secrets, spec.name, now=ctx.now)
+        claims = ctx.unseal(spec, value)
     except jwt.InvalidToken:
         return None
     return setup_secret(claims, user_id, bound_to)

@@ -121,7 +121,7 @@ def known_device(ctx: Context) -> KnownDevice | None:
     if not value or not ctx.settings.rate_limits.device_max_age:
         return None
     try:
-        device = read_device(jwt.decode(value, ctx.settings.secrets, spec.name, now=ctx.now))
+        device = read_device(ctx.unseal(spec, value))
     except jwt.InvalidToken:
         device = None
     if device is None:
@@ -146,14 +146,7 @@ def remember_device(ctx: Context, names: Iterable[str]) -> None:
         accounts=remembered(known.accounts if known is not None else (), tags),
     )
     spec = ctx.cookie_specs.known_device
-    value = jwt.encode(
-        device_claims(device),
-        ctx.settings.secrets,
-        spec.name,
-        now=ctx.now,
-        entropy=ctx.entropy,
-        max_age=limits.device_max_age,
-    )
+    value = ctx.seal(spec, device_claims(device), limits.device_max_age)
     ctx.out_cookies.drop(spec.name)  # a deletion `known_device` decided is void now
     ctx.out_cookies.set(spec.make(value, ctx.now, expires_in=limits.device_max_age))
 

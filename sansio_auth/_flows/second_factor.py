@@ -88,14 +88,7 @@ def set_pending(ctx: Context, pending: Pending) -> None:
     assert ctx.settings.two_factor is not None
     spec = ctx.cookie_specs.two_factor
     max_age = ctx.settings.two_factor.challenge_max_age
-    value = jwt.encode(
-        pending_payload(pending),
-        ctx.settings.secrets,
-        spec.name,
-        now=ctx.now,
-        entropy=ctx.entropy,
-        max_age=max_age,
-    )
+    value = ctx.seal(spec, pending_payload(pending), max_age)
     _, present = read_chunked(ctx.cookies, spec.name)
     ctx.out_cookies.set_chunked(spec, value, ctx.now, present, expires_in=max_age)
 
@@ -107,7 +100,7 @@ def pending_of(ctx: Context) -> Pending:
     if value is None:
         raise TwoFactorExpired("no sign-in is waiting for a second factor")
     try:
-        return read_pending(jwt.decode(value, ctx.settings.secrets, spec.name, now=ctx.now))
+        return read_pending(ctx.unseal(spec, value))
     except ValueError as err:  # jwt.InvalidToken included: expired, altered, another secret
         ctx.out_cookies.delete_chunks(spec, present)
         raise TwoFactorExpired(
@@ -130,7 +123,7 @@ def trusted_device(ctx: Context, user_id: str, since: int | None) -> Step[bool]:
     if not value or since is None:
         return False
     try:
-        claims = jwt.decode(value, ctx.settings.secrets, spec.name, now=ctx.now)
+        claims = ctx.unseal(spec, value)
     except jwt.InvalidToken as err:
         ctx.out_cookies.delete(spec)
         yield from log_warning("trusted-device-refused", f"the trust cookie was refused: {err}")
@@ -147,12 +140,5 @@ def trust_device(ctx: Context, user_id: str, since: int) -> None:
         return
     spec = ctx.cookie_specs.trusted_device
     max_age = days * 24 * 60 * 60
-    value = jwt.encode(
-        trust_payload(user_id, since),
-        ctx.settings.secrets,
-        spec.name,
-        now=ctx.now,
-        entropy=ctx.entropy,
-        max_age=max_age,
-    )
+    value = ctx.seal(spec, trust_payload(user_id, since), max_age)
     ctx.out_cookies.set(spec.make(value, ctx.now, expires_in=max_age))

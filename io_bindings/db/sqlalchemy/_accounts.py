@@ -1,4 +1,4 @@
-"""The SQLAlchemy store's part for the accounts of issue 28 (not in Auth.js), mixed into
+"""The SQLAlchemy store's part for the account features (beyond Auth.js), mixed into
 :class:`~._store.SQLAlchemyStore`: password hashes and second factors (the ``UserPassword``
 and ``UserTwoFactor`` models), the user's sessions listed, and the records of JWT sessions
 (the ``SessionRecord`` model). The methods of

@@ -1,4 +1,4 @@
-"""The Django ORM store's part for the accounts of issue 28 (not in Auth.js), mixed into
+"""The Django ORM store's part for the account features (beyond Auth.js), mixed into
 :class:`~io_bindings.django.orm.store.DjangoStore`: password hashes and second factors
 (:class:`~io_bindings.django.orm.models.UserPassword`, ``UserTwoFactor``), session rows with
 their device, the user's sessions listed, and the records of JWT sessions (``SessionRecord``).

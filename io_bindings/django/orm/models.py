@@ -1,7 +1,7 @@
 """The tables of the Django ORM store (:mod:`io_bindings.django.orm.store`): Auth.js's accounts,
 sessions, verification tokens and authenticators (passkeys), all owned by
 ``settings.AUTH_USER_MODEL``, plus what a user model may lack, the revocation marks, the
-rate-limit counters, and for the accounts of issue 28 the password hashes, second factors and
+rate-limit counters, and for the account features the password hashes, second factors and
 records of JWT sessions (the user's list of sessions).
 
 Users are your user model's rows. What Auth.js keeps on a user and your model has no field
