@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import re
 import socket
 import subprocess
@@ -208,7 +209,10 @@ def test_signed_in_user_sees_the_protected_page(demo_server: LiveServer) -> None
         assert "Hello, Demo User!" in protected.text
         home = browser.get("/")
         assert "You are <b>signed in</b>" in home.text
-        assert "demo@example.com" in home.text
+        [shown] = re.findall(r"<h2>Session</h2><pre>(.*?)</pre>", home.text, re.S)
+        session = json.loads(html.unescape(shown))  # JSON, as /auth/session answers
+        assert session["user"] == browser.get("/auth/session").json()["user"]
+        assert session["user"]["email"] == "demo@example.com"
 
 
 def test_wrong_password_is_refused(demo_server: LiveServer) -> None:
@@ -230,6 +234,26 @@ def test_passkey_sign_in_with_the_software_authenticator(demo_server: LiveServer
         assert "passkey" in browser.get("/auth/providers").json()
         check_passkey_round_trip(browser, "/auth")
         assert "Add a passkey" in browser.get("/").text
+
+
+def button_label(page: str, button_id: str) -> str:
+    [label] = re.findall(rf'<button id="{button_id}"[^>]*>([^<]+)</button>', page)
+    return html.unescape(label)
+
+
+def test_the_passkey_instructions_name_the_sign_in_pages_buttons(demo_server: LiveServer) -> None:
+    """A passkey is registered by the sign-in page's sign-up button (a press of its sign-in
+    button with no passkey is cancelled by the browser): the home page and README.md say
+    to press that one the first time, by the label the page gives it."""
+    page = httpx.get(demo_server.url + "/auth/signin").text
+    sign_up = button_label(page, "registerButton-passkey")
+    sign_in = button_label(page, "submitButton-passkey")
+    home = httpx.get(demo_server.url + "/").text
+    assert f"the first time, type an e-mail address and press <i>{sign_up}</i>" in home
+    assert f"after that, press <i>{sign_in}</i>" in home
+    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text().split())
+    assert f"the first time, type an e-mail address and press *{sign_up}*" in readme
+    assert f"after that, *{sign_in}*" in readme
 
 
 def request_link(browser: httpx.Client, address: str) -> None:
