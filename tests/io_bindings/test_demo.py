@@ -10,9 +10,7 @@ import re
 import socket
 import subprocess
 import sys
-import tomllib
 from contextlib import AbstractContextManager
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
@@ -20,9 +18,9 @@ from urllib.parse import parse_qsl
 import anyio
 import httpx
 import pytest
+from extras import IMPORTED_DISTRIBUTIONS, PROJECT, normalized, requirement_closure
 from joserfc import jwt
 from live_server import LiveServer, free_port, serve
-from packaging.markers import Marker
 
 from io_bindings.db.sqlite import SQLiteAdapter
 from io_bindings.demo import DEMO_LOGIN, INBOX_PATH, OP_PATH
@@ -347,41 +345,7 @@ def test_database_sessions_mode(tmp_path: Path) -> None:
         assert found["user"]["email"] == "db@example.com"
 
 
-DEMO_IMPORTS = """
-import sys, io_bindings.demo, uvicorn
-from importlib.metadata import packages_distributions
-found = packages_distributions()
-names = {m.partition(".")[0] for m in sys.modules if not m.startswith("_")}
-names -= set(sys.stdlib_module_names)
-print(" ".join(sorted({d for n in names for d in found.get(n, [])})))
-"""
-
-
-PROJECT = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"]
-
-
-def normalized(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def requirement_closure(requirements: list[str]) -> set[str]:
-    """The distributions ``requirements`` install, with theirs (as installed here), normalized."""
-    seen: set[str] = set()
-    todo = [(r, None) for r in requirements]
-    while todo:
-        requirement, wanted = todo.pop()
-        spec, _, marker = requirement.partition(";")
-        if marker and not Marker(marker).evaluate({"extra": wanted or ""}):
-            continue  # another extra's, or for another platform or Python
-        name = re.match(r"[A-Za-z0-9._-]+", spec.strip())
-        assert name is not None
-        extras = re.search(r"\[([^\]]+)\]", spec)
-        if normalized(name.group(0)) in seen and extras is None:
-            continue
-        seen.add(normalized(name.group(0)))
-        for extra in extras.group(1).split(",") if extras else [None]:
-            todo += [(r, extra) for r in metadata.requires(name.group(0)) or []]
-    return seen
+DEMO_IMPORTS = "import io_bindings.demo, uvicorn\n" + IMPORTED_DISTRIBUTIONS
 
 
 def test_the_demo_extra_is_the_runtime_and_the_server_extra() -> None:
