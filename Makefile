@@ -9,7 +9,7 @@ SYSTEM_PACKAGES := nodejs npm chromium chromium-driver postgresql pgbouncer mari
 # and valgrind, which counts what a request costs (python -m bench.callgrind)
 BENCH_PACKAGES := wrk valgrind
 
-.PHONY: install system-deps bench-deps demo test test-quick lint typecheck bench fuzz docs docs-serve clean soak \
+.PHONY: install system-deps bench-deps docs-deps demo test test-quick lint typecheck bench fuzz docs docs-serve clean soak \
 	soak-cluster soak-cluster-quick
 
 install: $(VENV)/.installed
@@ -19,7 +19,7 @@ $(VENV)/.installed: pyproject.toml
 	[ -x $(PY) ] || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
-	touch $@ $(VENV)/.installed-demo
+	touch $@ $(VENV)/.installed-demo $(VENV)/.installed-docs
 
 # the demo only: the runtime and uvicorn
 $(VENV)/.installed-demo: pyproject.toml
@@ -27,6 +27,19 @@ $(VENV)/.installed-demo: pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[demo]'
 	touch $@
+
+# the documentation site's build only: MkDocs and its plugins
+$(VENV)/.installed-docs: pyproject.toml
+	[ -x $(PY) ] || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[docs]'
+	touch $@
+
+# node and npm: the site serves Mermaid's script, installed from npm (tools/site_hooks.py)
+docs-deps:
+	@command -v npm >/dev/null || { echo "installing Debian packages: nodejs npm"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends nodejs npm; }
 
 system-deps:
 	@missing=""; \
@@ -93,8 +106,9 @@ clean:
 
 # generated from the code: the route table, the built-in providers (builtin.py and their table),
 # the Auth.js migration guide's option and provider lists;
-# then the site (MkDocs, strict: a broken link or a missing page fails) into site/
-docs: install
+# then the site (MkDocs, strict: a broken link, a missing page or a missing anchor fails) into
+# site/, with Mermaid's script (installed from npm) served beside the pages
+docs: $(VENV)/.installed-docs docs-deps
 	$(PY) -m tools.catalogue
 	$(PY) -m tools.migration
 	$(PY) -c 'from sansio_auth._routes import routes_markdown as m; print(m(), end="")' > docs/routes.md

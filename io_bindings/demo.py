@@ -6,9 +6,10 @@ http://localhost:8000. Sign in with the demo provider (an OpenID Provider served
 demo itself under ``/demo-op``, see :mod:`io_bindings.demo_op`), as ``demo`` / ``demo``,
 with any e-mail address (the sign-in link is printed to the terminal and shown on
 http://localhost:8000/dev/inbox; no mail is sent), or with a passkey (WebAuthn, the
-experimental flag set): type an e-mail address and press "Sign in with Passkey"; the first
-time registers one. Browsers refuse an IP address as the passkey's relying party, so open
-the demo as ``localhost``, not ``127.0.0.1``, to use passkeys.
+experimental flag set): the first time, type an e-mail address and press "Sign up with
+Passkey" (it registers a passkey and creates the user); after that, "Sign in with Passkey".
+Browsers refuse an IP address as the passkey's relying party, so open the demo as
+``localhost``, not ``127.0.0.1``, to use passkeys.
 
 Users, passkeys (authenticators) and e-mail verification tokens live in SQLite, in
 ``.demo/auth.db`` (the directory ``DEMO_DIR``, created when missing), opened at start-up.
@@ -29,6 +30,8 @@ from html import escape
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
+
+import msgspec
 
 from sansio_auth import AuthConfig, Request, Response, Theme
 from sansio_auth.config import Strategy
@@ -263,15 +266,16 @@ class DemoSite:
         ways += (
             "<p>Or sign in with any e-mail address: the link is printed to the terminal "
             f'and shown in the <a href="{INBOX_PATH}">dev inbox</a>.</p>'
-            "<p>Or with a <b>passkey</b>: type an e-mail address and press "
-            "<i>Sign in with Passkey</i>; the first time registers one. Passkeys need the "
-            "site opened as <code>localhost</code> (browsers refuse an IP address).</p>"
+            "<p>Or with a <b>passkey</b>: the first time, type an e-mail address and press "
+            "<i>Sign up with Passkey</i> (it registers a passkey and creates the user); after "
+            "that, press <i>Sign in with Passkey</i>. Passkeys need the site opened as "
+            "<code>localhost</code> (browsers refuse an IP address).</p>"
         )
         if session is None:
             state = '<p>You are <b>not signed in</b>. <a href="/auth/signin">Sign in</a>.</p>'
         else:
             state = '<p>You are <b>signed in</b>. <a href="/auth/signout">Sign out</a>.</p>'
-        shown = escape(str(session)) if session is not None else "null"
+        shown = escape(msgspec.json.format(msgspec.json.encode(session), indent=2).decode())
         return f"{state}{ways}<h2>Session</h2><pre>{shown}</pre>"
 
     async def _add_passkey_form(self, request: Request) -> tuple[str, tuple[Any, ...]]:

@@ -50,14 +50,30 @@ def with_senders(providers: tuple[Provider, ...]) -> tuple[Provider, ...]:
                 out.append(provider)  # sent through the e-mail provider's HTTP API
                 continue
             if sender is None or not accepts(sender, "message"):
-                raise Configuration(
-                    f"the password provider {provider.id!r} needs a `send_email` that accepts "
-                    "`message` (e.g. io_bindings.email.SMTPSender(...)), or an e-mail provider "
-                    "whose sender does"
-                )
+                raise Configuration(_no_sender(provider, email))
             provider = dataclasses.replace(provider, send_email=sender)
         out.append(provider)
     return tuple(out)
+
+
+def _no_sender(provider: PasswordProvider, email: EmailProvider | None) -> str:
+    """Why ``provider`` has no sender: the one given, or the e-mail provider's it would use,
+    cannot take the ``message`` to send."""
+    example = "(e.g. io_bindings.email.SMTPSender(...))"
+    if provider.send_email is not None:
+        return (
+            f"the password provider {provider.id!r}: `send_email` must accept `message` {example}"
+        )
+    if email is not None and email.send_verification_request is not None:
+        return (
+            f"the password provider {provider.id!r} has no `send_email`, and the e-mail "
+            f"provider {email.id!r}'s `send_verification_request` does not accept `message`: "
+            f"give the password provider a `send_email` {example}"
+        )
+    return (
+        f"the password provider {provider.id!r} needs a `send_email` that accepts `message` "
+        f"{example}, or an e-mail provider whose sender does"
+    )
 
 
 def two_factor_options(

@@ -174,6 +174,31 @@ def fault_of(error: BaseException | None) -> Fault:
     return "engine"
 
 
+DOCS_URL = "https://sansio-auth.readthedocs.io/"
+"""The documentation site (the site's ``site_url`` is set from it, see tools/site_hooks.py)."""
+
+AUTHJS_ERROR_TYPES = frozenset({
+    "AuthError", "AccessDenied", "AdapterError", "CallbackRouteError", "ErrorPageLoop",
+    "EventError", "InvalidCallbackUrl", "CredentialsSignin", "InvalidEndpoints", "InvalidCheck",
+    "JWTSessionError", "MissingAdapter", "MissingAdapterMethods", "MissingAuthorize",
+    "MissingSecret", "OAuthAccountNotLinked", "OAuthCallbackError", "OAuthProfileParseError",
+    "SessionTokenError", "OAuthSignInError", "EmailSignInError", "SignOutError", "UnknownAction",
+    "UnsupportedStrategy", "InvalidProvider", "UntrustedHost", "Verification", "MissingCSRF",
+    "AccountNotLinked", "DuplicateConditionalUI", "MissingWebAuthnAutocomplete",
+    "WebAuthnVerificationError", "ExperimentalFeatureNotEnabled",
+})  # fmt: skip
+"""The error types Auth.js has: their log lines link to Auth.js's error reference; every
+other type's to this library's own (:func:`reference_url`)."""
+
+
+def reference_url(error_type: str) -> str:
+    """The page that explains errors of type ``error_type`` (what it means, what to do):
+    Auth.js's reference for its own types, this library's for the others."""
+    if error_type in AUTHJS_ERROR_TYPES:
+        return f"https://errors.authjs.dev#{error_type.lower()}"
+    return f"{DOCS_URL}reference/errors/#{error_type.lower()}"
+
+
 class AuthError(Exception):
     """Base class of every error the library raises.
 
@@ -220,7 +245,7 @@ class AuthError(Exception):
         return fault_of(self.cause.get("err"))
 
     def __str__(self) -> str:
-        link = f"Read more at https://errors.authjs.dev#{self.type.lower()}"
+        link = f"Read more at {reference_url(self.type)}"
         return f"{self.message}. {link}" if self.message else link
 
 

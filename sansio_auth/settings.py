@@ -517,14 +517,17 @@ def _check_webauthn(
     conditional = [p for p in webauthn if p.enable_conditional_ui]
     if len(conditional) > 1:
         raise DuplicateConditionalUI(
-            "Multiple webauthn providers have `enable_conditional_ui` set to True "
-            f"({', '.join(p.id for p in conditional)}). Only one provider can have it enabled"
+            f"the WebAuthn providers {', '.join(p.id for p in conditional)} all offer passkeys "
+            "in the browser's autofill (`enable_conditional_ui`, on by default): only one may; "
+            "set enable_conditional_ui=False on the others"
         )
     for provider in conditional:
         if not provider.has_webauthn_autocomplete:
             raise MissingWebAuthnAutocomplete(
-                f"Provider {provider.id!r} has `enable_conditional_ui` set to True, but none "
-                "of its form_fields have 'webauthn' in their autocomplete"
+                f"the WebAuthn provider {provider.id!r} offers passkeys in the browser's "
+                "autofill (`enable_conditional_ui`, on by default), but none of its "
+                "form_fields has 'webauthn' in its autocomplete: add it to one, or set "
+                "enable_conditional_ui=False"
             )
     if not webauthn:
         return False

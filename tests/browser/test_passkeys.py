@@ -8,6 +8,7 @@ The page is opened as ``localhost``: Chromium refuses an IP address as the relyi
 
 from __future__ import annotations
 
+import re
 from urllib.parse import quote
 
 import pytest
@@ -122,13 +123,19 @@ def test_register_a_passkey_sign_out_and_sign_in_with_it(
     sign_in = f"{site}/auth/signin?callbackUrl={quote(home, safe='')}"
     add_authenticator(browser)
 
-    # the sign-up button registers a passkey for the address and signs the user in
+    # as the home page says, the first time the sign-up button registers a passkey for the
+    # address and signs the user in
+    browser.get(home)
+    said = browser.find_element(By.XPATH, "//p[b='passkey']").text
+    first_time = re.search(r"the first time, type an e-mail address and press (.+?) \(", said)
+    assert first_time is not None, said
     browser.get(sign_in)
     form = browser.find_element(By.ID, "passkey-form")
     assert form.get_attribute("action") == f"{site}/auth/callback/passkey"
     assert browser.find_element(By.ID, EMAIL_FIELD).get_attribute("autocomplete") == (
         "username webauthn"
     )
+    assert browser.find_element(By.ID, SIGN_UP).text == first_time[1]
     press_passkey_button(browser, ADDRESS, SIGN_UP)
     wait_for_url(browser, home)
     assert ADDRESS in session_text(browser)

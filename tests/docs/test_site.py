@@ -5,33 +5,48 @@ or an unresolved cross-reference; on top of that, these tests fail when a page o
 left out of the navigation, when a public name of a documented module has no docstring or
 is missing from the API reference, when a module the reference must cover is not there,
 when a Mermaid diagram does not parse (Mermaid itself, under node), names an adapter
-method, a callback or an event the engine never calls, or does not reach the page as one.
+method, a callback or an event the engine never calls, does not reach the page as one, or
+is not drawn readably in Chromium from the site alone (no CDN); when an error type only
+this library has lacks its entry on the errors page its log lines link to; and when the
+build needs more than ``make docs`` installs (the ``docs`` extra).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
+import logging
 import os
+import pkgutil
 import re
 import subprocess
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import griffe
 import pytest
+from extras import IMPORTED_DISTRIBUTIONS, PROJECT, normalized, requirement_closure
+from live_server import LiveServer, free_port, serve
 from npm_cache import require_npm
+from selenium import webdriver
 
+import sansio_auth
 from sansio_auth import Events
+from sansio_auth.errors import AUTHJS_ERROR_TYPES, DOCS_URL, AuthError, reference_url
+from tests.browser.conftest import browser, wait
+from tools.site_hooks import MERMAID_SCRIPT, MERMAID_VERSION
+
+__all__ = ["browser"]
 
 ROOT = Path(__file__).parents[2]
 DOCS = ROOT / "docs"
 REFERENCE = DOCS / "reference"
 DIRECTIVE = re.compile(r"^::: (\S+)$", re.M)
 MERMAID = re.compile(r"^```mermaid\n(.*?)^```$", re.S | re.M)
-MERMAID_PACKAGES = {"mermaid": "11.12.2", "jsdom": "27.0.0"}
+MERMAID_PACKAGES = {"mermaid": MERMAID_VERSION, "jsdom": "27.0.0"}
 
 REQUIRED = {
     "sansio_auth",
@@ -132,20 +147,54 @@ def test_every_page_is_in_the_navigation() -> None:
     assert listed - on_disk == set(), "nav entries with no page"
 
 
+def test_a_link_to_a_missing_heading_fails_the_build() -> None:
+    """MkDocs checks anchors only when told to; strict makes its warning a failure."""
+    from mkdocs.config import load_config
+
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    assert config.strict
+    assert config.validation.links.anchors == logging.WARNING
+
+
 # -- the built site ---------------------------------------------------------------------------
 
 
+BUILD = (
+    """
+import sys
+from mkdocs.__main__ import cli
+cli.main(["build", "--strict", "--site-dir", sys.argv[1]], standalone_mode=False)
+"""
+    + IMPORTED_DISTRIBUTIONS
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Site:
+    path: Path
+    imported: set[str]
+    """The distributions the build imported."""
+
+
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site, built as ``make docs`` builds it (strict: any warning fails)."""
+def built(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    """The site, built as ``make docs`` builds it (strict: any warning fails), and what the
+    build imported. Node and npm are on the path: Mermaid's script is installed from npm."""
     out = tmp_path_factory.mktemp("site")
+    path = os.pathsep.join((str(Path(sys.executable).parent), os.environ["PATH"]))
+    kept = {k: os.environ[k] for k in ("HOME", "XDG_CACHE_HOME") if k in os.environ}
     done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        [sys.executable, "-c", BUILD, str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=600, check=False,
-        env={"NO_MKDOCS_2_WARNING": "1", "PATH": str(Path(sys.executable).parent)},
+        env={"NO_MKDOCS_2_WARNING": "1", "PATH": path, **kept},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    return out
+    return Site(out, {normalized(d) for d in done.stdout.strip().splitlines()[-1].split()})
+
+
+@pytest.fixture(scope="module")
+def site(built: Site) -> Path:
+    return built.path
 
 
 def inventory(site: Path) -> set[str]:
@@ -179,12 +228,80 @@ def test_every_diagram_reaches_its_page_as_mermaid(site: Path) -> None:
 
 
 @pytest.mark.e2e
+def test_make_docs_installs_the_docs_extra_and_the_build_needs_no_more(built: Site) -> None:
+    """``make docs`` installs ``sansio-auth[docs]``, not the test toolchain; everything the
+    build imported is in that extra (or the library's own dependencies)."""
+    makefile = (ROOT / "Makefile").read_text()
+    [target] = re.findall(r"^docs: (.*)$", makefile, re.M)
+    assert "$(VENV)/.installed-docs" in target.split()
+    assert "install" not in target.split()
+    assert "pip install --quiet -e '.[docs]'" in makefile
+    closure = requirement_closure([*PROJECT["dependencies"], "sansio-auth[docs]"])
+    assert not closure & {"pytest", "selenium", "mypy", "psycopg", "django", "hypothesis"}
+    # imported when installed, needed by none: cryptography's optional bcrypt (the test extra
+    # has it), pydantic, which mkdocstrings-python checks its options with when it is there
+    optional = {"bcrypt", "pydantic", "pydantic-core", "annotated-types", "typing-inspection"}
+    imported = built.imported - {"sansio-auth"} - optional
+    assert {"mkdocs", "mkdocs-material", "mkdocstrings-python"} <= imported
+    assert imported <= closure, imported - closure
+
+
+@pytest.mark.e2e
 def test_the_site_has_search_and_no_test_words(site: Path) -> None:
     assert (site / "search" / "search_index.json").is_file()
     for page in site.rglob("*.html"):
         text = page.read_text()
         assert "not-run:" not in text, page
         assert "given=" not in text, page
+
+
+@pytest.mark.e2e
+def test_the_errors_page_has_an_entry_for_each_error_only_we_have(site: Path) -> None:
+    """The links of log lines land on the site: its address is ``DOCS_URL`` and the errors
+    page has the anchor of each error type Auth.js's reference does not have."""
+    page_url = reference_url("DeadlineExceeded").partition("#")[0]
+    assert f"<loc>{page_url}</loc>" in (site / "sitemap.xml").read_text()
+    html = (site / page_url.removeprefix(DOCS_URL) / "index.html").read_text()
+    for error_type in sorted(error_types() - AUTHJS_ERROR_TYPES):
+        assert f'id="{reference_url(error_type).partition("#")[2]}"' in html, error_type
+
+
+# -- the errors page --------------------------------------------------------------------------
+
+
+def error_types() -> set[str]:
+    """The type of every error the library can raise and log: each :class:`AuthError`
+    class of every module of ``sansio_auth``."""
+    for module in pkgutil.walk_packages(sansio_auth.__path__, "sansio_auth."):
+        importlib.import_module(module.name)
+    found: set[str] = set()
+    todo: list[type[AuthError]] = [AuthError]
+    while todo:
+        error = todo.pop()
+        found.add(error.type)
+        todo += error.__subclasses__()
+    return found
+
+
+def test_every_error_only_we_have_is_explained_on_the_errors_page() -> None:
+    """Auth.js's errors link to Auth.js's reference; every other type a log line can name
+    links to its entry on docs/reference/errors.md, which says what it means and what to do."""
+    ours = error_types() - AUTHJS_ERROR_TYPES
+    assert {"DeadlineExceeded", "FormError", "Configuration", "TwoFactorExpired"} <= ours
+    page = (REFERENCE / "errors.md").read_text()
+    entries = {
+        name: (anchor, text)
+        for name, anchor, text in re.findall(
+            r"^### (\w+) \{#([\w-]+)\}\n(.*?)(?=^#|^:::)", page, re.M | re.S
+        )
+    }
+    for error_type in sorted(ours):
+        assert error_type in entries, f"{error_type} has no entry on docs/reference/errors.md"
+        anchor, text = entries[error_type]
+        assert reference_url(error_type) == f"{DOCS_URL}reference/errors/#{anchor}"
+        assert "**What it means.**" in text, error_type
+        assert "**What to do.**" in text, error_type
+    assert not set(entries) & AUTHJS_ERROR_TYPES  # Auth.js's reference explains those
 
 
 # -- the diagrams -----------------------------------------------------------------------------
@@ -278,3 +395,59 @@ def test_docstrings_read_as_markdown() -> None:
         "Then `B` and `c`."
     )
     assert markdown(once) == once  # a second pass changes nothing
+
+
+OPEN_SHADOW_ROOTS = """
+const attach = Element.prototype.attachShadow;
+Element.prototype.attachShadow = function (init) {
+  return attach.call(this, {...init, mode: "open"});
+};
+"""
+"""The theme draws each diagram into a closed shadow root: opened, to measure the drawing."""
+
+DRAWN = """
+return [...document.querySelectorAll("div.mermaid")].map((host) => {
+  const svg = host.shadowRoot.querySelector("svg");
+  return {width: svg.getBoundingClientRect().width, natural: svg.viewBox.baseVal.width};
+});
+"""
+
+READABLE_SCALE = 0.75
+"""The least a diagram may be shrunk to fit the page: its 16 px text stays 12 px or more."""
+
+
+@pytest.fixture(scope="module")
+def served(site: Path) -> Iterator[LiveServer]:
+    """The built site on a local HTTP server."""
+    port = free_port()
+    command = [sys.executable, "-m", "http.server", "--bind", "127.0.0.1", "--directory"]
+    with serve([*command, str(site), str(port)], port) as live:
+        yield live
+
+
+def drawn(count: int) -> Callable[[webdriver.Chrome], bool]:
+    """Whether the page has drawn its ``count`` diagrams (the theme replaces each block)."""
+    script = "return document.querySelectorAll('div.mermaid').length"
+    return lambda browser: browser.execute_script(script) == count
+
+
+@pytest.mark.e2e
+def test_every_diagram_is_drawn_readably_from_the_site_alone(
+    browser: webdriver.Chrome, served: LiveServer, site: Path
+) -> None:
+    """In Chromium, with every https request refused (no CDN), each page's diagrams are drawn
+    by the Mermaid the site serves, each at no less than :data:`READABLE_SCALE`."""
+    browser.set_window_size(1280, 1000)
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["https://*"]})
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": OPEN_SHADOW_ROOTS})
+    assert (site / MERMAID_SCRIPT).is_file()
+    pages = sorted({page for page, _ in diagrams()})
+    assert "architecture.md" in pages
+    for page in pages:
+        browser.get(f"{served.url}/{page.removesuffix('.md')}/")
+        count = len(re.findall(r"^```mermaid$", (DOCS / page).read_text(), re.M))
+        wait(browser, 20).until(drawn(count), f"{page}: the diagrams were not drawn")
+        for size in browser.execute_script(DRAWN):
+            scale = min(1.0, size["width"] / size["natural"])
+            assert scale >= READABLE_SCALE, f"{page}: a diagram shrunk to {scale:.2f}"

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import re
 import socket
 import subprocess
 import sys
-import tomllib
 from contextlib import AbstractContextManager
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
@@ -19,9 +18,9 @@ from urllib.parse import parse_qsl
 import anyio
 import httpx
 import pytest
+from extras import IMPORTED_DISTRIBUTIONS, PROJECT, normalized, requirement_closure
 from joserfc import jwt
 from live_server import LiveServer, free_port, serve
-from packaging.markers import Marker
 
 from io_bindings.db.sqlite import SQLiteAdapter
 from io_bindings.demo import DEMO_LOGIN, INBOX_PATH, OP_PATH
@@ -208,7 +207,10 @@ def test_signed_in_user_sees_the_protected_page(demo_server: LiveServer) -> None
         assert "Hello, Demo User!" in protected.text
         home = browser.get("/")
         assert "You are <b>signed in</b>" in home.text
-        assert "demo@example.com" in home.text
+        [shown] = re.findall(r"<h2>Session</h2><pre>(.*?)</pre>", home.text, re.S)
+        session = json.loads(html.unescape(shown))  # JSON, as /auth/session answers
+        assert session["user"] == browser.get("/auth/session").json()["user"]
+        assert session["user"]["email"] == "demo@example.com"
 
 
 def test_wrong_password_is_refused(demo_server: LiveServer) -> None:
@@ -230,6 +232,26 @@ def test_passkey_sign_in_with_the_software_authenticator(demo_server: LiveServer
         assert "passkey" in browser.get("/auth/providers").json()
         check_passkey_round_trip(browser, "/auth")
         assert "Add a passkey" in browser.get("/").text
+
+
+def button_label(page: str, button_id: str) -> str:
+    [label] = re.findall(rf'<button id="{button_id}"[^>]*>([^<]+)</button>', page)
+    return html.unescape(label)
+
+
+def test_the_passkey_instructions_name_the_sign_in_pages_buttons(demo_server: LiveServer) -> None:
+    """A passkey is registered by the sign-in page's sign-up button (a press of its sign-in
+    button with no passkey is cancelled by the browser): the home page and README.md say
+    to press that one the first time, by the label the page gives it."""
+    page = httpx.get(demo_server.url + "/auth/signin").text
+    sign_up = button_label(page, "registerButton-passkey")
+    sign_in = button_label(page, "submitButton-passkey")
+    home = httpx.get(demo_server.url + "/").text
+    assert f"the first time, type an e-mail address and press <i>{sign_up}</i>" in home
+    assert f"after that, press <i>{sign_in}</i>" in home
+    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text().split())
+    assert f"the first time, type an e-mail address and press *{sign_up}*" in readme
+    assert f"after that, *{sign_in}*" in readme
 
 
 def request_link(browser: httpx.Client, address: str) -> None:
@@ -323,41 +345,7 @@ def test_database_sessions_mode(tmp_path: Path) -> None:
         assert found["user"]["email"] == "db@example.com"
 
 
-DEMO_IMPORTS = """
-import sys, io_bindings.demo, uvicorn
-from importlib.metadata import packages_distributions
-found = packages_distributions()
-names = {m.partition(".")[0] for m in sys.modules if not m.startswith("_")}
-names -= set(sys.stdlib_module_names)
-print(" ".join(sorted({d for n in names for d in found.get(n, [])})))
-"""
-
-
-PROJECT = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"]
-
-
-def normalized(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def requirement_closure(requirements: list[str]) -> set[str]:
-    """The distributions ``requirements`` install, with theirs (as installed here), normalized."""
-    seen: set[str] = set()
-    todo = [(r, None) for r in requirements]
-    while todo:
-        requirement, wanted = todo.pop()
-        spec, _, marker = requirement.partition(";")
-        if marker and not Marker(marker).evaluate({"extra": wanted or ""}):
-            continue  # another extra's, or for another platform or Python
-        name = re.match(r"[A-Za-z0-9._-]+", spec.strip())
-        assert name is not None
-        extras = re.search(r"\[([^\]]+)\]", spec)
-        if normalized(name.group(0)) in seen and extras is None:
-            continue
-        seen.add(normalized(name.group(0)))
-        for extra in extras.group(1).split(",") if extras else [None]:
-            todo += [(r, extra) for r in metadata.requires(name.group(0)) or []]
-    return seen
+DEMO_IMPORTS = "import io_bindings.demo, uvicorn\n" + IMPORTED_DISTRIBUTIONS
 
 
 def test_the_demo_extra_is_the_runtime_and_the_server_extra() -> None:

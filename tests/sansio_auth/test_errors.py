@@ -48,9 +48,9 @@ ALL_ERRORS = [
 ]
 
 
-def test_every_auth_js_error_type_exists():
+def test_every_auth_js_error_type_exists_and_links_to_auth_js():
     types = {error.type for error in ALL_ERRORS}
-    assert {
+    auth_js = {
         "AccessDenied",
         "AdapterError",
         "CallbackRouteError",
@@ -81,7 +81,11 @@ def test_every_auth_js_error_type_exists():
         "AccountNotLinked",
         "WebAuthnVerificationError",
         "ExperimentalFeatureNotEnabled",
-    } <= types
+        "DuplicateConditionalUI",
+        "MissingWebAuthnAutocomplete",
+    }
+    assert auth_js <= types
+    assert {*auth_js, "AuthError"} == errors.AUTHJS_ERROR_TYPES
 
 
 @pytest.mark.parametrize("error", ALL_ERRORS, ids=lambda e: e.__name__)
@@ -104,6 +108,17 @@ def test_message_has_the_read_more_link():
         "token missing. Read more at https://errors.authjs.dev#missingcsrf"
     )
     assert str(AccessDenied()) == "Read more at https://errors.authjs.dev#accessdenied"
+    assert str(AuthError("x")) == "x. Read more at https://errors.authjs.dev#autherror"
+
+
+def test_an_error_only_we_have_links_to_our_reference():
+    """Auth.js's reference has no entry for it: the link is the docs site's error page."""
+    assert str(errors.DeadlineExceeded("the adapter took too long")) == (
+        "the adapter took too long. Read more at "
+        f"{errors.DOCS_URL}reference/errors/#deadlineexceeded"
+    )
+    assert errors.DOCS_URL.startswith("https://")
+    assert errors.DOCS_URL.endswith("/")
 
 
 def test_an_exception_becomes_the_cause():
