@@ -19,7 +19,7 @@ from django.conf import settings
 if not settings.configured:  # the tests' one Django set-up, whichever module asks first
     django_db.configure()
 
-from django.contrib.auth import get_user_model, logout
+from django.contrib.auth import alogout, get_user_model, logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -28,6 +28,7 @@ from django.urls import path
 
 from io_bindings.django import DjangoAuth
 from io_bindings.django.orm import DjangoAdapter
+from io_bindings.django.orm.models import Session
 from sansio_auth import AuthConfig
 from sansio_auth.providers import Password
 from tests.io_bindings.django.handle_client import hook
@@ -64,7 +65,12 @@ def private(request: HttpRequest) -> JsonResponse:
 
 def log_out(request: HttpRequest) -> HttpResponse:
     logout(request)
-    return HttpResponse("Logged out")
+    return JsonResponse(who(request.user))
+
+
+async def alog_out(request: HttpRequest) -> HttpResponse:
+    await alogout(request)
+    return JsonResponse(who(await request.auser()))
 
 
 urlpatterns: list[Any] = [
@@ -72,6 +78,7 @@ urlpatterns: list[Any] = [
     path("ame", ame),
     path("private/", private),
     path("logout", log_out),
+    path("alogout", alog_out),
 ]
 MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -199,3 +206,42 @@ def test_a_sign_up_sets_a_password_djangos_check_accepts(alias: str) -> None:
     assert bea.password.startswith("md5$")  # PASSWORD_HASHERS' first: Django's own format
     assert bea.check_password("a long passphrase 7")
     assert not bea.check_password("a long passphrase 8")
+
+
+@pytest.mark.usefixtures("project")
+def test_login_requireds_next_is_where_the_sign_in_lands(alias: str) -> None:
+    make_user(alias)
+    serve(config(alias, "jwt"))
+    client = Client()
+    sent = client.get("/private/")
+    assert sent.headers["location"] == "/auth/signin?next=/private/"
+    page = client.get(sent.headers["location"])
+    assert page.status_code == 200
+    assert client.cookies["authjs.callback-url"].value == "http://testserver/private/"
+    done = sign_in(client, "ada@example.com", "pw")
+    assert done.headers["location"] == "http://testserver/private/"
+    assert client.get("/private/").json()["username"] == "ada"
+
+
+@pytest.mark.usefixtures("project")
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("view", ["/logout", "/alogout"])
+def test_djangos_logout_ends_the_session(alias: str, strategy: str, view: str) -> None:
+    make_user(alias)
+    serve(config(alias, strategy))
+    client = Client()
+    sign_in(client, "ada@example.com", "pw")
+    session_cookie = client.cookies["authjs.session-token"].value
+    assert client.get("/me").json()["authenticated"] is True
+    out = client.post(view)
+    assert out.json() == {"username": None, "authenticated": False}  # in the view already
+    deleted = out.cookies["authjs.session-token"]
+    assert (deleted.value, deleted.output().count("Max-Age=0")) == ("", 1)
+    assert client.get("/me").json()["authenticated"] is False
+    assert client.get("/auth/session").json() is None
+    # the old cookie, replayed: a database session's row is gone
+    stale = Client()
+    stale.cookies["authjs.session-token"] = session_cookie
+    if strategy == "database":
+        assert stale.get("/me").json()["authenticated"] is False
+        assert not Session.objects.using(alias).exists()
