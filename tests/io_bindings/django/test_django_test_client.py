@@ -19,17 +19,18 @@ from django.conf import settings
 if not settings.configured:  # the tests' one Django set-up, whichever module asks first
     django_db.configure()
 
-from django.contrib.auth import alogout, get_user_model, logout
+from django.contrib.auth import alogout, get_user_model, logout, signals
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.test import AsyncClient, Client, override_settings
 from django.urls import path
 
-from io_bindings.django import DjangoAuth
+from io_bindings.django import DjangoAuth, sequence
 from io_bindings.django.orm import DjangoAdapter
 from io_bindings.django.orm.models import Session
-from sansio_auth import AuthConfig
+from io_bindings.django.testing import aforce_login, force_login
+from sansio_auth import AuthConfig, AuthError
 from sansio_auth.providers import Password
 from tests.io_bindings.django.handle_client import hook
 
@@ -245,3 +246,58 @@ def test_djangos_logout_ends_the_session(alias: str, strategy: str, view: str) -
     if strategy == "database":
         assert stale.get("/me").json()["authenticated"] is False
         assert not Session.objects.using(alias).exists()
+
+
+hooks: Any = None
+"""A ``MIDDLEWARE`` entry for :func:`force_login` to find its handle in."""
+
+
+@pytest.mark.usefixtures("project")
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_force_login_makes_a_real_session(
+    alias: str, strategy: str, received_logins: list[Any]
+) -> None:
+    global hooks
+    ada = make_user(alias)
+    auth = DjangoAuth(config(alias, strategy))
+    hooks = sequence(auth.handle)
+    with override_settings(MIDDLEWARE=[*MIDDLEWARE[:1], f"{__name__}.hooks", *MIDDLEWARE[2:]]):
+        client = Client()
+        force_login(client, ada)
+        assert client.get("/me").json() == {"username": "ada", "authenticated": True}
+        session = client.get("/auth/session").json()
+        assert session["user"]["email"] == "ada@example.com"
+        assert received_logins == [ada.pk]  # user_logged_in, as Django's force_login sends it
+        if strategy == "database":
+            assert Session.objects.using(alias).filter(user=ada).count() == 1
+        client.post("/logout")
+        assert client.get("/me").json()["authenticated"] is False
+        with pytest.raises(AuthError, match="no user with id"):
+            force_login(Client(), {"id": "4040"})
+
+
+@pytest.mark.usefixtures("project")
+def test_aforce_login_with_the_async_client(alias: str) -> None:
+    ada = make_user(alias)
+    serve(config(alias, "jwt"))
+
+    async def visit() -> Any:
+        client = AsyncClient()
+        await aforce_login(client, ada, handle=hook.handle)
+        return (await client.get("/ame")).json()
+
+    import asyncio
+
+    assert asyncio.run(visit()) == {"username": "ada", "authenticated": True}
+
+
+@pytest.fixture
+def received_logins() -> Iterator[list[Any]]:
+    seen: list[Any] = []
+
+    def logged_in(sender: Any, user: Any, **_: Any) -> None:
+        seen.append(user.pk)
+
+    signals.user_logged_in.connect(logged_in)
+    yield seen
+    signals.user_logged_in.disconnect(logged_in)
