@@ -229,3 +229,17 @@ def test_the_password_migration_moves_the_tables_hashes_into_the_user_model(
         cursor.execute("SELECT user_id, hash FROM sansio_auth_user_password ORDER BY user_id")
         assert cursor.fetchall() == [(ada.pk, ada.password), (bob.pk, bob.password)]
     call_command("migrate", "sansio_auth_orm", database=alias, verbosity=0)
+
+
+def test_no_hash_costs_one_hash_of_the_preferred_hasher(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unknown address (no hash) or an unusable password does Django's dummy work, a hash
+    of the first of ``PASSWORD_HASHERS``, and is not valid."""
+    from django.contrib.auth import hashers
+
+    made: list[str] = []
+    real = hashers.make_password
+    monkeypatch.setattr(hashers, "make_password", lambda *a, **k: made.append("x") or real(*a, **k))
+    for stored in (None, hashers.make_password(None)):
+        made.clear()
+        assert DjangoHashers().verify("a guess", stored, OWASP).valid is False
+        assert made == ["x"]
