@@ -155,6 +155,10 @@ class Runtime:
         perform = sync_performer(log=log_writer(self.settings.debug))
         return _expecting(TokenResult)(self.engine.csrf_token(request).run_sync(perform))
 
+    def start_session_call(self, request: Request, user: Mapping[str, Any]) -> Call[SessionRead]:
+        """Start a session for ``user`` in ``request``'s browser (no provider asked)."""
+        return Call(self.engine.start_session(request, user), _expecting(SessionResult))
+
     def revoke_sessions_call(self, user_id: str | None, sid: str | None) -> Call[int]:
         """End the sessions of ``user_id`` and/or ``sid``."""
         return Call(self.engine.revoke_sessions(user_id=user_id, sid=sid), _revoked_count)

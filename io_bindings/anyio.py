@@ -233,6 +233,15 @@ class Auth(Runtime):
         ``framework_request``); allowed, without reading the session, when there is none."""
         return await self.run(self.authorized_call(request, framework_request))
 
+    async def start_session(self, request: Request, user: Mapping[str, Any]) -> SessionRead:
+        """A new session for ``user`` (its ``id``: a stored user's, with an adapter) in the
+        browser that sent ``request``, as a sign-in makes it but with no provider
+        (:meth:`sansio_auth.Engine.start_session`): for tests (a test client's
+        ``force_login``) and server code that has decided who signs in. The result's
+        ``cookies`` must reach the browser. Raises :class:`~sansio_auth.AuthError` naming
+        the cause when it fails (no such user)."""
+        return await self.run(self.start_session_call(request, user))
+
     async def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> int:
         """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"): database
         sessions are deleted (their number is returned), JWT sessions are refused from now on

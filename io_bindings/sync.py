@@ -235,6 +235,11 @@ class SyncAuth(Runtime):
         the response to the browser must carry."""
         return self.run(self.access_token_call(request, provider))
 
+    def start_session(self, request: Request, user: Mapping[str, Any]) -> SessionRead:
+        """A new session for ``user`` in ``request``'s browser, as
+        :meth:`io_bindings.anyio.Auth.start_session`."""
+        return self.run(self.start_session_call(request, user))
+
     def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> int:
         """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"), as
         :meth:`io_bindings.anyio.Auth.revoke_sessions`."""

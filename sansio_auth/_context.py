@@ -231,7 +231,8 @@ class Context:
     # -- callback URL ------------------------------------------------------------------------
 
     def callback_url(self) -> Step[str]:
-        """Where to go after the action: request ``callbackUrl``, else the cookie, via ``redirect``.
+        """Where to go after the action: request ``callbackUrl``, else ``next`` (where Django's
+        ``login_required`` and others put the page asked for), else the cookie, via ``redirect``.
 
         The result is remembered in the callback-url cookie when it changed.
         """
@@ -239,7 +240,7 @@ class Context:
             return self._callback_url
         spec = self.cookie_specs.callback_url
         cookie = self.cookies.get(spec.name)
-        given = self.param("callbackUrl")
+        given = self.param("callbackUrl") or self.param("next")
         resolved = self.origin
         for candidate in (given, cookie):
             if not candidate:

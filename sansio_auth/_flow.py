@@ -40,7 +40,7 @@ from .events import (
     VerifyPassword,
 )
 from .http import Response
-from .passwords import Argon2Params
+from .passwords import Argon2Params, PasswordHasher
 
 T = TypeVar("T")
 Step = Generator[Action, Event, T]
@@ -209,9 +209,11 @@ def raise_deadline(error: BaseException, request: OutboundRequest) -> None:
         raise DeadlineExceeded(error, cause={"url": request.shown()}, fault="provider")
 
 
-def hash_password(password: str, salt: bytes, params: Argon2Params) -> Step[str]:
-    """The argon2id hash of ``password`` (computed by the binding, off its event loop)."""
-    event = yield HashPassword(password=password, salt=salt, params=params)
+def hash_password(
+    password: str, salt: bytes, params: Argon2Params, hasher: PasswordHasher
+) -> Step[str]:
+    """The hash of ``password`` by ``hasher`` (computed by the binding, off its event loop)."""
+    event = yield HashPassword(password=password, salt=salt, params=params, hasher=hasher)
     if isinstance(event, Failed):
         _raise_password_failure(event.error, "hash_password")
     assert isinstance(event, PasswordHashed)
@@ -219,10 +221,11 @@ def hash_password(password: str, salt: bytes, params: Argon2Params) -> Step[str]
 
 
 def verify_password(
-    password: str, stored: str | None, params: Argon2Params
+    password: str, stored: str | None, params: Argon2Params, hasher: PasswordHasher
 ) -> Step[PasswordChecked]:
-    """Check ``password`` against ``stored`` (``None``: the same work, answered "not valid")."""
-    event = yield VerifyPassword(password=password, stored=stored, params=params)
+    """Check ``password`` against ``stored`` by ``hasher`` (``None``: comparable work,
+    answered "not valid")."""
+    event = yield VerifyPassword(password=password, stored=stored, params=params, hasher=hasher)
     if isinstance(event, Failed):
         _raise_password_failure(event.error, "verify_password")
     assert isinstance(event, PasswordChecked)

@@ -188,6 +188,16 @@ class Engine:
             form=parsed.fields,
         )
 
+    def start_session(self, request: Request, user: Mapping[str, Any]) -> Flow:
+        """A flow answering a :class:`~sansio_auth.actions.SessionResult` (its ``cookies``
+        and ``user_id``): a new session for the browser that sent ``request``, for ``user``
+        (a mapping with its ``id``; with an adapter, the stored user of that id), issued as
+        a sign-in issues it (the ``jwt`` callback with ``trigger="signIn"`` and an account
+        of ``provider`` and ``type`` ``"server"``, ``events.sign_in``), without a provider or
+        a second factor. For the server's own code that has decided who signs in (a test
+        client's ``force_login``); never routed from a browser."""
+        return self._internal(request, lambda ctx: runtime.start_session(ctx, user))
+
     def sign_out(
         self, request: Request, options: Mapping[str, Any] | None = None, *, form_post: bool = False
     ) -> Flow:

@@ -35,7 +35,7 @@ from typing import Any, ClassVar, Literal
 import msgspec
 
 from .http import Response
-from .passwords import Argon2Params, Checked, hash_password, verify_password
+from .passwords import ARGON2ID, Argon2Params, Checked, PasswordHasher
 
 LogLevel = Literal["error", "warn", "debug"]
 """The level of a :class:`Log` action."""
@@ -81,7 +81,7 @@ class PasswordChecked(msgspec.Struct, frozen=True, kw_only=True):
 
     valid: bool
     needs_rehash: bool = False
-    """The hash is not argon2id with the current parameters: store a new one."""
+    """The hash is not of the current scheme and parameters: store a new one."""
 
 
 Event = (
@@ -173,13 +173,15 @@ class HashPassword(msgspec.Struct, frozen=True, kw_only=True):
     password: str
     salt: bytes
     params: Argon2Params
+    hasher: PasswordHasher = ARGON2ID
+    """The store's scheme (:class:`~sansio_auth.passwords.PasswordHasher`)."""
 
     def __repr__(self) -> str:
         return f"HashPassword(params={self.params!r})"
 
     def call(self) -> PasswordHashed:
         """The hash (see :func:`sansio_auth.passwords.hash_password`)."""
-        return PasswordHashed(hash=hash_password(self.password, self.salt, self.params))
+        return PasswordHashed(hash=self.hasher.hash(self.password, self.salt, self.params))
 
 
 class VerifyPassword(msgspec.Struct, frozen=True, kw_only=True):
@@ -190,13 +192,15 @@ class VerifyPassword(msgspec.Struct, frozen=True, kw_only=True):
     password: str
     stored: str | None
     params: Argon2Params
+    hasher: PasswordHasher = ARGON2ID
+    """The store's scheme (:class:`~sansio_auth.passwords.PasswordHasher`)."""
 
     def __repr__(self) -> str:
         return f"VerifyPassword(params={self.params!r})"
 
     def call(self) -> PasswordChecked:
         """Whether it matches, and whether the hash should be replaced."""
-        checked: Checked = verify_password(self.password, self.stored, self.params)
+        checked: Checked = self.hasher.verify(self.password, self.stored, self.params)
         return PasswordChecked(valid=checked.valid, needs_rehash=checked.needs_rehash)
 
 

@@ -12,6 +12,10 @@ can ask for), no composition rules, Unicode normalised (NFKC) before hashing, no
 list of common passwords (:func:`common_passwords`, Django's 20,000, compared
 case-insensitively), and an optional hook that refuses passwords known from breaches.
 
+A store may keep its hashes in another scheme: it then names a :class:`PasswordHasher`
+(its ``password_hasher`` attribute), which the actions carry; the default is
+:data:`ARGON2ID`, the functions below.
+
 Hashes written: argon2id, PHC string format (``$argon2id$v=19$m=19456,t=2,p=1$...``).
 Hashes read (verify only; replaced by argon2id at the next sign-in):
 
@@ -30,7 +34,7 @@ import unicodedata
 import zlib
 from collections.abc import Collection
 from functools import cache, lru_cache
-from typing import Literal
+from typing import Literal, Protocol
 
 import argon2
 import msgspec
@@ -204,6 +208,37 @@ def _argon2_outdated(stored: str, params: Argon2Params) -> bool:
         or found.hash_len != params.hash_len
         or found.salt_len != params.salt_len
     )
+
+
+class PasswordHasher(Protocol):
+    """How a store's password hashes are made and checked; called by the binding that
+    performs :class:`~sansio_auth.events.HashPassword` and
+    :class:`~sansio_auth.events.VerifyPassword` (CPU work, off its event loop)."""
+
+    def hash(self, password: str, salt: bytes, params: Argon2Params) -> str:
+        """The hash of a new ``password``, salted with ``salt`` (the engine's entropy)."""
+        ...
+
+    def verify(self, password: str, stored: str | None, params: Argon2Params) -> Checked:
+        """Check ``password`` against ``stored``; ``None`` (no such user, no password) does
+        comparable work and answers "not valid"."""
+        ...
+
+
+class Argon2idHasher:
+    """The engine's own scheme: :func:`hash_password` and :func:`verify_password`."""
+
+    def hash(self, password: str, salt: bytes, params: Argon2Params) -> str:
+        """:func:`hash_password`."""
+        return hash_password(password, salt, params)
+
+    def verify(self, password: str, stored: str | None, params: Argon2Params) -> Checked:
+        """:func:`verify_password`."""
+        return verify_password(password, stored, params)
+
+
+ARGON2ID: PasswordHasher = Argon2idHasher()
+"""The default :class:`PasswordHasher`: argon2id written, the formats above read."""
 
 
 def _pbkdf2_matches(stored: str, password: str) -> bool:

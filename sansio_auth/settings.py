@@ -42,6 +42,7 @@ from .errors import (
     UnsupportedStrategy,
     UntrustedHost,
 )
+from .passwords import ARGON2ID, PasswordHasher
 from .providers import (
     PROVIDER_KINDS,
     CredentialsProvider,
@@ -150,6 +151,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """Which of :data:`OPTIONAL_METHODS` the adapter has."""
     two_factor: TwoFactorOptions | None = None
     """Two-factor authentication's options; ``None`` when it is off."""
+    password_hasher: PasswordHasher = ARGON2ID
+    """How password hashes are made and checked: the adapter's ``password_hasher`` when it
+    names one (its own scheme), else argon2id."""
 
     def cookies_for(self, secure: bool) -> CookieSet:
         """The cookie set of the given security mode."""
@@ -250,6 +254,7 @@ def resolve(config: AuthConfig, env: Mapping[str, str], *, counters: Any = None)
             m for m in OPTIONAL_METHODS if callable(getattr(config.adapter, m, None))
         ),
         two_factor=two_factor,
+        password_hasher=getattr(config.adapter, "password_hasher", None) or ARGON2ID,
     )
 
 

@@ -21,7 +21,7 @@ from sansio_auth.settings import MIN_SECRET_LENGTH
 from .. import anyio as _anyio
 from ..runtimes import ConfigSource
 from ..translate import DEFAULT_HEADER_LIMITS, DEFAULT_MAX_BODY_SIZE, HeaderLimits
-from . import _bridge
+from . import _bridge, _logout  # noqa: F401 - _logout: Django's logout() ends the session
 from ._handle import (
     AuthHttpRequest,
     Handle,

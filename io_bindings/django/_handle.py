@@ -110,6 +110,21 @@ class RequestAuth:
             raise PermissionDenied(read.body.decode())
         return read.data
 
+    def sign_out(self) -> Any:
+        """End this request's session, as the sign-out route does (a database session's row
+        deleted, a JWT session's record), its cookie deleted on the response; what Django's
+        ``logout()`` does for you. ``PermissionDenied`` for a cross-site post."""
+        return self._run(self._sign_out())
+
+    def _sign_out(self) -> HookFlow:
+        session = yield from self._session()
+        if signed_in(session):
+            ended = yield lambda: self.state.sign_out({"redirect": False})
+            if ended.status == 403:
+                raise PermissionDenied(ended.body.decode())
+        for cached in ("_cached_user", "_acached_user"):  # request.user, request.auser()
+            self.request.__dict__.pop(cached, None)
+
     def revoke_sessions(self, *, user_id: str | None = None, sid: str | None = None) -> Any:
         """End the sessions of ``user_id`` and/or ``sid`` ("sign out everywhere"): the
         number of database sessions deleted (:meth:`io_bindings.anyio.Auth.revoke_sessions`)."""

@@ -84,7 +84,9 @@ def _check_current(
         raise FormError("no_password")
     if not isinstance(given, str) or len(given) > 4 * provider.max_length:
         raise FormError("wrong_password")
-    checked = yield from verify_password(given, stored, provider.argon2)
+    checked = yield from verify_password(
+        given, stored, provider.argon2, ctx.settings.password_hasher
+    )
     if not checked.valid:
         raise FormError("wrong_password")
 

@@ -53,7 +53,9 @@ def password_callback(ctx: Context, provider: PasswordProvider) -> Step[Reply]:
     stored = None
     if user is not None:
         stored = yield from call_adapter(adapter, "get_password_hash", str(user["id"]))
-    checked = yield from verify_password(password, stored, provider.argon2)
+    checked = yield from verify_password(
+        password, stored, provider.argon2, ctx.settings.password_hasher
+    )
     if not checked.valid or user is None or email is None:
         raise CredentialsSignin("wrong e-mail address or password", code="credentials")
     if checked.needs_rehash:
@@ -94,7 +96,7 @@ def _rehash(ctx: Context, provider: PasswordProvider, user_id: str, password: st
 def new_hash(ctx: Context, provider: PasswordProvider, password: str) -> Step[str]:
     """The hash of a new ``password`` (a fresh salt from the engine's entropy)."""
     salt = ctx.entropy(provider.argon2.salt_len)
-    return (yield from hash_password(password, salt, provider.argon2))
+    return (yield from hash_password(password, salt, provider.argon2, ctx.settings.password_hasher))
 
 
 def check_new_password(ctx: Context, provider: PasswordProvider, password: Any) -> Step[str]:

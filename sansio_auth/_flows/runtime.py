@@ -6,10 +6,11 @@ sessions ("sign out everywhere")."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .._context import Context, Reply, add_query, json_reply
-from .._flow import Step, invoke, log_error
+from .._flow import Step, call_adapter, emit, invoke, log_error
 from ..actions import (
     REFUSED,
     ActionResult,
@@ -23,17 +24,19 @@ from ..actions import (
     cross_site,
 )
 from ..authorized import decide
-from ..errors import AuthError
+from ..errors import AuthError, Configuration
 from ..http import Response
 from ..jwt import InvalidToken
 from ..oauth.refresh import usable_access_token
 from ..session_token import find_session_token
 from .csrf import csrf as csrf_route
 from .kinds import KINDS
+from .login import as_user
 from .revocation import is_revoked, revoke
 from .session import current_session
 from .signin import sign_in as sign_in_route
 from .signout import sign_out as sign_out_route
+from .strategies import LoginResult, session_strategy
 
 
 def read_session(ctx: Context) -> Step[Response]:
@@ -51,6 +54,41 @@ def update_session(ctx: Context, data: Any) -> Step[Response]:
 def _session_result(ctx: Context, session: Any) -> SessionResult:
     user_id = None if session is None else ctx.session_user_id
     return SessionResult(data=session, user_id=user_id, cookies=tuple(ctx.out_cookies))
+
+
+SERVER_ACCOUNT = "server"
+"""The ``provider`` and ``type`` of the account a session the server starts is made with."""
+
+
+def start_session(ctx: Context, user: Mapping[str, Any]) -> Step[Response]:
+    """A new session for ``user`` (with an adapter, the stored user of its ``id``), issued
+    as a sign-in issues it (the ``jwt`` callback, ``events.sign_in``) but with no provider,
+    no second factor and no redirect: the session and its cookies."""
+    user_id = str(user.get("id") or "")
+    if not user_id:
+        raise Configuration("a session needs a user with an `id`")
+    if ctx.settings.adapter is not None:
+        found = yield from call_adapter(ctx.settings.adapter, "get_user", user_id)
+        if not found:
+            raise LookupError(f"no user with id {user_id!r}")
+        user = as_user(found)
+    account = {
+        "provider": SERVER_ACCOUNT,
+        "type": SERVER_ACCOUNT,
+        "provider_account_id": user_id,
+        "user_id": user_id,
+    }
+    login = LoginResult(user=dict(user), account=account)
+    yield from session_strategy(ctx).issue(ctx, login, profile=None)
+    yield from emit(
+        ctx.settings.events.sign_in,
+        "sign_in",
+        user=login.user,
+        account=account,
+        profile=None,
+        is_new_user=False,
+    )
+    return SessionResult(user_id=user_id, cookies=tuple(ctx.out_cookies))
 
 
 def sign_in(ctx: Context, options: Options, *, form_post: bool) -> Step[Response]:

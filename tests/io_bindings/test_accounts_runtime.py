@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-import sansio_auth.events
+import sansio_auth.passwords
 from io_bindings.anyio import Auth
 from io_bindings.db.memory import MemoryAdapter
 from io_bindings.sync import SyncAuth
@@ -71,13 +71,13 @@ async def test_the_async_account_api() -> None:
 
 async def test_hashing_runs_in_a_worker_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     threads: list[threading.Thread] = []
-    real = sansio_auth.events.verify_password
+    real = sansio_auth.passwords.Argon2idHasher.verify
 
     def spy(*args: Any) -> Any:
         threads.append(threading.current_thread())
         return real(*args)
 
-    monkeypatch.setattr(sansio_auth.events, "verify_password", spy)
+    monkeypatch.setattr(sansio_auth.passwords.Argon2idHasher, "verify", spy)
     auth = Auth(config())
     await auth.create_password_user("ann@example.com", "correct horse", verified=True)
     csrf = await auth.respond(CSRF)

@@ -329,3 +329,34 @@ def test_without_an_authorized_callback_the_session_is_not_read_and_a_raising_on
     assert result.status == 500
     assert b"boom" not in result.body
     assert "AuthError" in auth.performer.log_codes("error")
+
+
+# -- a session the server starts (a test client's force_login) ---------------------------------
+
+
+def test_start_session_issues_a_session_as_a_sign_in_does_without_a_provider():
+    seen: list[tuple[Any, ...]] = []
+
+    def jwt(token: dict[str, Any], account: Any = None, trigger: Any = None) -> dict[str, Any]:
+        if trigger is not None:
+            seen.append((account["provider"], account["type"], trigger))
+        return token
+
+    def signed_in(user: Any, account: Any) -> None:
+        seen.append(("event", user["id"], account["provider"]))
+
+    auth = pair(callbacks={"jwt": jwt}, events={"sign_in": signed_in})
+    user = {"id": "7", "name": "Seven", "email": "seven@example.com"}
+    result = run(auth, auth.engine.start_session(auth.browser.build("GET", "/"), user))
+    assert isinstance(result, SessionResult)
+    assert (result.user_id, result.data) == ("7", None)
+    assert SESSION in written(result)
+    assert auth.browser.session()["user"] == {"name": "Seven", "email": "seven@example.com"}
+    assert seen == [("server", "server", "signIn"), ("event", "7", "server")]
+
+
+def test_start_session_needs_a_user_id_and_a_stored_user():
+    auth = pair()
+    nameless = auth.performer.run(auth.engine.start_session(auth.browser.build("GET", "/"), {}))
+    assert nameless.status == 500
+    assert auth.browser.session() is None

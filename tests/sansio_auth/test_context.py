@@ -130,6 +130,32 @@ def test_query_callback_url_is_resolved_and_remembered():
     assert CALLBACK not in written(again)  # unchanged: not re-set
 
 
+def test_next_is_a_callback_url_and_callback_url_wins():
+    """``?next=`` (Django's ``login_required``, Flask-Login) leads back as ``callbackUrl``."""
+    auth = pair()
+    response = auth.browser.get("/auth/signin?next=/private/")
+    assert written(response)[CALLBACK] == f"{ORIGIN}/private/"
+    both = pair().browser.get("/auth/signin?next=/next&callbackUrl=/callback")
+    assert written(both)[CALLBACK] == f"{ORIGIN}/callback"
+
+
+@given(url=urls, other=urls)
+def test_next_resolves_as_callback_url_does(url, other):
+    """``next`` alone lands where ``callbackUrl`` alone would (the same origin rule); with
+    both, ``callbackUrl`` decides."""
+    as_next = pair().browser.sign_in_with_credentials(username="ann", password="pw", next=url)
+    as_callback = pair().browser.sign_in_with_credentials(
+        username="ann", password="pw", callbackUrl=url
+    )
+    assert as_next.location == as_callback.location
+    assert_stays_on(as_next.location, ORIGIN)
+    both = pair().browser.sign_in_with_credentials(
+        username="ann", password="pw", callbackUrl=url, next=other
+    )
+    if url:
+        assert both.location == as_callback.location
+
+
 def test_body_callback_url_wins_over_the_query():
     auth = pair()
     token = auth.browser.csrf_token()

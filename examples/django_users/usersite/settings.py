@@ -33,7 +33,7 @@ INSTALLED_APPS = [
     "members",
 ]
 AUTH_USER_MODEL = "members.User"
-LOGIN_URL = "/auth/signin"  # login_required(redirect_field_name="callbackUrl") lands there
+LOGIN_URL = "/auth/signin"  # login_required lands there with ?next=
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -18,7 +18,7 @@ async def home(request: AuthHttpRequest) -> HttpResponse:
     return render(request, "home.html", {"user": user, "oidc": oidc})
 
 
-@login_required(redirect_field_name="callbackUrl")  # the engine's sign-in page reads that
+@login_required  # to LOGIN_URL?next=/account/, and back here once signed in
 def account(request: HttpRequest) -> HttpResponse:
     """The member's page: their linked accounts, passkeys and sessions."""
     user = request.user

@@ -1,6 +1,6 @@
 """The Django ORM store's part for the account features (beyond Auth.js), mixed into
-:class:`~io_bindings.django.orm.store.DjangoStore`: password hashes and second factors
-(:class:`~io_bindings.django.orm.models.UserPassword`, ``UserTwoFactor``), session rows with
+:class:`~io_bindings.django.orm.store.DjangoStore`: password hashes (Django's, in
+``user.password``: :mod:`._passwords`) and second factors (``UserTwoFactor``), session rows with
 their device, the user's sessions listed, and the records of JWT sessions (``SessionRecord``).
 The methods of :class:`~io_bindings.db._accounts.AccountStoreMethods`.
 
@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
+from django.contrib.auth.hashers import is_password_usable, make_password
 from django.db.models import Q
 
 from sansio_auth.adapters import AdapterConflict
@@ -70,6 +71,8 @@ TWO_FACTOR_LOOKUPS = ("totp_secret", "totp_last_step", "recovery_codes", "enable
 class DjangoAccounts:
     """The methods, on the store's transactions and helpers (declared here, the store's)."""
 
+    using: str
+
     @property
     def users(self) -> UserFields:
         raise NotImplementedError  # the store's
@@ -92,31 +95,32 @@ class DjangoAccounts:
     def _owner(self, user_id: str) -> Any:
         raise NotImplementedError  # the store's
 
-    # password hashes
-
-    def _passwords(self, key: Any) -> Any:
-        return self._objects(self._models().UserPassword).filter(user_id=key)
+    # password hashes: Django's own, in the user model's ``password`` field
 
     def get_password_hash(self, user_id: str) -> str | None:
+        """``user.password``; ``None`` when it is unusable or empty, or no such user."""
         key = self.users.key(user_id)
         if key is None:
             return None
-        row = self._read(lambda: first_row(self._passwords(key).values_list("hash")))
-        return None if row is None else str(row[0])
+        query = self._objects(self.users.model).filter(pk=key).values_list("password")
+        row = self._read(lambda: first_row(query))
+        encoded = None if row is None else row[0]
+        return encoded if encoded and is_password_usable(encoded) else None
 
     def set_password_hash(self, user_id: str, password_hash: str | None) -> None:
-        if password_hash is None:
-            key = self.users.key(user_id)
-            if key is not None:
-                self._write(lambda: self._passwords(key).delete())
-            return
+        """Set ``user.password`` (``None``: an unusable one) and ``save()`` that field, as
+        Django's own upgrade on sign-in does (``post_save`` receivers run)."""
         key = self._owner(user_id)
+        model = self.users.model
 
         def work() -> None:
-            if not self._passwords(key).update(hash=password_hash):
-                self._objects(self._models().UserPassword).create(user_id=key, hash=password_hash)
+            user = self._objects(model).select_for_update().filter(pk=key).first()
+            if user is None:
+                raise LookupError(f"no user with id {user_id!r}")
+            user.password = make_password(None) if password_hash is None else password_hash
+            user.save(using=self.using, update_fields=["password"])
 
-        self._first_write_wins(work)
+        self._write(work)
 
     # second factors
 

@@ -1,15 +1,15 @@
 """The tables of the Django ORM store (:mod:`io_bindings.django.orm.store`): Auth.js's accounts,
 sessions, verification tokens and authenticators (passkeys), all owned by
 ``settings.AUTH_USER_MODEL``, plus what a user model may lack, the revocation marks, the
-rate-limit counters, and for the account features the password hashes, second factors and
-records of JWT sessions (the user's list of sessions).
+rate-limit counters, and for password accounts the second factors and records of JWT
+sessions (the user's list of sessions). Passwords are the user model's own ``password``.
 
 Users are your user model's rows. What Auth.js keeps on a user and your model has no field
 for (``email_verified``, and ``name`` and ``image`` unless the model has them) is kept in
 :class:`UserProfile`, one row per user, made only when needed. Each relation to the user has
 a reverse name starting ``auth_`` (``user.auth_accounts``, ``user.auth_sessions``,
-``user.auth_authenticators``, ``user.auth_profile``, ``user.auth_password``,
-``user.auth_two_factor``), so it cannot clash with your own models'.
+``user.auth_authenticators``, ``user.auth_profile``, ``user.auth_two_factor``), so it cannot
+clash with your own models'.
 Deleting a user deletes what refers to it (Django's ``CASCADE``).
 """
 
@@ -172,22 +172,6 @@ class UserProfile(models.Model):
 
     def __str__(self) -> str:
         return f"sign-in profile of user {self.user.pk}"
-
-
-class UserPassword(models.Model):
-    """A user's password hash for the ``Password`` provider (not in Auth.js; not Django's own
-    ``password`` field, which the store leaves unusable)."""
-
-    user: models.OneToOneField[Any, Any] = models.OneToOneField(
-        settings.AUTH_USER_MODEL, models.CASCADE, primary_key=True, related_name="auth_password"
-    )
-    hash: models.TextField[str, str] = models.TextField()
-
-    class Meta:
-        db_table = "sansio_auth_user_password"
-
-    def __str__(self) -> str:
-        return f"password of user {self.user.pk}"
 
 
 class UserTwoFactor(models.Model):

@@ -12,6 +12,8 @@ project's ``DATABASES`` settings as Django does around a request (``CONN_MAX_AGE
 the write lock when they begin (``BEGIN IMMEDIATE``), so concurrent writers wait instead of
 failing. New users get an unusable password, and, when the model's username is not its
 e-mail address, the e-mail address as username (a new UUID when it is taken or missing).
+Passwords (the ``Password`` provider's) are Django's: ``user.password``, made and checked by
+Django's hashers (:mod:`._passwords`).
 
 When the user model's e-mail field is not unique (Django's own ``User``), a new user or a
 changed address is checked against the others under a lock on that address (a PostgreSQL
@@ -43,6 +45,7 @@ from ...db._base import (
     StoreAdapter,
 )
 from ._accounts import SESSION_LOOKUPS, DjangoAccounts, device_values, session_record
+from ._passwords import DjangoHashers
 from ._transactions import Transactions, first_row
 from ._user_fields import UserFields, from_db, to_db
 
@@ -487,6 +490,9 @@ class DjangoAdapter(AccountMethods, StoreAdapter):
     ``image`` to fields of your user model when their names differ (``None``: keep it in
     :class:`~io_bindings.django.orm.models.UserProfile`).
     """
+
+    password_hasher = DjangoHashers()
+    """Passwords are Django's: checked and made by ``PASSWORD_HASHERS``, in ``user.password``."""
 
     def __init__(
         self, using: str = "default", *, user_fields: Mapping[str, str | None] | None = None

@@ -3,7 +3,9 @@ served for real, under uvicorn (ASGI) and ``runserver`` (WSGI), on a SQLite file
 PostgreSQL, migrated by ``manage.py migrate``: one member signs in through OpenID Connect
 (the test OP), an e-mail link (a real SMTP inbox) and a passkey (the software
 authenticator); ``request.user`` is that member each time, ``login_required`` and the admin
-see them, and what the store wrote is in the project's own tables."""
+see them, and what the store wrote is in the project's own tables. A member made by Django
+signs in with their Django password from ``login_required``'s ``?next=``, and the admin's
+log-out signs them out."""
 
 from __future__ import annotations
 
@@ -166,8 +168,51 @@ def test_one_member_through_oidc_email_and_passkeys(
 def test_login_required_sends_signed_out_browsers_to_the_sign_in_page(http: httpx.Client) -> None:
     response = http.get("/account/")
     assert response.status_code == 302
-    assert response.headers["location"] == "/auth/signin?callbackUrl=/account/"
+    assert response.headers["location"] == "/auth/signin?next=/account/"  # Django's own
     assert http.get(response.headers["location"]).status_code == 200
+
+
+MAKE_MEMBER = """
+import os
+from django.utils import timezone
+from io_bindings.django.orm.models import UserProfile
+from members.models import User
+
+member = User.objects.create_user(os.environ["MEMBER"], "their Django password", is_staff=True)
+UserProfile.objects.create(user=member, email_verified=timezone.now())
+"""
+
+
+def test_a_django_member_signs_in_with_their_password_and_the_admin_signs_them_out(
+    http: httpx.Client, site: LiveServer, database: Database
+) -> None:
+    """A member made by ``User.objects.create_user(email, password)`` signs in with the
+    ``Password`` provider from ``login_required``'s ``?next=`` and lands there; the admin's
+    "Log out" (Django's ``logout()``) ends the session and deletes its cookie."""
+    address = f"django-{uuid.uuid4().hex[:8]}@example.com"
+    shell = [sys.executable, str(PROJECT / "manage.py"), "shell", "-c", MAKE_MEMBER]
+    env = {**os.environ, **database.env, "MEMBER": address}
+    done = subprocess.run(shell, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    page = http.get(http.get("/account/").headers["location"])  # /auth/signin?next=/account/
+    assert page.status_code == 200
+    csrf = http.get("/auth/csrf").json()["csrfToken"]
+    fields = {"csrfToken": csrf, "email": address, "password": "their Django password"}
+    signed_in = http.post("/auth/callback/password", data=fields)
+    assert signed_in.headers["location"] == f"{site.url}/account/", signed_in.text
+    assert whoami(http)["email"] == address
+    assert http.get("/admin/").status_code == 200  # staff
+    logout = {"csrfmiddlewaretoken": http.cookies["csrftoken"]}
+    logged_out = http.post("/admin/logout/", data=logout)
+    assert logged_out.status_code == 200
+    assert "Logged out" in logged_out.text
+    cookies = logged_out.headers.get_list("set-cookie")
+    assert any(line.startswith("authjs.session-token=;") for line in cookies), cookies
+    assert whoami(http) is None
+    assert http.get("/auth/session").json() is None
+    member_id = database.member(address)[0]
+    sessions = "SELECT count(*) FROM sansio_auth_session WHERE user_id = %s"
+    assert database.rows(sessions, member_id) == [(0,)]
 
 
 def test_the_admin_shows_the_members_rows(

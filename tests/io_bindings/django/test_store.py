@@ -23,10 +23,12 @@ from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 
 from io_bindings.django.orm import _user_fields
+from io_bindings.django.orm._passwords import DjangoHashers
 from io_bindings.django.orm.models import Account, Session, UserProfile
 from io_bindings.django.orm.store import DjangoAdapter, DjangoStore
 from io_bindings.testing.adapter_suite import NOW, race
 from sansio_auth.adapters import AdapterConflict
+from sansio_auth.passwords import OWASP, Argon2Params, hash_password
 
 pytestmark = pytest.mark.anyio
 DATABASES = ["sqlite", pytest.param("postgres", marks=pytest.mark.e2e)]
@@ -189,9 +191,55 @@ async def test_close_closes_the_connections_of_every_thread(alias: str) -> None:
     assert Account.objects.using(alias).count() == 0  # this thread's own connection still works
 
 
-def test_the_one_migration_makes_every_model() -> None:
-    """Migration 0001 (unreleased: the accounts', rate limits' and own sessions' tables are
-    folded into it) makes what the models say: no further migration is needed."""
+def test_the_migrations_make_every_model() -> None:
+    """The migrations make what the models say: no further migration is needed."""
     from django.core.management import call_command
 
     call_command("makemigrations", "sansio_auth_orm", check=True, dry_run=True, verbosity=0)
+
+
+def test_the_password_migration_moves_the_tables_hashes_into_the_user_model(
+    alias: str,
+) -> None:
+    """Migration 0002: the store's own hashes become ``user.password`` (argon2id in Django's
+    format), a usable Django password is kept; backwards, the table is filled again."""
+    from django.core.management import call_command
+    from django.db import connections
+
+    call_command("migrate", "sansio_auth_orm", "0001", database=alias, verbosity=0)
+    ada = User.objects.db_manager(alias).create_user("ada", "ada@example.com", None)
+    bob = User.objects.db_manager(alias).create_user("bob", "bob@example.com", "django pw")
+    engine_hash = hash_password(
+        "ada's passphrase", b"0123456789abcdef", Argon2Params(memory_cost=8, time_cost=1)
+    )
+    with connections[alias].cursor() as cursor:
+        for user, stored in ((ada, engine_hash), (bob, engine_hash)):
+            cursor.execute(
+                "INSERT INTO sansio_auth_user_password (user_id, hash) VALUES (%s, %s)",
+                [user.pk, stored],
+            )
+    call_command("migrate", "sansio_auth_orm", database=alias, verbosity=0)
+    ada.refresh_from_db()
+    bob.refresh_from_db()
+    assert ada.password == "argon2" + engine_hash  # Django's Argon2PasswordHasher reads it
+    assert DjangoHashers().verify("ada's passphrase", ada.password, OWASP).valid
+    assert bob.check_password("django pw")  # Django's own password stays
+    call_command("migrate", "sansio_auth_orm", "0001", database=alias, verbosity=0)
+    with connections[alias].cursor() as cursor:
+        cursor.execute("SELECT user_id, hash FROM sansio_auth_user_password ORDER BY user_id")
+        assert cursor.fetchall() == [(ada.pk, ada.password), (bob.pk, bob.password)]
+    call_command("migrate", "sansio_auth_orm", database=alias, verbosity=0)
+
+
+def test_no_hash_costs_one_hash_of_the_preferred_hasher(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unknown address (no hash) or an unusable password does Django's dummy work, a hash
+    of the first of ``PASSWORD_HASHERS``, and is not valid."""
+    from django.contrib.auth import hashers
+
+    made: list[str] = []
+    real = hashers.make_password
+    monkeypatch.setattr(hashers, "make_password", lambda *a, **k: made.append("x") or real(*a, **k))
+    for stored in (None, hashers.make_password(None)):
+        made.clear()
+        assert DjangoHashers().verify("a guess", stored, OWASP).valid is False
+        assert made == ["x"]

@@ -10,9 +10,13 @@ from django.conf import settings
 if not settings.configured:  # the tests' one Django set-up, whichever module asks first
     django_db.configure()
 
-from django.http import HttpResponse
+from http.cookies import SimpleCookie
+from urllib.parse import parse_qsl
 
-from io_bindings.django._translate import add_cookies, django_response
+from django.http import HttpResponse
+from django.test import RequestFactory, override_settings
+
+from io_bindings.django._translate import add_cookies, django_response, engine_request
 from sansio_auth import Cookie, CookieOptions, Response
 
 
@@ -57,3 +61,25 @@ def test_engine_content_type_is_kept(content_type: str) -> None:
     response = django_response(engine)
     assert response.headers["Content-Type"] == content_type
     assert response.content == b"{}"
+
+
+def test_a_jar_fed_from_response_cookies_has_each_cookie_as_sent() -> None:
+    """What Django's test client does with a response (``SimpleCookie.update``): each engine
+    cookie under its name, its value as the browser sends it back."""
+    response = HttpResponse()
+    add_cookies(response, [Cookie(name="authjs.csrf-token", value="t|h")])
+    jar = SimpleCookie()
+    jar.update(response.cookies)
+    [morsel] = jar.values()
+    assert (morsel.key, morsel.value, morsel.coded_value) == ("authjs.csrf-token", "t|h", "t%7Ch")
+    morsel.set("authjs.csrf-token", "other", "other")  # changed by Django: Django's line
+    assert morsel.output(header="").strip().startswith("authjs.csrf-token=other")
+
+
+@override_settings(ALLOWED_HOSTS=["testserver"])
+def test_a_multipart_form_reaches_the_engine_urlencoded() -> None:
+    fields = {"csrfToken": "t|h", "email": "ada@example.com", "password": "p w&"}
+    request = RequestFactory().post("/auth/callback/password", fields, HTTP_HOST="testserver")
+    translated = engine_request(request, request.body)
+    assert translated.header("content-type") == "application/x-www-form-urlencoded"
+    assert dict(parse_qsl(translated.body.decode())) == fields
