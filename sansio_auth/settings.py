@@ -42,6 +42,7 @@ from .errors import (
     UnsupportedStrategy,
     UntrustedHost,
 )
+from .i18n import SHIPPED, Catalogue, offered
 from .providers import (
     PROVIDER_KINDS,
     CredentialsProvider,
@@ -150,6 +151,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """Which of :data:`OPTIONAL_METHODS` the adapter has."""
     two_factor: TwoFactorOptions | None = None
     """Two-factor authentication's options; ``None`` when it is off."""
+    languages: tuple[str, ...] = SHIPPED
+    """The languages the pages are offered in, the default first."""
+    translations: Mapping[str, Catalogue] = msgspec.field(default_factory=dict)
+    """The configuration's own catalogues, by language."""
 
     def cookies_for(self, secure: bool) -> CookieSet:
         """The cookie set of the given security mode."""
@@ -216,6 +221,7 @@ def resolve(config: AuthConfig, env: Mapping[str, str], *, counters: Any = None)
     rate_limits = resolve_rate_limits(
         config.rate_limits, adapter=config.adapter, default_store=counters, secret=secrets[0]
     )
+    languages, translations = offered(config.languages, config.translations)
     return Settings(
         config=config,
         secrets=secrets,
@@ -250,6 +256,8 @@ def resolve(config: AuthConfig, env: Mapping[str, str], *, counters: Any = None)
             m for m in OPTIONAL_METHODS if callable(getattr(config.adapter, m, None))
         ),
         two_factor=two_factor,
+        languages=languages,
+        translations=translations,
     )
 
 

@@ -6,23 +6,39 @@ runs ``navigator.credentials.create``/``get`` and posts the result as Auth.js's 
 ``action`` and ``data`` (the RegistrationResponseJSON / AuthenticationResponseJSON, base64url
 fields) next to the form's ``csrfToken``. A form with ``data-conditional-ui`` also starts a
 conditional (autofill) request when the browser offers one. Errors are shown as one of a few
-fixed sentences, never the browser's or the server's own text. While the browser waits for
+fixed sentences (:data:`MESSAGES`, in the page's language: the error box carries them), never
+the browser's or the server's own text. While the browser waits for
 the authenticator the form has ``data-webauthn-pending`` (``register``, ``authenticate`` or
 ``conditional``), for styles and tests.
 
 Nothing is ever interpolated into the script: everything it needs is read from the page.
 """
 
+from __future__ import annotations
+
+from html import escape
+
+from ..i18n import N_, Translator
+
+MESSAGES = {
+    "unsupported": N_("This browser cannot use passkeys."),
+    "cancelled": N_("The passkey request was cancelled or timed out. Try again."),
+    "exists": N_("This device already holds a passkey for this account."),
+    "address": N_("Passkeys cannot be used at this address."),
+    "unavailable": N_("Passkey sign-in is unavailable right now. Try again later."),
+    "failed": N_("Passkey sign-in failed. Try again."),
+}
+"""What the script may say, by its key; the form's error box holds each as ``data-<key>``."""
+
+
+def error_box(_: Translator) -> str:
+    """A passkey form's hidden error box, with the script's messages in the page's language."""
+    said = "".join(f' data-{key}="{escape(_(text))}"' for key, text in MESSAGES.items())
+    return f'<p class="error" role="alert" data-webauthn-error{said} hidden></p>'
+
+
 WEBAUTHN_SCRIPT = r"""(() => {
 "use strict";
-const MESSAGES = {
-  unsupported: "This browser cannot use passkeys.",
-  cancelled: "The passkey request was cancelled or timed out. Try again.",
-  exists: "This device already holds a passkey for this account.",
-  address: "Passkeys cannot be used at this address.",
-  unavailable: "Passkey sign-in is unavailable right now. Try again later.",
-  failed: "Passkey sign-in failed. Try again.",
-};
 class Failure extends Error {}
 
 const toBuffer = (text) => {
@@ -159,7 +175,8 @@ function show(form, error) {
     : error && error.name === "SecurityError" ? "address"
     : error;
   const box = errorBox(form);
-  box.textContent = MESSAGES[key] || MESSAGES.failed;
+  const said = Object.prototype.hasOwnProperty.call(box.dataset, key) ? key : "failed";
+  box.textContent = box.dataset[said];
   box.hidden = false;
 }
 const aborted = (error) => error && error.name === "AbortError";
