@@ -38,7 +38,7 @@ CATALOGUES = PACKAGE / "i18n"
 TEMPLATE = CATALOGUES / "messages.pot"
 LINE = 76
 """Characters of base64 per line of a compiled module."""
-PROJECT = {"project": "sansio-auth", "copyright_holder": "the sansio-auth authors"}
+PROJECT, AUTHORS = "sansio-auth", "the sansio-auth authors"
 
 
 def po_path(language: str) -> Path:
@@ -75,7 +75,7 @@ def _literal(node: ast.expr) -> str | None:
 
 def extracted() -> Catalog:
     """Every message of the engine's source, with the modules that use it."""
-    template = Catalog(**PROJECT, fuzzy=False)
+    template = Catalog(project=PROJECT, copyright_holder=AUTHORS, fuzzy=False)
     for path in sorted(PACKAGE.rglob("*.py")):
         where = path.relative_to(ROOT).as_posix()
         for line, message in messages_in(path.read_text()):
@@ -102,11 +102,11 @@ def updated(language: str, template: Catalog) -> Catalog:
     if path.exists():
         catalog = read(path, language)
     else:
-        catalog = Catalog(locale=language, **PROJECT)
+        catalog = Catalog(locale=language, project=PROJECT, copyright_holder=AUTHORS)
     catalog.update(template, no_fuzzy_matching=True)
     catalog.obsolete.clear()
     catalog.fuzzy = False
-    catalog.language_team = Locale.parse(language).english_name
+    catalog.language_team = Locale.parse(language).english_name or language
     return catalog
 
 
@@ -121,10 +121,23 @@ def module_text(language: str, mo: bytes) -> str:
     """The module holding ``mo``, the compiled catalogue of ``language``."""
     data = "\n".join(textwrap.wrap(base64.b64encode(mo).decode("ascii"), LINE))
     return (
-        f'"""The catalogue of {language!r}: the .mo bytes of ``{language}.po``, base64. Written '
-        'by ``python -m tools.translations``; do not edit."""\n\n'
+        f'"""The catalogue of {language!r}: the .mo bytes of ``{language}.po``, base64.\n\n'
+        'Written by ``python -m tools.translations``; do not edit."""\n\n'
         f'MO = """\\\n{data}\n"""\n'
     )
+
+
+def untranslated(catalog: Catalog) -> list[str | tuple[str, ...]]:
+    """The messages of ``catalog`` without a translation (or with a fuzzy one, or a plural
+    form missing)."""
+    missing = []
+    for message in catalog:
+        if not message.id:
+            continue
+        forms = message.string if isinstance(message.string, tuple | list) else [message.string]
+        if message.fuzzy or not all(forms):
+            missing.append(message.id if isinstance(message.id, str) else tuple(message.id))
+    return missing
 
 
 def main(languages: list[str]) -> None:
@@ -137,19 +150,13 @@ def main(languages: list[str]) -> None:
     for language in languages or SHIPPED[1:]:
         catalog = updated(language, template)
         write(catalog, po_path(language))
-        missing = [m.id for m in catalog if m.id and (m.fuzzy or not all(_strings(m.string)))]
         module_path(language).write_text(module_text(language, compiled(catalog)))
-        print(f"{language}: {len(catalog) - len(missing)} translated, {len(missing)} to do")
+        missing = len(untranslated(catalog))
+        print(f"{language}: {len(catalog) - 1 - missing} translated, {missing} to do")
 
 
-def _listing(catalog: Catalog) -> list[tuple[object, list[tuple[str, int | None]]]]:
+def _listing(catalog: Catalog) -> list[tuple[object, object]]:
     return [(message.id, message.locations) for message in catalog]
-
-
-def _strings(value: str | tuple[str, ...] | None) -> tuple[str, ...]:
-    if isinstance(value, tuple):
-        return value
-    return (value or "",)
 
 
 if __name__ == "__main__":

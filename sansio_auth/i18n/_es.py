@@ -1,4 +1,6 @@
-"""The catalogue of 'es': the .mo bytes of ``es.po``, base64. Written by ``python -m tools.translations``; do not edit."""
+"""The catalogue of 'es': the .mo bytes of ``es.po``, base64.
+
+Written by ``python -m tools.translations``; do not edit."""
 
 MO = """\
 3hIElQAAAACpAAAAHAAAAGQFAAAAAAAAAAAAAAAAAACsCgAAOAAAAK0KAAAzAAAA5goAAA0AAAAa
@@ -159,7 +161,7 @@ ZWNvdmVyeSBjb2RlcwBZb3VyIHNpZ24taW4gY29kZSBmb3Ige2hvc3R9AFlvdXIgc2lnbi1pbiB0
 b29rIHRvbyBsb25nIG9yIHdhcyBpbnRlcnJ1cHRlZC4gUGxlYXNlIHNpZ24gaW4gYWdhaW4uAHti
 cm93c2VyfSBvbiB7c3lzdGVtfQBQcm9qZWN0LUlkLVZlcnNpb246IHNhbnNpby1hdXRoIFZFUlNJ
 T04KUmVwb3J0LU1zZ2lkLUJ1Z3MtVG86IEVNQUlMQEFERFJFU1MKUE9ULUNyZWF0aW9uLURhdGU6
-IDIwMjYtMTEtMjkgMDE6MDkrMDAwMApQTy1SZXZpc2lvbi1EYXRlOiBZRUFSLU1PLURBIEhPOk1J
+IDIwMjYtMTEtMjkgMDE6MTArMDAwMApQTy1SZXZpc2lvbi1EYXRlOiBZRUFSLU1PLURBIEhPOk1J
 K1pPTkUKTGFzdC1UcmFuc2xhdG9yOiB0aGUgc2Fuc2lvLWF1dGggYXV0aG9ycwpMYW5ndWFnZTog
 ZXMKTGFuZ3VhZ2UtVGVhbTogU3BhbmlzaApQbHVyYWwtRm9ybXM6IG5wbHVyYWxzPTM7IHBsdXJh
 bD0obiA9PSAxID8gMCA6IG4gIT0gMCAmJiBuICUgMTAwMDAwMCA9PSAwID8gMSA6IDIpOwpNSU1F

@@ -6,7 +6,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sansio_auth import Theme, pages
+from sansio_auth import pages
 from sansio_auth.pages import WEBAUTHN_SCRIPT
 from sansio_auth.pages._webauthn_script import MESSAGES as WEBAUTHN_MESSAGES
 from sansio_auth.providers import Credentials, Passkey, Provider, WebAuthnProvider
