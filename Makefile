@@ -75,7 +75,7 @@ typecheck: install
 	  examples/fastapi_sqlalchemy_app.py
 	MYPYPATH=tests/support $(VENV)/bin/mypy --strict bench
 
-# the built-in pages' catalogues (docs/translations.md): messages extracted into
+# the built-in pages' catalogues (docs/languages.md): messages extracted into
 # sansio_auth/i18n/messages.pot, each <language>.po brought up to date, each compiled into
 # sansio_auth/i18n/_<language>.py, which the engine reads
 translations: install

@@ -287,7 +287,7 @@ class AuthConfig:
     """The languages of the built-in pages and account e-mails, the default first (not in
     Auth.js): each request gets the framework's active language or the best its
     ``Accept-Language`` asks for among them; one language fixes it. Default: every language
-    with a catalogue, English first (see ``docs/translations.md``)."""
+    with a catalogue, English first (see ``docs/languages.md``)."""
     logger: Logger | Mapping[str, Fn] | None = None
     pages: Pages | Mapping[str, str] = field(default_factory=Pages)
     rate_limits: RateLimits | Mapping[str, Any] = field(default_factory=RateLimits)

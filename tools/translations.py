@@ -48,16 +48,15 @@ def po_path(language: str) -> Path:
 
 def module_path(language: str) -> Path:
     """Where the compiled catalogue of ``language`` is written."""
-    return CATALOGUES / f"_{language}.py"
+    return CATALOGUES / f"_{language.replace('-', '_')}.py"
 
 
 def messages_in(source: str) -> Iterator[tuple[int, str | tuple[str, str]]]:
     """The messages of one module's source and their lines: the string literals passed to
     ``_`` and ``N_``, and the two passed to a ``plural`` method (f-strings included: the
     syntax tree is read, not the tokens)."""
-    for node in ast.walk(ast.parse(source)):
-        if not isinstance(node, ast.Call):
-            continue
+    calls = [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)]
+    for node in sorted(calls, key=lambda call: (call.lineno, call.col_offset)):
         texts = [_literal(arg) for arg in node.args[:2]]
         func = node.func
         if isinstance(func, ast.Name) and func.id in ("_", "N_") and texts and texts[0]:

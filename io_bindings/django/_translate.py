@@ -10,6 +10,7 @@ from typing import Any
 
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.utils.translation import get_language
 
 from sansio_auth import Cookie, Request, Response
 
@@ -36,7 +37,7 @@ def engine_request(request: HttpRequest, body: bytes = b"") -> Request:
     environ["wsgi.url_scheme"], environ["REQUEST_METHOD"] = request.scheme, request.method
     for name in _NOT_PASSED:
         environ.pop(name, None)
-    return request_from_environ(environ, body)
+    return request_from_environ(environ, body, language=get_language())
 
 
 class _RawCookie(Morsel[str]):

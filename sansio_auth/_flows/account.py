@@ -46,7 +46,7 @@ def _password_form(ctx: Context, provider: PasswordProvider, error: str, *, stat
     context = {
         "action_url": ctx.url("change-password"),
         "csrf_token": ctx.csrf_token(),
-        "error": error,
+        "error": error or None,
         "min_length": provider.min_length,
         "max_length": provider.max_length,
         "security_url": security_url(ctx),
@@ -107,7 +107,7 @@ def _email_form(ctx: Context, user: dict[str, Any], error: str, *, status: int) 
         "csrf_token": ctx.csrf_token(),
         "current_email": str(user.get("email") or ""),
         "asks_password": stored is not None,
-        "error": error,
+        "error": error or None,
         "email": str(ctx.form.get("email") or ""),
         "security_url": security_url(ctx),
     }

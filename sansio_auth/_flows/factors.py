@@ -153,7 +153,7 @@ def enrol_form(
         "csrf_token": ctx.csrf_token(),
         "uri": uri,
         "secret": secret,
-        "error": error,
+        "error": error or None,
         "required": required,
         "ask_current": ask_current,
         "fields": hidden,

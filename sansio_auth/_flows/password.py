@@ -157,7 +157,7 @@ def _signup_form(ctx: Context, provider: PasswordProvider, error: str, *, status
         "action_url": ctx.url("signup"),
         "signin_url": ctx.url("signin"),
         "csrf_token": ctx.csrf_token(),
-        "error": error,
+        "error": error or None,
         "email": str(form.get("email") or ""),
         "name": str(form.get("name") or ""),
         "min_length": provider.min_length,

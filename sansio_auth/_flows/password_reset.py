@@ -57,7 +57,7 @@ def _forgot_form(ctx: Context, error: str, *, status: int) -> Reply:
     context = {
         "action_url": ctx.url("forgot-password"),
         "csrf_token": ctx.csrf_token(),
-        "error": error,
+        "error": error or None,
         "email": str(ctx.form.get("email") or ctx.query.get("email") or ""),
     }
     return answer(ctx, Page("forgot-password", context), {"error": error}, status)
@@ -147,7 +147,7 @@ def _reset_form(ctx: Context, token: str, email: str, error: str, *, status: int
         "csrf_token": ctx.csrf_token(),
         "token": token,
         "email": email,
-        "error": error,
+        "error": error or None,
         "min_length": provider.min_length,
         "max_length": provider.max_length,
     }

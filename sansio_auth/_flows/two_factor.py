@@ -51,7 +51,7 @@ def _challenge(ctx: Context, pending: Pending, error: str, *, status: int) -> St
         "action_url": ctx.url("two-factor"),
         "csrf_token": ctx.csrf_token(),
         "methods": sorted(methods),
-        "error": error,
+        "error": error or None,
         "trust_device_days": options.trust_device_days,
         "passkey_options_url": f"{ctx.url('two-factor')}?passkey=options",
     }

@@ -69,7 +69,7 @@ def _manage_page(ctx: Context, record: Any, error: str, *, status: int) -> Reply
         "replace_url": f"{ctx.url('two-factor-setup')}?action=replace",
         "csrf_token": ctx.csrf_token(),
         "codes_left": codes_left,
-        "error": error,
+        "error": error or None,
         "security_url": security_url(ctx),
     }
     body = {"error": error} if error else {"enabled": True, "recovery_codes_left": codes_left}

@@ -43,6 +43,8 @@ for _key in (
     SIGN_IN_ERRORS[_key] = N_("Try signing in with a different account.")
 DEFAULT_SIGN_IN_ERROR = N_("Unable to sign in.")
 
+EMAIL_PLACEHOLDER = "email@example.com"
+"""The e-mail field's sample address (the same in every language)."""
 _SHOWN_TYPES = ("oauth", "oidc", "email", "credentials", "password", "webauthn")
 
 
@@ -163,7 +165,7 @@ def _email_form(provider: Mapping[str, Any], csrf: str, email: str | None, _: Tr
     field = (
         f'<label for="{escape(field_id)}">{escape(_("Email"))}</label>'
         f'<input id="{escape(field_id)}" type="email" name="email" '
-        f'placeholder="email@example.com" value="{escape(email or "")}" required autofocus>'
+        f'placeholder="{EMAIL_PLACEHOLDER}" value="{escape(email or "")}" required autofocus>'
     )
     button = _("Sign in with {provider}", provider=provider["name"])
     return _form(provider["signin_url"], csrf, field, button)
