@@ -37,7 +37,7 @@ def engine_request(request: HttpRequest, body: bytes = b"") -> Request:
     environ["wsgi.url_scheme"], environ["REQUEST_METHOD"] = request.scheme, request.method
     for name in _NOT_PASSED:
         environ.pop(name, None)
-    return request_from_environ(environ, body, language=get_language())
+    return request_from_environ(environ, body, getattr(request, "LANGUAGE_CODE", get_language()))
 
 
 class _RawCookie(Morsel[str]):
