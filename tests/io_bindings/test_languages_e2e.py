@@ -50,7 +50,8 @@ def test_pages_in_the_browser_s_language(database: str, server: str) -> None:
 
         form = {"username": account, "password": "wrong"}
         for _ in range(3):
-            client.post("/auth/callback/credentials", data={"csrfToken": csrf_token(client), **form})
+            data = {"csrfToken": csrf_token(client), **form}
+            client.post("/auth/callback/credentials", data=data)
         limited = client.post(
             "/auth/callback/credentials",
             data={"csrfToken": csrf_token(client), **form},

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from io_bindings.django import DjangoAuth
 from sansio_auth import AuthConfig
 from sansio_auth.providers import Credentials
