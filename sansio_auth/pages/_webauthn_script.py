@@ -6,8 +6,9 @@ runs ``navigator.credentials.create``/``get`` and posts the result as Auth.js's 
 ``action`` and ``data`` (the RegistrationResponseJSON / AuthenticationResponseJSON, base64url
 fields) next to the form's ``csrfToken``. A form with ``data-conditional-ui`` also starts a
 conditional (autofill) request when the browser offers one. Errors are shown as one of a few
-fixed sentences (:data:`MESSAGES`, in the page's language: the error box carries them), never
-the browser's or the server's own text. While the browser waits for
+fixed sentences (:data:`MESSAGES`: the error box carries them in the page's language; the
+script knows them in English, for a page of one's own whose box does not), never the
+browser's or the server's own text. While the browser waits for
 the authenticator the form has ``data-webauthn-pending`` (``register``, ``authenticate`` or
 ``conditional``), for styles and tests.
 
@@ -16,6 +17,7 @@ Nothing is ever interpolated into the script: everything it needs is read from t
 
 from __future__ import annotations
 
+import json
 from html import escape
 
 from ..i18n import N_, Translator
@@ -37,8 +39,9 @@ def error_box(_: Translator) -> str:
     return f'<p class="error" role="alert" data-webauthn-error{said} hidden></p>'
 
 
-WEBAUTHN_SCRIPT = r"""(() => {
+_SCRIPT = r"""(() => {
 "use strict";
+const MESSAGES = __MESSAGES__;
 class Failure extends Error {}
 
 const toBuffer = (text) => {
@@ -175,8 +178,8 @@ function show(form, error) {
     : error && error.name === "SecurityError" ? "address"
     : error;
   const box = errorBox(form);
-  const said = Object.prototype.hasOwnProperty.call(box.dataset, key) ? key : "failed";
-  box.textContent = box.dataset[said];
+  const said = Object.prototype.hasOwnProperty.call(MESSAGES, key) ? key : "failed";
+  box.textContent = box.dataset[said] || MESSAGES[said];
   box.hidden = false;
 }
 const aborted = (error) => error && error.name === "AbortError";
@@ -210,3 +213,6 @@ for (const form of document.querySelectorAll("form[data-webauthn-options]")) {
   if (form.hasAttribute("data-conditional-ui")) conditionalUI(form);
 }
 })();"""
+
+WEBAUTHN_SCRIPT = _SCRIPT.replace("__MESSAGES__", json.dumps(MESSAGES))
+"""The script, with the English :data:`MESSAGES` in it (a constant: nothing of a request)."""
