@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import pages
 from .._context import Context, Reply, add_query
 from .._flow import Step
-from ..errors import HINTS, Hint, UnknownAction
+from ..errors import HINTS, UnknownAction
 from ..providers import PasswordProvider
 
 
@@ -73,14 +73,16 @@ def error_page(ctx: Context) -> Step[Reply]:
         "error": error,
         "site_url": ctx.origin,
         "signin_url": ctx.url("signin"),
-        "hint": None if hint is None else {"cause": hint.cause, "fix": hint.fix},
+        "hint": hint,
     }
     return ctx.page_reply("error", context, status=pages.error_status(error))
 
 
-def _hint(ctx: Context) -> Hint | None:
-    """With ``debug=True``, the :data:`~sansio_auth.errors.HINTS` row ``?hint=`` names."""
-    return HINTS.get(ctx.query.get("hint", "")) if ctx.settings.debug else None
+def _hint(ctx: Context) -> dict[str, str] | None:
+    """With ``debug=True``, the :data:`~sansio_auth.errors.HINTS` row ``?hint=`` names:
+    ``{"cause", "fix"}``."""
+    hint = HINTS.get(ctx.query.get("hint", "")) if ctx.settings.debug else None
+    return None if hint is None else hint._asdict()
 
 
 def _hint_param(ctx: Context) -> dict[str, str]:

@@ -12,7 +12,6 @@ from html import escape
 from typing import Any
 
 from ..config import Theme
-from ..errors import Hint
 from ..i18n import N_, Translator
 from ..providers import Provider, WebAuthnProvider
 from ._shell import debug_hint, hidden, input_attributes, safe_color, safe_image, shell
@@ -58,7 +57,7 @@ def sign_in_context(
     error: str | None = None,
     email: str | None = None,
     webauthn_options_urls: Mapping[str, str] | None = None,
-    hint: Hint | None = None,
+    hint: Mapping[str, str] | None = None,
     password_links: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The page's data: each provider it shows a form or a button for (a credentials
@@ -104,7 +103,7 @@ def sign_in_context(
         "email": email,
         "forgot_password_url": links.get("forgot"),
         "signup_url": links.get("signup"),
-        "hint": None if hint is None else {"cause": hint.cause, "fix": hint.fix},
+        "hint": hint,
     }
 
 

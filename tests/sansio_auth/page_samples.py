@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sansio_auth.errors import HINTS
 from sansio_auth.pages.accounts import MESSAGES as ACCOUNT_MESSAGES
 from sansio_auth.pages.accounts import NOTICES
 from sansio_auth.pages.outcomes import ERROR_PAGES
@@ -13,6 +14,8 @@ from sansio_auth.pages.sign_in import SIGN_IN_ERRORS
 from sansio_auth.pages.two_factor import MESSAGES as TWO_FACTOR_MESSAGES
 
 SITE = "https://app.example.com"
+HINT = HINTS["check-cookies"]._asdict()
+"""A debug hint (``debug=True``): English for developers, shown as it is."""
 AUTH = f"{SITE}/auth"
 
 
@@ -202,12 +205,14 @@ def samples() -> list[tuple[str, dict[str, Any]]]:
     found: list[tuple[str, dict[str, Any]]] = []
     for error in (None, "made-up", *SIGN_IN_ERRORS):
         found.append(("signin", _sign_in(error)))
+    found.append(("signin", {**_sign_in("Configuration"), "hint": HINT}))
     found.append(("signout", {"action_url": f"{AUTH}/signout", "csrf_token": "csrf-1"}))
     for kind in (None, "email", "verify-email", "reset"):
         found.append(("verify-request", {"kind": kind, "site_url": SITE}))
     for error in (None, "made-up", *ERROR_PAGES):
         context = {"error": error, "site_url": SITE, "signin_url": f"{AUTH}/signin", "hint": None}
         found.append(("error", context))
+    found.append(("error", {**context, "hint": HINT}))
     for seconds in (1, 60, 61, 900):
         found.append(("rate-limited", {"retry_after": seconds, "signin_url": f"{AUTH}/signin"}))
     for error in (None, "made-up", *SECURITY_ERRORS):
