@@ -10,6 +10,7 @@ SYSTEM_PACKAGES := nodejs npm chromium chromium-driver postgresql pgbouncer mari
 BENCH_PACKAGES := wrk valgrind
 
 .PHONY: install system-deps bench-deps docs-deps demo test test-quick lint typecheck bench fuzz docs docs-serve clean soak \
+	translations \
 	soak-cluster soak-cluster-quick
 
 install: $(VENV)/.installed
@@ -86,6 +87,12 @@ typecheck: install
 	$(VENV)/bin/mypy --strict --explicit-package-bases examples/fastapi_app.py examples/starlette_app.py \
 	  examples/fastapi_sqlalchemy_app.py
 	MYPYPATH=tests/support $(VENV)/bin/mypy --strict bench
+
+# the built-in pages' catalogues (docs/languages.md): messages extracted into
+# sansio_auth/i18n/messages.pot, each <language>.po brought up to date, each compiled into
+# sansio_auth/i18n/_<language>.py, which the engine reads
+translations: install
+	$(PY) -m tools.translations
 
 BENCH_SECONDS ?= 1
 BENCH_ROUNDS ?= 10

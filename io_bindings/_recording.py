@@ -213,6 +213,8 @@ def request_data(request: Request) -> dict[str, Any]:
     }
     if request.client is not None:
         data["client"] = request.client
+    if request.language is not None:
+        data["language"] = request.language
     return data
 
 
@@ -224,6 +226,7 @@ def request_from_data(data: Mapping[str, Any]) -> Request:
         headers=dict(data["headers"]),
         body=body_bytes(data["body"]),
         client=data.get("client"),
+        language=data.get("language"),
     )
 
 

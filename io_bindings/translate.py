@@ -96,9 +96,11 @@ def make_request(
     headers: dict[str, str],
     body: bytes = b"",
     client: str | None = None,
+    language: str | None = None,
 ) -> Request:
     """The engine's :class:`Request`; ``raw_path`` as it came on the wire (percent-encoded);
-    ``client`` the peer's address as the server saw it.
+    ``client`` the peer's address as the server saw it; ``language`` the framework's active
+    language (for the built-in pages), when it has one.
 
     Raises :class:`BadHost` when ``host`` does not make a valid URL.
     """
@@ -111,7 +113,9 @@ def make_request(
     url = origin + raw_path
     if query:
         url += "?" + query
-    return Request(method=method, url=url, headers=headers, body=body, client=client)
+    return Request(
+        method=method, url=url, headers=headers, body=body, client=client, language=language
+    )
 
 
 _NETLOC_ENDS = ("", "/", "?", "#")

@@ -66,8 +66,11 @@ def header_pairs(environ: Environ) -> list[tuple[str, str]]:
     return pairs
 
 
-def request_from_environ(environ: Environ, body: bytes = b"") -> Request:
-    """The engine's :class:`~sansio_auth.Request` for a WSGI environ (raises ``BadHost``)."""
+def request_from_environ(
+    environ: Environ, body: bytes = b"", language: str | None = None
+) -> Request:
+    """The engine's :class:`~sansio_auth.Request` for a WSGI environ (raises ``BadHost``);
+    ``language``: the framework's active language, for the built-in pages."""
     headers = headers_from_pairs(header_pairs(environ))
     host = headers.get("host")
     if not host:
@@ -82,6 +85,7 @@ def request_from_environ(environ: Environ, body: bytes = b"") -> Request:
         headers=headers,
         body=body,
         client=environ.get("REMOTE_ADDR") or None,
+        language=language,
     )
 
 

@@ -22,7 +22,7 @@ from .config import (
 )
 from .engine import NOT_AN_AUTH_ROUTE, Engine, NotAnAuthRoute
 from .errors import AccessDenied, AuthError, CredentialsSignin, MissingSecretError
-from .http import Cookie, CookieOptions, Request, Response, headers_from_pairs
+from .http import Cookie, CookieOptions, Page, Request, Response, headers_from_pairs
 from .settings import Settings
 
 __version__ = "0.1.0"
@@ -44,6 +44,7 @@ __all__ = [
     "Logger",
     "MissingSecretError",
     "NotAnAuthRoute",
+    "Page",
     "Pages",
     "Request",
     "Response",

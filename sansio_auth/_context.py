@@ -21,8 +21,10 @@ from .errors import (
     client_error_type,
     hint_of,
 )
-from .http import Cookie, Request, Response, parse_cookie_header, parse_params, same_origin
+from .http import Cookie, Page, Request, Response, parse_cookie_header, parse_params, same_origin
+from .i18n import Translator, choose, translator
 from .oauth.cache import ProviderCache
+from .pages import render
 from .settings import Settings
 
 NO_CACHE = (
@@ -31,6 +33,7 @@ NO_CACHE = (
     ("pragma", "no-cache"),
 )
 JSON = ("content-type", "application/json")
+HTML = ("content-type", "text/html; charset=utf-8")
 JSON_NO_CACHE = (JSON, *NO_CACHE)
 """The headers of a JSON answer no cache may keep."""
 NO_STORE = NO_CACHE[0]
@@ -46,18 +49,13 @@ class Reply(msgspec.Struct, kw_only=True):
     redirect: str | None = None
     refused: str | None = None
     """The error code of a form this answer refuses (logged once by the dispatcher)."""
+    page: Page | None = None
+    """The built-in page :attr:`body` shows, as data."""
 
 
 def json_reply(value: Any, status: int = 200, headers: tuple[tuple[str, str], ...] = ()) -> Reply:
     """A JSON reply."""
     return Reply(status=status, headers=(JSON, *headers), body=msgspec.json.encode(value))
-
-
-def html_reply(page: str, status: int = 200) -> Reply:
-    """An HTML page reply."""
-    return Reply(
-        status=status, headers=(("content-type", "text/html; charset=utf-8"),), body=page.encode()
-    )
 
 
 def add_query(url: str, params: Mapping[str, str]) -> str:
@@ -73,6 +71,7 @@ class Context:
     __slots__ = (
         "_callback_url",
         "_form",
+        "_translator",
         "action",
         "answer_headers",
         "cache",
@@ -135,6 +134,7 @@ class Context:
         self.answer_headers: tuple[tuple[str, str], ...] = ()
         """Headers every answer to this request carries, whatever its outcome (set by the
         dispatcher from the route's row)."""
+        self._translator: Translator | None = None
         self.json_redirects = False
         """Whether a script (:func:`wants_json`) gets ``{"url"}`` where a browser would be
         redirected (the account routes' rule, set by the dispatcher); otherwise only
@@ -188,6 +188,33 @@ class Context:
         if page is None:
             return self.url(action)
         return page if "://" in page else self.origin + page
+
+    # -- pages -------------------------------------------------------------------------------
+
+    @property
+    def translator(self) -> Translator:
+        """The messages in this request's language: the framework's (``request.language``),
+        else the best offered one ``Accept-Language`` asks for, else the first offered."""
+        if self._translator is None:
+            settings = self.settings
+            language = choose(
+                settings.languages,
+                framework=self.request.language,
+                accept_language=self.request.header("accept-language"),
+            )
+            self._translator = translator(language, settings.translations)
+        return self._translator
+
+    def page_reply(self, name: str, context: dict[str, Any], status: int = 200) -> Reply:
+        """The built-in page ``name`` drawn from ``context``, in this request's language and
+        the theme; the reply carries the page as data too (:class:`~sansio_auth.http.Page`)."""
+        page = Page(name, context)
+        language = self.translator.language
+        headers = [HTML, ("content-language", language)]
+        if self.request.language is None and len(self.settings.languages) > 1:
+            headers.append(("vary", "Accept-Language"))
+        html = render(page, self.settings.theme, self.translator)
+        return Reply(status=status, headers=tuple(headers), body=html.encode(), page=page)
 
     # -- randomness --------------------------------------------------------------------------
 
@@ -289,7 +316,13 @@ class Context:
         if any(_is_chunk_of(c.name, session) for c in cookies) and not _no_store(headers):
             headers = (*(h for h in headers if h[0].lower() != "cache-control"), NO_STORE)
         if reply.redirect is None:
-            return Response(status=reply.status, headers=headers, cookies=cookies, body=reply.body)
+            return Response(
+                status=reply.status,
+                headers=headers,
+                cookies=cookies,
+                body=reply.body,
+                page=reply.page,
+            )
         headers = (*headers, ("location", reply.redirect))
         if wants_json(self) if self.json_redirects else _return_redirect(self.request):
             body = json_reply({"url": reply.redirect})

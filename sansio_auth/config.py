@@ -283,6 +283,11 @@ class AuthConfig:
     experimental: Mapping[str, bool] = field(default_factory=dict)
     """``{"enable_web_authn": bool}``."""
     jwt: JWTOptions | Mapping[str, Any] = field(default_factory=JWTOptions)
+    languages: Sequence[str] | None = None
+    """The languages of the built-in pages and account e-mails, the default first (not in
+    Auth.js): each request gets the framework's active language or the best its
+    ``Accept-Language`` asks for among them; one language fixes it. Default: every language
+    with a catalogue, English first (see ``docs/languages.md``)."""
     logger: Logger | Mapping[str, Fn] | None = None
     pages: Pages | Mapping[str, str] = field(default_factory=Pages)
     rate_limits: RateLimits | Mapping[str, Any] = field(default_factory=RateLimits)
@@ -300,6 +305,10 @@ class AuthConfig:
     skip_csrf_check: _SkipCSRFCheck | None = None
     """Set to :data:`skip_csrf_check` to turn CSRF checks off."""
     theme: Theme | Mapping[str, str] = field(default_factory=Theme)
+    translations: Mapping[str, Any] = field(default_factory=dict)
+    """Catalogues of your own (not in Auth.js), by language tag: each an object with
+    ``gettext`` and ``ngettext`` (a ``gettext.GNUTranslations``), adding a language or
+    replacing a shipped one's messages."""
     two_factor: TwoFactorOptions | Mapping[str, Any] | None = None
     """Two-factor authentication (not in Auth.js); ``None``: off."""
     trust_host: bool | None = None

@@ -1,4 +1,6 @@
-"""The default sign-in e-mail of the ``email`` provider type: subject, text and HTML.
+"""The default sign-in e-mail of the ``email`` provider type (Auth.js's, in English) and the
+account e-mails (in the language of a :class:`~sansio_auth.i18n.Translator`): subject, text
+and HTML.
 
 Pure: the built-in senders (``io_bindings.email``) and your own
 ``send_verification_request`` can build the same message with
@@ -16,7 +18,8 @@ from urllib.parse import urlsplit
 import msgspec
 
 from .config import Theme
-from .pages import _color as safe_color
+from .i18n import ENGLISH, N_, Translator
+from .pages._shell import safe_color
 
 DEFAULT_BRAND_COLOR = "#346df1"
 DEFAULT_BUTTON_TEXT = "#fff"
@@ -46,7 +49,7 @@ def verification_message(url: str, host: str, theme: Theme | None = None) -> Ver
     """
     return _message(
         subject=f"Sign in to {host}",
-        heading="Sign in to",
+        heading="Sign in to {host}",
         host=host,
         button="Sign in",
         url=url,
@@ -62,52 +65,58 @@ AccountMessageKind = Literal[
 """The e-mails of password accounts and two-factor authentication (not in Auth.js)."""
 
 _ACCOUNT_MESSAGES: dict[str, tuple[str, str, str, str]] = {
-    # kind: (subject, heading, button, note)
+    # kind: (subject, heading, button, note); {host} is the site
     "verify-email": (
-        "Verify your email address for {host}",
-        "Verify your email address for",
-        "Verify email address",
-        "If you did not create an account you can safely ignore this email.",
+        N_("Verify your email address for {host}"),
+        N_("Verify your email address for {host}"),
+        N_("Verify email address"),
+        N_("If you did not create an account you can safely ignore this email."),
     ),
     "reset-password": (
-        "Reset your password for {host}",
-        "Reset your password for",
-        "Choose a new password",
-        "If you did not ask for this you can safely ignore this email: your password stays "
-        "as it is.",
+        N_("Reset your password for {host}"),
+        N_("Reset your password for {host}"),
+        N_("Choose a new password"),
+        N_(
+            "If you did not ask for this you can safely ignore this email: your password "
+            "stays as it is."
+        ),
     ),
     "change-email": (
-        "Confirm your new email address for {host}",
-        "Confirm your new email address for",
-        "Confirm this address",
-        "If you did not ask to change your address you can safely ignore this email.",
+        N_("Confirm your new email address for {host}"),
+        N_("Confirm your new email address for {host}"),
+        N_("Confirm this address"),
+        N_("If you did not ask to change your address you can safely ignore this email."),
     ),
     "account-exists": (
-        "Sign-up attempt at {host}",
-        "Someone tried to create an account with this address at",
-        "Sign in",
-        "This address has an account already. If it was you, sign in (or reset your password "
-        "from the sign-in page). If it was not, you can safely ignore this email.",
+        N_("Sign-up attempt at {host}"),
+        N_("Someone tried to create an account with this address at {host}"),
+        N_("Sign in"),
+        N_(
+            "This address has an account already. If it was you, sign in (or reset your "
+            "password from the sign-in page). If it was not, you can safely ignore this email."
+        ),
     ),
     "no-account": (
-        "Password reset at {host}",
-        "Someone asked to reset a password at",
-        "Go to the site",
-        "No account uses this address. If it was not you, you can safely ignore this email.",
+        N_("Password reset at {host}"),
+        N_("Someone asked to reset a password at {host}"),
+        N_("Go to the site"),
+        N_("No account uses this address. If it was not you, you can safely ignore this email."),
     ),
     "sign-in-methods-removed": (
-        "Your account at {host} is yours alone",
-        "You proved this address is yours at",
-        "Go to the site",
-        "Before that, someone had set a password, a second factor or a linked account for "
-        "this address. Anyone could have: they were removed. If it was you, set them up "
-        'again (a new password through "Forgot your password?").',
+        N_("Your account at {host} is yours alone"),
+        N_("You proved this address is yours at {host}"),
+        N_("Go to the site"),
+        N_(
+            "Before that, someone had set a password, a second factor or a linked account "
+            "for this address. Anyone could have: they were removed. If it was you, set them "
+            'up again (a new password through "Forgot your password?").'
+        ),
     ),
     "two-factor-code": (
-        "Your sign-in code for {host}",
-        "Your sign-in code for",
+        N_("Your sign-in code for {host}"),
+        N_("Your sign-in code for {host}"),
         "",
-        "If you are not signing in, change your password: someone else knows it.",
+        N_("If you are not signing in, change your password: someone else knows it."),
     ),
 }
 
@@ -119,17 +128,19 @@ def account_message(
     host: str,
     theme: Theme | None = None,
     code: str | None = None,
+    translator: Translator = ENGLISH,
 ) -> VerificationMessage:
-    """The e-mail of ``kind`` for ``host``: a link to ``url`` or, for ``two-factor-code``,
-    the ``code`` itself."""
+    """The e-mail of ``kind`` for ``host``, in the language of ``translator``: a link to
+    ``url`` or, for ``two-factor-code``, the ``code`` itself."""
+    _ = translator
     subject, heading, button, note = _ACCOUNT_MESSAGES[kind]
     return _message(
-        subject=subject.format(host=host),
-        heading=heading,
+        subject=_(subject, host=host),
+        heading=_(heading),
         host=host,
-        button=button,
+        button=_(button) if button else "",
         url=url,
-        note=note,
+        note=_(note),
         theme=theme,
         code=code,
         account=True,
@@ -148,8 +159,8 @@ def _message(
     code: str | None = None,
     account: bool = False,
 ) -> VerificationMessage:
-    """The message; the plain text has the ``note`` for the account e-mails (``account``),
-    and is Auth.js's for the sign-in e-mail."""
+    """The message (``{host}`` in ``heading`` is the site); the plain text has the ``note``
+    for the account e-mails (``account``), and is Auth.js's for the sign-in e-mail."""
     theme = theme or Theme()
     brand = safe_color(theme.brand_color) or DEFAULT_BRAND_COLOR
     button_text = safe_color(theme.button_text) or DEFAULT_BUTTON_TEXT
@@ -160,7 +171,7 @@ def _message(
             f'<tr><td align="center" style="padding:20px 0;font-size:32px;letter-spacing:6px;'
             f'{_FONT};color:#111"><strong>{escape(code)}</strong></td></tr>'
         )
-        text = f"{heading} {host}\n\n{code}\n\n{note}\n"
+        text = f"{heading.replace('{host}', host)}\n\n{code}\n\n{note}\n"
     else:
         middle = (
             '<tr><td align="center" style="padding:20px 0">'
@@ -171,13 +182,13 @@ def _message(
             f"padding:10px 20px;border:1px solid {escape(brand)};display:inline-block;"
             f'font-weight:bold">{escape(button)}</a></td></tr></table></td></tr>'
         )
-        text = f"{heading} {host}\n{url}\n\n" + (f"{note}\n" if account else "")
+        text = f"{heading.replace('{host}', host)}\n{url}\n\n" + (f"{note}\n" if account else "")
     html = (
         '<body style="background:#f9f9f9;margin:0;padding:24px 0">'
         '<table role="presentation" width="100%" border="0" cellspacing="20" cellpadding="0" '
         'style="background:#fff;max-width:600px;margin:auto;border-radius:10px">'
         f'<tr><td align="center" style="padding:10px 0;font-size:22px;{_FONT};color:#444">'
-        f"{escape(heading)} <strong>{shown_host}</strong></td></tr>"
+        f"{escape(heading).replace('{host}', f'<strong>{shown_host}</strong>')}</td></tr>"
         f"{middle}"
         f'<tr><td align="center" style="padding:0 0 10px;font-size:16px;line-height:22px;'
         f'{_FONT};color:#444">{escape(note)}'

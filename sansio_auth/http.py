@@ -25,6 +25,8 @@ class Request(msgspec.Struct, frozen=True, kw_only=True):
     lower-case names (see :func:`headers_from_pairs`); ``body`` is the raw body;
     ``client`` is the address of the peer the server saw (ASGI ``scope["client"]``,
     WSGI ``REMOTE_ADDR``), ``None`` when unknown: rate limits per client use it.
+    ``language`` is the framework's active language (Django's ``get_language()``), when the
+    adapter passes it: the built-in pages then use it rather than ``Accept-Language``.
     """
 
     method: str
@@ -32,6 +34,7 @@ class Request(msgspec.Struct, frozen=True, kw_only=True):
     headers: Mapping[str, str] = msgspec.field(default_factory=dict)
     body: bytes = b""
     client: str | None = None
+    language: str | None = None
 
     def header(self, name: str) -> str | None:
         """The value of header ``name`` (lower case), or ``None``."""
@@ -213,13 +216,26 @@ def _decodes(value: str) -> bool:
     return True
 
 
+class Page(msgspec.Struct, frozen=True):
+    """A built-in page as data: its ``name`` (``"signin"``, ``"error"``, ...) and the
+    ``context`` its HTML was drawn from, the plain values it shows (URLs, the CSRF token, an
+    error code, the providers, ...). The names and their context keys are listed in
+    ``docs/reference/pages.md``; an adapter may render a template of its own from them."""
+
+    name: str
+    context: Mapping[str, Any]
+
+
 class Response(msgspec.Struct, frozen=True, kw_only=True):
-    """The engine's final answer: status, headers (without ``Set-Cookie``), cookies, body."""
+    """The engine's final answer: status, headers (without ``Set-Cookie``), cookies, body;
+    an answer showing a built-in page also carries it as data (:attr:`page`)."""
 
     status: int = 200
     headers: tuple[tuple[str, str], ...] = ()
     cookies: tuple[Cookie, ...] = ()
     body: bytes = b""
+    page: Page | None = None
+    """The built-in page whose HTML :attr:`body` is, as data (``None`` for other answers)."""
 
     def header(self, name: str) -> str | None:
         """The first value of header ``name`` (case-insensitive), or ``None``."""

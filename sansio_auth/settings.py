@@ -42,6 +42,7 @@ from .errors import (
     UnsupportedStrategy,
     UntrustedHost,
 )
+from .i18n import SHIPPED, Catalogue, offered
 from .passwords import ARGON2ID, PasswordHasher
 from .providers import (
     PROVIDER_KINDS,
@@ -154,6 +155,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     password_hasher: PasswordHasher = ARGON2ID
     """How password hashes are made and checked: the adapter's ``password_hasher`` when it
     names one (its own scheme), else argon2id."""
+    languages: tuple[str, ...] = SHIPPED
+    """The languages the pages are offered in, the default first."""
+    translations: Mapping[str, Catalogue] = msgspec.field(default_factory=dict)
+    """The configuration's own catalogues, by language."""
 
     def cookies_for(self, secure: bool) -> CookieSet:
         """The cookie set of the given security mode."""
@@ -220,6 +225,7 @@ def resolve(config: AuthConfig, env: Mapping[str, str], *, counters: Any = None)
     rate_limits = resolve_rate_limits(
         config.rate_limits, adapter=config.adapter, default_store=counters, secret=secrets[0]
     )
+    languages, translations = offered(config.languages, config.translations)
     return Settings(
         config=config,
         secrets=secrets,
@@ -255,6 +261,8 @@ def resolve(config: AuthConfig, env: Mapping[str, str], *, counters: Any = None)
         ),
         two_factor=two_factor,
         password_hasher=getattr(config.adapter, "password_hasher", None) or ARGON2ID,
+        languages=languages,
+        translations=translations,
     )
 
 

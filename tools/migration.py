@@ -53,6 +53,9 @@ NOT_IN_AUTHJS = {
     "deadlines": "time limits on the provider, callbacks, the database and a whole sign-in "
     "([security](security.md#deadlines))",
     "rate_limits": "brute-force protection ([security](security.md#rate-limits))",
+    "languages": "the languages of the built-in pages ([languages](languages.md))",
+    "translations": "catalogues of your own for the built-in pages "
+    "([languages](languages.md#adding-a-language))",
 }
 """Our options that Auth.js does not have, with what they are for."""
 NOT_HERE = {

@@ -15,6 +15,7 @@ from django.core.exceptions import SuspiciousOperation
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.http.multipartparser import MultiPartParserError
+from django.utils.translation import get_language
 
 from sansio_auth import Cookie, Request, Response
 
@@ -45,7 +46,7 @@ def engine_request(request: HttpRequest, body: bytes = b"") -> Request:
     if body and request.content_type == "multipart/form-data":
         body = _as_urlencoded(request)
         environ["CONTENT_TYPE"], environ["CONTENT_LENGTH"] = _URLENCODED, str(len(body))
-    return request_from_environ(environ, body)
+    return request_from_environ(environ, body, getattr(request, "LANGUAGE_CODE", get_language()))
 
 
 def _as_urlencoded(request: HttpRequest) -> bytes:

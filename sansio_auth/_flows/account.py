@@ -14,9 +14,17 @@ from typing import Any
 from .._context import Context, Reply
 from .._flow import Step, call_adapter, log_error, log_warning, verify_password
 from ..cookies import read_chunked
-from ..pages import accounts as account_pages
+from ..http import Page
 from ..providers import PasswordProvider
-from .accounts import FormError, answer, notice, password_provider, send_link, signed_in
+from .accounts import (
+    FormError,
+    answer,
+    notice,
+    password_provider,
+    security_url,
+    send_link,
+    signed_in,
+)
 from .limits import email_attempt, password_attempt
 from .password import _address, check_new_password, new_hash
 from .revocation import revocation_time, revoke, sessions_cannot_end
@@ -35,15 +43,15 @@ def change_password_page(ctx: Context) -> Step[Reply]:
 
 
 def _password_form(ctx: Context, provider: PasswordProvider, error: str, *, status: int) -> Reply:
-    page = account_pages.change_password_page(
-        action_url=ctx.url("change-password"),
-        csrf_token=ctx.csrf_token(),
-        theme=ctx.settings.theme,
-        error=error,
-        min_length=provider.min_length,
-        max_length=provider.max_length,
-    )
-    return answer(ctx, page, {"error": error}, status)
+    context = {
+        "action_url": ctx.url("change-password"),
+        "csrf_token": ctx.csrf_token(),
+        "error": error or None,
+        "min_length": provider.min_length,
+        "max_length": provider.max_length,
+        "security_url": security_url(ctx),
+    }
+    return answer(ctx, Page("change-password", context), {"error": error}, status)
 
 
 def change_password(ctx: Context) -> Step[Reply]:
@@ -65,13 +73,7 @@ def change_password(ctx: Context) -> Step[Reply]:
     hashed = yield from new_hash(ctx, provider, password)
     yield from call_adapter(ctx.settings.adapter, "set_password_hash", user_id, hashed)
     yield from end_sessions(ctx, user_id, keep=current)
-    return notice(
-        ctx,
-        "Password changed",
-        "Your other devices were signed out.",
-        (ctx.origin, "Continue"),
-        {"changed": True},
-    )
+    return notice(ctx, "password-changed", ctx.origin, {"changed": True})
 
 
 def _check_current(
@@ -102,16 +104,16 @@ def change_email_page(ctx: Context) -> Step[Reply]:
 
 def _email_form(ctx: Context, user: dict[str, Any], error: str, *, status: int) -> Step[Reply]:
     stored = yield from call_adapter(ctx.settings.adapter, "get_password_hash", str(user["id"]))
-    page = account_pages.change_email_page(
-        action_url=ctx.url("change-email"),
-        csrf_token=ctx.csrf_token(),
-        theme=ctx.settings.theme,
-        current_email=str(user.get("email") or ""),
-        asks_password=stored is not None,
-        error=error,
-        email=str(ctx.form.get("email") or ""),
-    )
-    return answer(ctx, page, {"error": error}, status)
+    context = {
+        "action_url": ctx.url("change-email"),
+        "csrf_token": ctx.csrf_token(),
+        "current_email": str(user.get("email") or ""),
+        "asks_password": stored is not None,
+        "error": error or None,
+        "email": str(ctx.form.get("email") or ""),
+        "security_url": security_url(ctx),
+    }
+    return answer(ctx, Page("change-email", context), {"error": error}, status)
 
 
 def change_email(ctx: Context) -> Step[Reply]:
@@ -156,13 +158,7 @@ def change_email(ctx: Context) -> Step[Reply]:
             email=email,
             user=user_id,
         )
-    return notice(
-        ctx,
-        "Check your email",
-        "Follow the link we sent to the new address to start using it.",
-        (ctx.origin, "Continue"),
-        {"sent": True},
-    )
+    return notice(ctx, "email-link-sent", ctx.origin, {"sent": True})
 
 
 def _account(user: dict[str, Any]) -> str:

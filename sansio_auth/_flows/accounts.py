@@ -14,11 +14,11 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from .._context import Context, Reply, add_query, html_reply, json_reply, wants_json
+from .._context import Context, Reply, add_query, json_reply, wants_json
 from .._flow import Step, call_adapter, invoke, log_error, log_warning
 from ..email import AccountMessageKind, account_message, link_host
 from ..errors import AuthError, InvalidProvider, SessionNotFresh, SessionRequired
-from ..pages.accounts import notice_page
+from ..http import Page
 from ..providers import HTTPEmailProvider, PasswordProvider
 from .email_delivery import hash_token, send_through_api
 from .session_list import CurrentSession, require_current
@@ -48,6 +48,11 @@ def password_provider(ctx: Context) -> PasswordProvider:
 def password_provider_or_none(ctx: Context) -> PasswordProvider | None:
     """The configured password provider (the first one), if any."""
     return next((p for p in ctx.settings.providers if isinstance(p, PasswordProvider)), None)
+
+
+def security_url(ctx: Context) -> str:
+    """The security page: ``pages.security`` or the built-in one."""
+    return ctx.page_url(ctx.settings.pages.security, "security")
 
 
 def secret(ctx: Context) -> str:
@@ -137,7 +142,12 @@ def send(
     if kind in NOTES:
         yield from log_warning(kind, NOTES[kind])
     message = account_message(
-        kind, url=url, host=link_host(url), theme=ctx.settings.theme, code=code
+        kind,
+        url=url,
+        host=link_host(url),
+        theme=ctx.settings.theme,
+        code=code,
+        translator=ctx.translator,
     )
     if provider.send_email is None:  # the e-mail provider's HTTP API (checked at start-up)
         api = next(p for p in ctx.settings.providers if isinstance(p, HTTPEmailProvider))
@@ -163,25 +173,23 @@ def link(ctx: Context, action: str, **query: str) -> str:
     return f"{ctx.url(action)}?{urlencode(query)}"
 
 
-def answer(ctx: Context, page: str, body: Mapping[str, Any], status: int = 200) -> Reply:
-    """``page`` (HTML) for a browser, ``body`` (JSON) for a script; a refusal (a 4xx
+def answer(ctx: Context, page: Page, body: Mapping[str, Any], status: int = 200) -> Reply:
+    """``page`` (drawn as HTML) for a browser, ``body`` (JSON) for a script; a refusal (a 4xx
     ``status``) names its ``body["error"]`` in :attr:`Reply.refused`, for the log."""
-    reply = json_reply(dict(body), status=status) if wants_json(ctx) else html_reply(page, status)
+    if wants_json(ctx):
+        reply = json_reply(dict(body), status=status)
+    else:
+        reply = ctx.page_reply(page.name, dict(page.context), status)
     error = body.get("error")
     if 400 <= status < 500 and isinstance(error, str) and error:
         reply.refused = error
     return reply
 
 
-def notice(
-    ctx: Context, title: str, text: str, link: tuple[str, str], body: Mapping[str, Any]
-) -> Reply:
-    """A short notice page with one way on (``link``: URL and label), or ``body`` as JSON."""
-    url, label = link
-    page = notice_page(
-        title=title, text=text, link_url=url, link_text=label, theme=ctx.settings.theme
-    )
-    return answer(ctx, page, body)
+def notice(ctx: Context, kind: str, link_url: str, body: Mapping[str, Any]) -> Reply:
+    """The short notice ``kind`` (a key of :data:`~sansio_auth.pages.accounts.NOTICES`) with
+    its one way on, to ``link_url``; or ``body`` as JSON."""
+    return answer(ctx, Page("notice", {"notice": kind, "link_url": link_url}), body)
 
 
 def done(ctx: Context, url: str) -> Reply:

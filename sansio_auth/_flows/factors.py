@@ -22,7 +22,7 @@ from .. import jwt, totp
 from .._context import Context, Reply
 from .._flow import Step, call_adapter, log_error, log_warning
 from ..cookies import CHECK_MAX_AGE
-from ..pages import two_factor as pages
+from ..http import Page
 from ..ratelimit import counter_key
 from ..two_factor import (
     LOCKED_STEP,
@@ -37,7 +37,7 @@ from ..two_factor import (
     setup_secret,
     stored_codes,
 )
-from .accounts import answer, use_token
+from .accounts import answer, security_url, use_token
 from .strategies import utc
 
 LOCKABLE = frozenset({"totp", "email"})
@@ -141,18 +141,19 @@ def enrol_form(
     options = ctx.settings.two_factor
     issuer = (options.issuer if options else None) or urlsplit(ctx.origin).hostname or "sansio-auth"
     uri = totp.provisioning_uri(secret, account=account, issuer=issuer)
-    page = pages.enrol_page(
-        action_url=action_url,
-        csrf_token=ctx.csrf_token(),
-        theme=ctx.settings.theme,
-        uri=uri,
-        secret=secret,
-        error=error,
-        required=required,
-        ask_current=ask_current,
-        **hidden,
-    )
-    return answer(ctx, page, {"error": error} if error else {"uri": uri, "secret": secret}, status)
+    context = {
+        "action_url": action_url,
+        "csrf_token": ctx.csrf_token(),
+        "uri": uri,
+        "secret": secret,
+        "error": error or None,
+        "required": required,
+        "ask_current": ask_current,
+        "fields": hidden,
+        "security_url": None if required else security_url(ctx),
+    }
+    body = {"error": error} if error else {"uri": uri, "secret": secret}
+    return answer(ctx, Page("two-factor-setup", context), body, status)
 
 
 def _waiting_secret(ctx: Context, user_id: str, bound_to: str) -> str | None:
@@ -205,7 +206,5 @@ def new_codes(ctx: Context, user_id: str) -> Step[list[str] | None]:
 
 def new_codes_page(ctx: Context, codes: list[str], continue_url: str) -> Reply:
     """The recovery codes, shown once, and the way on."""
-    page = pages.recovery_codes_page(
-        codes=codes, continue_url=continue_url, theme=ctx.settings.theme
-    )
+    page = Page("recovery-codes", {"codes": codes, "continue_url": continue_url})
     return answer(ctx, page, {"recovery_codes": codes, "url": continue_url})

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from .. import jwt, pages
+from .. import jwt
 from .._context import NO_CACHE, Context, Reply, add_query, json_reply
 from .._flow import Step, call_adapter, emit, log_error, log_warning
 from ..errors import Configuration
@@ -257,11 +257,11 @@ def refusal(ctx: Context, retry_after: int) -> Reply:
             "url": add_query(signin, {"error": RATE_LIMITED}),
         }
         return json_reply(body, status=429, headers=headers)
-    page = pages.rate_limited_page(
-        retry_after=retry_after, signin_url=signin, theme=ctx.settings.theme
+    page = ctx.page_reply(
+        "rate-limited", {"retry_after": retry_after, "signin_url": signin}, status=429
     )
-    html = ("content-type", "text/html; charset=utf-8")
-    return Reply(status=429, headers=(html, *headers), body=page.encode())
+    page.headers = (*page.headers, *headers)
+    return page
 
 
 def _wants_json(ctx: Context) -> bool:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from .. import pages
-from .._context import Context, Reply, add_query, html_reply
+from .._context import Context, Reply, add_query
 from .._flow import Step
-from ..errors import HINTS, Hint, UnknownAction
+from ..errors import HINTS, UnknownAction
 from ..providers import PasswordProvider
 
 
@@ -23,13 +23,12 @@ def signin_page(ctx: Context) -> Step[Reply]:
             params.update(_hint_param(ctx))
         return Reply(redirect=add_query(settings.pages.sign_in, params))
     providers = settings.providers
-    page = pages.sign_in_page(
+    context = pages.sign_in_context(
         providers=providers,
         signin_urls={p.id: ctx.url("signin", p.id) for p in providers},
         callback_urls={p.id: ctx.url("callback", p.id) for p in providers},
         csrf_token=ctx.csrf_token(),
         callback_url=callback_url,
-        theme=settings.theme,
         error=error,
         email=ctx.query.get("email"),
         webauthn_options_urls={
@@ -38,7 +37,7 @@ def signin_page(ctx: Context) -> Step[Reply]:
         hint=_hint(ctx),
         password_links=_password_links(ctx),
     )
-    return html_reply(page)
+    return ctx.page_reply("signin", context)
 
 
 def signout_page(ctx: Context) -> Step[Reply]:
@@ -47,10 +46,8 @@ def signout_page(ctx: Context) -> Step[Reply]:
     if settings.pages.sign_out is not None:
         return Reply(redirect=settings.pages.sign_out)
     yield from ctx.callback_url()
-    page = pages.sign_out_page(
-        action_url=ctx.url("signout"), csrf_token=ctx.csrf_token(), theme=settings.theme
-    )
-    return html_reply(page)
+    context = {"action_url": ctx.url("signout"), "csrf_token": ctx.csrf_token()}
+    return ctx.page_reply("signout", context)
 
 
 def verify_request_page(ctx: Context) -> Step[Reply]:
@@ -59,10 +56,8 @@ def verify_request_page(ctx: Context) -> Step[Reply]:
     if settings.pages.verify_request is not None:
         return Reply(redirect=add_query(settings.pages.verify_request, ctx.query))
     yield from ()
-    page = pages.verify_request_page(
-        origin=ctx.origin, theme=settings.theme, kind=ctx.query.get("type")
-    )
-    return html_reply(page)
+    context = {"kind": ctx.query.get("type"), "site_url": ctx.origin}
+    return ctx.page_reply("verify-request", context)
 
 
 def error_page(ctx: Context) -> Step[Reply]:
@@ -73,19 +68,21 @@ def error_page(ctx: Context) -> Step[Reply]:
         params = {"error": error, **_hint_param(ctx)} if error else {}
         return Reply(redirect=add_query(settings.pages.error, params))
     yield from ()
-    status, page = pages.error_page(
-        error=error,
-        origin=ctx.origin,
-        signin_url=ctx.url("signin"),
-        theme=settings.theme,
-        hint=_hint(ctx),
-    )
-    return html_reply(page, status=status)
+    hint = _hint(ctx)
+    context = {
+        "error": error,
+        "site_url": ctx.origin,
+        "signin_url": ctx.url("signin"),
+        "hint": hint,
+    }
+    return ctx.page_reply("error", context, status=pages.error_status(error))
 
 
-def _hint(ctx: Context) -> Hint | None:
-    """With ``debug=True``, the :data:`~sansio_auth.errors.HINTS` row ``?hint=`` names."""
-    return HINTS.get(ctx.query.get("hint", "")) if ctx.settings.debug else None
+def _hint(ctx: Context) -> dict[str, str] | None:
+    """With ``debug=True``, the :data:`~sansio_auth.errors.HINTS` row ``?hint=`` names:
+    ``{"cause", "fix"}``."""
+    hint = HINTS.get(ctx.query.get("hint", "")) if ctx.settings.debug else None
+    return None if hint is None else hint._asdict()
 
 
 def _hint_param(ctx: Context) -> dict[str, str]:

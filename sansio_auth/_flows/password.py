@@ -14,7 +14,7 @@ from typing import Any
 from .._context import Context, Reply, add_query
 from .._flow import Step, call_adapter, emit, hash_password, invoke, log_error, verify_password
 from ..errors import AdapterError, CredentialsSignin, Verification
-from ..pages import accounts as account_pages
+from ..http import Page
 from ..passwords import problem, too_long
 from ..providers import PasswordProvider
 from ..providers.email import normalize_email
@@ -155,18 +155,17 @@ def signup_page(ctx: Context) -> Step[Reply]:
 
 def _signup_form(ctx: Context, provider: PasswordProvider, error: str, *, status: int) -> Reply:
     form = ctx.form
-    page = account_pages.sign_up_page(
-        action_url=ctx.url("signup"),
-        signin_url=ctx.url("signin"),
-        csrf_token=ctx.csrf_token(),
-        theme=ctx.settings.theme,
-        error=error,
-        email=str(form.get("email") or ""),
-        name=str(form.get("name") or ""),
-        min_length=provider.min_length,
-        max_length=provider.max_length,
-    )
-    return answer(ctx, page, {"error": error}, status)
+    context = {
+        "action_url": ctx.url("signup"),
+        "signin_url": ctx.url("signin"),
+        "csrf_token": ctx.csrf_token(),
+        "error": error or None,
+        "email": str(form.get("email") or ""),
+        "name": str(form.get("name") or ""),
+        "min_length": provider.min_length,
+        "max_length": provider.max_length,
+    }
+    return answer(ctx, Page("signup", context), {"error": error}, status)
 
 
 def sign_up(ctx: Context) -> Step[Reply]:
@@ -235,7 +234,7 @@ def verify_email(ctx: Context) -> Step[Reply]:
             raise Verification(
                 "the new address has been taken meanwhile", cause={"err": err}
             ) from err
-        title, text = "Email address changed", "Your account now uses this address."
+        kind = "email-changed"
     else:
         if not (yield from use_token(ctx, f"verify-email:{email}", token)):
             raise Verification("the verification link is invalid, expired or used already")
@@ -245,7 +244,7 @@ def verify_email(ctx: Context) -> Step[Reply]:
         updated = yield from call_adapter(
             adapter, "update_user", {"id": found["id"], "email_verified": verified}
         )
-        title, text = "Email address verified", "You can sign in now."
+        kind = "email-verified"
     yield from emit(ctx.settings.events.update_user, "update_user", user=dict(updated))
     signin = add_query(ctx.url("signin"), {"email": email})
-    return notice(ctx, title, text, (signin, "Sign in"), {"verified": True, "email": email})
+    return notice(ctx, kind, signin, {"verified": True, "email": email})

@@ -21,7 +21,7 @@ from typing import Any
 from .._context import Context, Reply, add_query
 from .._flow import Step, call_adapter, emit, log_error
 from ..errors import EmailSignInError, Verification
-from ..pages import accounts as account_pages
+from ..http import Page
 from ..providers import PasswordProvider
 from .account import end_sessions
 from .accounts import (
@@ -54,14 +54,13 @@ def forgot_page(ctx: Context) -> Step[Reply]:
 
 
 def _forgot_form(ctx: Context, error: str, *, status: int) -> Reply:
-    page = account_pages.forgot_page(
-        action_url=ctx.url("forgot-password"),
-        csrf_token=ctx.csrf_token(),
-        theme=ctx.settings.theme,
-        error=error,
-        email=str(ctx.form.get("email") or ctx.query.get("email") or ""),
-    )
-    return answer(ctx, page, {"error": error}, status)
+    context = {
+        "action_url": ctx.url("forgot-password"),
+        "csrf_token": ctx.csrf_token(),
+        "error": error or None,
+        "email": str(ctx.form.get("email") or ctx.query.get("email") or ""),
+    }
+    return answer(ctx, Page("forgot-password", context), {"error": error}, status)
 
 
 def forgot(ctx: Context) -> Step[Reply]:
@@ -143,17 +142,16 @@ def reset_page(ctx: Context) -> Step[Reply]:
 
 def _reset_form(ctx: Context, token: str, email: str, error: str, *, status: int) -> Reply:
     provider = password_provider(ctx)
-    page = account_pages.reset_page(
-        action_url=ctx.url("reset-password"),
-        csrf_token=ctx.csrf_token(),
-        theme=ctx.settings.theme,
-        token=token,
-        email=email,
-        error=error,
-        min_length=provider.min_length,
-        max_length=provider.max_length,
-    )
-    return answer(ctx, page, {"error": error}, status)
+    context = {
+        "action_url": ctx.url("reset-password"),
+        "csrf_token": ctx.csrf_token(),
+        "token": token,
+        "email": email,
+        "error": error or None,
+        "min_length": provider.min_length,
+        "max_length": provider.max_length,
+    }
+    return answer(ctx, Page("reset-password", context), {"error": error}, status)
 
 
 def reset(ctx: Context) -> Step[Reply]:
@@ -186,10 +184,4 @@ def reset(ctx: Context) -> Step[Reply]:
     yield from end_sessions(ctx, user_id)
     remember_device(ctx, [email])  # the link proved the mailbox: sign in past the address's limit
     signin = add_query(ctx.url("signin"), {"email": email})
-    return notice(
-        ctx,
-        "Password changed",
-        "Your new password is set, and every device was signed out.",
-        (signin, "Sign in"),
-        {"reset": True, "url": signin},
-    )
+    return notice(ctx, "password-reset", signin, {"reset": True, "url": signin})

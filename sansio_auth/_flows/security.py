@@ -25,9 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-from .. import pages
-from .._context import NO_CACHE, Context, Reply, add_query, html_reply, json_reply, wants_json
-from .._flow import Step, emit, log_error
+from .._context import NO_CACHE, Context, Reply, add_query, json_reply, wants_json
+from .._flow import Step, call_adapter, emit, log_error
 from ..cookies import read_chunked
 from ..errors import (
     AuthError,
@@ -37,8 +36,9 @@ from ..errors import (
     client_error_type,
 )
 from ..http import Response, iso_date
+from ..pages.security import security_context
 from . import own_accounts
-from .accounts import STATUS, sign_in_first
+from .accounts import STATUS, password_provider_or_none, security_url, sign_in_first
 from .oauth import oauth_sign_in
 from .session_list import (
     CurrentSession,
@@ -201,11 +201,6 @@ def _status(error: Exception) -> int:
 # -- the routes --------------------------------------------------------------------------------
 
 
-def security_url(ctx: Context) -> str:
-    """The security page: ``pages.security`` or the built-in one."""
-    return ctx.page_url(ctx.settings.pages.security, "security")
-
-
 def _destination(ctx: Context, default: str) -> Step[str]:
     """Where a form post goes back to: its ``callbackUrl`` (through ``redirect``) or
     ``default``; remembered in the callback-url cookie (a link's callback goes there)."""
@@ -321,24 +316,48 @@ def security_page(ctx: Context) -> Step[Reply]:
     accounts = (yield from own_accounts.list_accounts(ctx, current)) if current.stored else []
     if not listable and not current.stored:
         raise Configuration("the security page needs an adapter (and JWT session revocation)")
-    linkable = {p.id: p.name for p in settings.oauth_providers.values()}
+    linkable = [
+        {"id": p.id, "name": p.name, "url": ctx.url("link", p.id)}
+        for p in settings.oauth_providers.values()
+    ]
     actions = ("revoke-session", "revoke-other-sessions", "link", "unlink", "delete-user")
-    urls = {action: ctx.url(action) for action in (*actions, "security")}
+    urls: dict[str, str | None] = {action: ctx.url(action) for action in actions}
+    urls["security"], urls["site"] = ctx.url("security"), ctx.origin
     passkey = webauthn_provider(ctx) if current.stored else None
     if passkey is not None:  # "Add a passkey": the provider's options, then its callback
         urls["passkey-options"] = ctx.url("webauthn-options", passkey.id)
         urls["add-passkey"] = ctx.url("callback", passkey.id)
-    page = pages.security_page(
+    two_factor_enabled = None
+    if current.stored:
+        two_factor_enabled = yield from _account_pages(ctx, current, accounts, urls)
+    context = security_context(
         user=current.user,
         sessions=None if sessions is None else [session_json(s) for s in sessions],
         accounts=accounts,
-        linkable=linkable if current.stored else {},
+        linkable=linkable if current.stored else [],
         urls=urls,
         csrf_token=ctx.csrf_token(),
         error=ctx.query.get("error") or None,
-        theme=settings.theme,
-        passkeys=passkey is not None,
+        two_factor_enabled=two_factor_enabled,
     )
-    reply = html_reply(page)
+    reply = ctx.page_reply("security", context)
     reply.headers = (*reply.headers, *NO_CACHE)
     return reply
+
+
+def _account_pages(
+    ctx: Context, current: CurrentSession, accounts: list[dict[str, Any]], urls: dict[str, Any]
+) -> Step[bool | None]:
+    """Add to ``urls`` the account's pages the configuration offers: a new password (for a
+    user who has one) and address with a password provider, two-factor set-up with
+    two-factor authentication; whether the user has a second factor (``None``: not offered)."""
+    password = password_provider_or_none(ctx)
+    if password is not None:
+        if any(a["provider"] == password.id for a in accounts):
+            urls["change-password"] = ctx.url("change-password")
+        urls["change-email"] = ctx.url("change-email")
+    if ctx.settings.two_factor is None:
+        return None
+    urls["two-factor-setup"] = ctx.url("two-factor-setup")
+    record = yield from call_adapter(ctx.settings.adapter, "get_two_factor", current.user_id)
+    return bool(record)

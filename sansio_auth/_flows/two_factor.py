@@ -19,8 +19,8 @@ from .. import _webauthn as ceremony
 from .._context import Context, Reply, json_reply
 from .._flow import Step, call_adapter
 from ..errors import TwoFactorExpired, WebAuthnVerificationError
+from ..http import Page
 from ..oauth.checks import b64url
-from ..pages import two_factor as pages
 from ..two_factor import Pending, enrolled_at, is_locked
 from .accounts import answer, new_code, password_provider, send
 from .factors import LOCKABLE, count_failure, enable, enrol_form, new_codes_page, verify_factor
@@ -47,17 +47,16 @@ def _challenge(ctx: Context, pending: Pending, error: str, *, status: int) -> St
     methods = yield from available(ctx, pending.user_id)
     options = ctx.settings.two_factor
     assert options is not None
-    page = pages.challenge_page(
-        action_url=ctx.url("two-factor"),
-        csrf_token=ctx.csrf_token(),
-        theme=ctx.settings.theme,
-        methods=methods,
-        error=error,
-        trust_device_days=options.trust_device_days,
-        passkey_options_url=f"{ctx.url('two-factor')}?passkey=options",
-    )
+    context = {
+        "action_url": ctx.url("two-factor"),
+        "csrf_token": ctx.csrf_token(),
+        "methods": sorted(methods),
+        "error": error or None,
+        "trust_device_days": options.trust_device_days,
+        "passkey_options_url": f"{ctx.url('two-factor')}?passkey=options",
+    }
     body = {"error": error} if error else {"methods": sorted(methods)}
-    return answer(ctx, page, body, status)
+    return answer(ctx, Page("two-factor", context), body, status)
 
 
 def available(ctx: Context, user_id: str) -> Step[set[str]]:

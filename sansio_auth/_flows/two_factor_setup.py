@@ -16,8 +16,8 @@ from typing import Any
 from .._context import Context, Reply, add_query
 from .._flow import Step, call_adapter
 from ..errors import SessionNotFresh
-from ..pages import two_factor as pages
-from .accounts import answer, notice, sign_in_first, signed_in
+from ..http import Page
+from .accounts import answer, notice, security_url, sign_in_first, signed_in
 from .factors import count_failure, enable, enrol_form, new_codes, new_codes_page, verify_factor
 from .freshness import check_fresh
 from .limits import code_attempt
@@ -64,16 +64,16 @@ def _enrol_page(
 
 def _manage_page(ctx: Context, record: Any, error: str, *, status: int) -> Reply:
     codes_left = len(record.get("recovery_codes") or [])
-    page = pages.manage_page(
-        action_url=ctx.url("two-factor-setup"),
-        replace_url=f"{ctx.url('two-factor-setup')}?action=replace",
-        csrf_token=ctx.csrf_token(),
-        theme=ctx.settings.theme,
-        codes_left=codes_left,
-        error=error,
-    )
+    context = {
+        "action_url": ctx.url("two-factor-setup"),
+        "replace_url": f"{ctx.url('two-factor-setup')}?action=replace",
+        "csrf_token": ctx.csrf_token(),
+        "codes_left": codes_left,
+        "error": error or None,
+        "security_url": security_url(ctx),
+    }
     body = {"error": error} if error else {"enabled": True, "recovery_codes_left": codes_left}
-    return answer(ctx, page, body, status)
+    return answer(ctx, Page("two-factor-manage", context), body, status)
 
 
 def bound_to(current: CurrentSession) -> str:
@@ -116,13 +116,7 @@ def setup(ctx: Context) -> Step[Reply]:
         return new_codes_page(ctx, codes, here)
     yield from call_adapter(ctx.settings.adapter, "delete_two_factor", user_id)
     ctx.out_cookies.delete(ctx.cookie_specs.trusted_device)
-    return notice(
-        ctx,
-        "Two-factor authentication is off",
-        "Signing in needs only your first factor now.",
-        (here, "Set it up again"),
-        {"enabled": False},
-    )
+    return notice(ctx, "two-factor-off", here, {"enabled": False})
 
 
 def _error(ctx: Context, current: CurrentSession, record: Any, error: str) -> Reply:

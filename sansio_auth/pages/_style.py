@@ -3,12 +3,14 @@
 CSS = """
 :root{--brand-color:#346df1;--button-text-color:#fff;--border-radius:.5rem;
 --color-background:#ececec;--color-background-card:#fff;--color-text:#111;
---color-secondary:#666;--color-border:#ddd;--color-error:#b42318;--color-info:#175cd3}
+--color-secondary:#666;--color-border:#ddd;--color-error:#b42318;--color-info:#175cd3;
+--color-disabled:#e4e4e7;--color-disabled-text:#71717a}
 @media (prefers-color-scheme:dark){.theme-auto{--color-background:#161b22;
 --color-background-card:#0d1117;--color-text:#f0f0f0;--color-secondary:#9aa4b2;
---color-border:#30363d}}
+--color-border:#30363d;--color-disabled:#21262d;--color-disabled-text:#7d8590}}
 .theme-dark{--color-background:#161b22;--color-background-card:#0d1117;--color-text:#f0f0f0;
---color-secondary:#9aa4b2;--color-border:#30363d}
+--color-secondary:#9aa4b2;--color-border:#30363d;--color-disabled:#21262d;
+--color-disabled-text:#7d8590}
 *{box-sizing:border-box}
 body{margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;
 background:var(--color-background);color:var(--color-text);
@@ -29,6 +31,8 @@ margin-top:1rem;padding:.65rem 1rem;font:inherit;font-weight:600;cursor:pointer;
 color:var(--button-text-color);background:var(--brand-color);border:1px solid transparent;
 border-radius:var(--border-radius)}
 button:hover{filter:brightness(1.08)}
+button:disabled{cursor:not-allowed;filter:none;color:var(--color-disabled-text);
+background:var(--color-disabled);border-color:var(--color-border)}
 button img{width:1.4rem;height:1.4rem}
 .provider button{color:var(--provider-text,#111);background:var(--provider-bg,#fff);
 border-color:var(--color-border)}

@@ -6,23 +6,42 @@ runs ``navigator.credentials.create``/``get`` and posts the result as Auth.js's 
 ``action`` and ``data`` (the RegistrationResponseJSON / AuthenticationResponseJSON, base64url
 fields) next to the form's ``csrfToken``. A form with ``data-conditional-ui`` also starts a
 conditional (autofill) request when the browser offers one. Errors are shown as one of a few
-fixed sentences, never the browser's or the server's own text. While the browser waits for
+fixed sentences (:data:`MESSAGES`: the error box carries them in the page's language; the
+script knows them in English, for a page of one's own whose box does not), never the
+browser's or the server's own text. While the browser waits for
 the authenticator the form has ``data-webauthn-pending`` (``register``, ``authenticate`` or
 ``conditional``), for styles and tests.
 
 Nothing is ever interpolated into the script: everything it needs is read from the page.
 """
 
-WEBAUTHN_SCRIPT = r"""(() => {
+from __future__ import annotations
+
+import json
+from html import escape
+
+from ..i18n import N_, Translator
+
+MESSAGES = {
+    "unsupported": N_("This browser cannot use passkeys."),
+    "cancelled": N_("The passkey request was cancelled or timed out. Try again."),
+    "exists": N_("This device already holds a passkey for this account."),
+    "address": N_("Passkeys cannot be used at this address."),
+    "unavailable": N_("Passkey sign-in is unavailable right now. Try again later."),
+    "failed": N_("Passkey sign-in failed. Try again."),
+}
+"""What the script may say, by its key; the form's error box holds each as ``data-<key>``."""
+
+
+def error_box(_: Translator) -> str:
+    """A passkey form's hidden error box, with the script's messages in the page's language."""
+    said = "".join(f' data-{key}="{escape(_(text))}"' for key, text in MESSAGES.items())
+    return f'<p class="error" role="alert" data-webauthn-error{said} hidden></p>'
+
+
+_SCRIPT = r"""(() => {
 "use strict";
-const MESSAGES = {
-  unsupported: "This browser cannot use passkeys.",
-  cancelled: "The passkey request was cancelled or timed out. Try again.",
-  exists: "This device already holds a passkey for this account.",
-  address: "Passkeys cannot be used at this address.",
-  unavailable: "Passkey sign-in is unavailable right now. Try again later.",
-  failed: "Passkey sign-in failed. Try again.",
-};
+const MESSAGES = __MESSAGES__;
 class Failure extends Error {}
 
 const toBuffer = (text) => {
@@ -159,7 +178,8 @@ function show(form, error) {
     : error && error.name === "SecurityError" ? "address"
     : error;
   const box = errorBox(form);
-  box.textContent = MESSAGES[key] || MESSAGES.failed;
+  const said = Object.prototype.hasOwnProperty.call(MESSAGES, key) ? key : "failed";
+  box.textContent = box.dataset[said] || MESSAGES[said];
   box.hidden = false;
 }
 const aborted = (error) => error && error.name === "AbortError";
@@ -193,3 +213,6 @@ for (const form of document.querySelectorAll("form[data-webauthn-options]")) {
   if (form.hasAttribute("data-conditional-ui")) conditionalUI(form);
 }
 })();"""
+
+WEBAUTHN_SCRIPT = _SCRIPT.replace("__MESSAGES__", json.dumps(MESSAGES))
+"""The script, with the English :data:`MESSAGES` in it (a constant: nothing of a request)."""

@@ -1,5 +1,5 @@
-"""The built-in two-factor pages (not in Auth.js): the challenge after the first factor, the
-set-up of an authenticator app (QR code), its management, and the recovery codes.
+"""The built-in two-factor pages: the challenge after the first factor, the set-up of an
+authenticator app (QR code), its management, and the recovery codes.
 
 The QR code is an inline SVG drawn by ``segno`` from the ``otpauth://`` URI; the URI and
 the secret are shown as text too, for apps that cannot scan.
@@ -7,43 +7,49 @@ the secret are shown as text too, for apps that cannot scan.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Mapping
 from html import escape
+from typing import Any
 
 import segno
 
 from ..config import Theme
-from . import _hidden, _shell
-from ._webauthn_script import WEBAUTHN_SCRIPT
+from ..i18n import ENGLISH, N_, Translator
+from ._shell import banner, hidden, link_button, shell
+from ._webauthn_script import WEBAUTHN_SCRIPT, error_box
+from .accounts import back_link
 
 MESSAGES = {
-    "invalid_code": "That code is not valid. Check it and try again.",
-    "code_sent": "We emailed you a code. It is valid for a few minutes.",
-    "passkey_failed": "The passkey could not be verified. Try again, or use a code.",
-    "locked": "Too many wrong codes: codes from your app and by email no longer work. "
-    "Use a recovery code or a passkey, then set your app up again.",
-    "MissingCSRF": "The form expired. Please try again.",
+    "invalid_code": N_("That code is not valid. Check it and try again."),
+    "code_sent": N_("We emailed you a code. It is valid for a few minutes."),
+    "passkey_failed": N_("The passkey could not be verified. Try again, or use a code."),
+    "locked": N_(
+        "Too many wrong codes: codes from your app and by email no longer work. "
+        "Use a recovery code or a passkey, then set your app up again."
+    ),
+    "MissingCSRF": N_("The form expired. Please try again."),
 }
+DEFAULT_MESSAGE = N_("Something went wrong. Please try again.")
 
 
-def _banner(code: str) -> str:
+def _banner(code: str, _: Translator) -> str:
     if not code:
         return ""
-    kind = "info" if code == "code_sent" else "error"
-    text = MESSAGES.get(code, "Something went wrong. Please try again.")
-    return f'<p class="{kind}" role="alert">{escape(text)}</p>'
+    return banner(
+        _(MESSAGES.get(code, DEFAULT_MESSAGE)), "info" if code == "code_sent" else "error"
+    )
 
 
-def qr_svg(uri: str) -> str:
+def qr_svg(uri: str, _: Translator = ENGLISH) -> str:
     """The QR code of ``uri`` as inline SVG."""
     return str(
         segno.make(uri, error="m").svg_inline(
-            scale=4, dark="#000", light="#fff", title="QR code to scan"
+            scale=4, dark="#000", light="#fff", title=_("QR code to scan")
         )
     )
 
 
-def _code_input(name: str = "code", label: str = "Code", *, numeric: bool = True) -> str:
+def _code_input(name: str, label: str, *, numeric: bool = True) -> str:
     mode = ' inputmode="numeric" pattern="[0-9 ]*"' if numeric else ""
     return (
         f'<label for="input-{name}">{escape(label)}</label>'
@@ -52,161 +58,135 @@ def _code_input(name: str = "code", label: str = "Code", *, numeric: bool = True
     )
 
 
-def _form(url: str, csrf: str, fields: str, button: str, **hidden: str) -> str:
-    extra = "".join(_hidden(k, v) for k, v in hidden.items())
+def _form(url: str, csrf: str, fields: str, button: str, **extra: str) -> str:
+    more = "".join(hidden(k, v) for k, v in extra.items())
     return (
-        f'<form action="{escape(url)}" method="POST">{_hidden("csrfToken", csrf)}{extra}'
+        f'<form action="{escape(url)}" method="POST">{hidden("csrfToken", csrf)}{more}'
         f'{fields}<button type="submit">{escape(button)}</button></form>'
     )
 
 
-def _trust_box(days: int) -> str:
+def _trust_box(days: int, _: Translator) -> str:
     if days <= 0:
         return ""
+    text = _.plural("Trust this device for {n} day", "Trust this device for {n} days", days)
     return (
         '<label class="check"><input type="checkbox" name="trust_device" value="1"> '
-        f"Trust this device for {days} days</label>"
+        f"{escape(text)}</label>"
     )
 
 
-def challenge_page(
-    *,
-    action_url: str,
-    csrf_token: str,
-    theme: Theme,
-    methods: Collection[str],
-    error: str = "",
-    trust_device_days: int = 0,
-    passkey_options_url: str | None = None,
-) -> str:
-    """Ask for the second factor by each method the user has: ``totp``, ``recovery``,
-    ``passkey``, ``email``."""
-    trust = _trust_box(trust_device_days)
+def challenge_page(context: Mapping[str, Any], theme: Theme, _: Translator) -> str:
+    """Ask for the second factor by each method the user has (``methods``: ``totp``,
+    ``recovery``, ``passkey``, ``email``)."""
+    url, csrf, methods = context["action_url"], context["csrf_token"], context["methods"]
+    trust = _trust_box(context["trust_device_days"], _)
+    verify = _("Verify")
     blocks = []
     if "totp" in methods:
         blocks.append(
-            "<p>Enter the code from your authenticator app.</p>"
-            + _form(action_url, csrf_token, _code_input() + trust, "Verify", method="totp")
+            f"<p>{escape(_('Enter the code from your authenticator app.'))}</p>"
+            + _form(url, csrf, _code_input("code", _("Code")) + trust, verify, method="totp")
         )
-    if "passkey" in methods and passkey_options_url:
+    if "passkey" in methods and context["passkey_options_url"]:
         blocks.append(
-            f'<form id="two-factor-passkey" action="{escape(action_url)}" method="POST" '
-            f'data-webauthn-options="{escape(passkey_options_url)}">'
-            f"{_hidden('csrfToken', csrf_token)}{_hidden('method', 'passkey')}{trust}"
-            '<p class="error" role="alert" data-webauthn-error hidden></p>'
-            '<button type="submit" name="action" value="authenticate">Use a passkey</button>'
-            "</form>"
+            f'<form id="two-factor-passkey" action="{escape(url)}" method="POST" '
+            f'data-webauthn-options="{escape(context["passkey_options_url"])}">'
+            f"{hidden('csrfToken', csrf)}{hidden('method', 'passkey')}{trust}{error_box(_)}"
+            '<button type="submit" name="action" value="authenticate">'
+            f"{escape(_('Use a passkey'))}</button></form>"
         )
     if "email" in methods:
         blocks.append(
-            _form(action_url, csrf_token, "", "Email me a code", method="send-email")
-            + _form(
-                action_url,
-                csrf_token,
-                _code_input("email_code", "Emailed code"),
-                "Verify",
-                method="email",
-            )
+            _form(url, csrf, "", _("Email me a code"), method="send-email")
+            + _form(url, csrf, _code_input("email_code", _("Emailed code")), verify, method="email")
         )
     if "recovery" in methods:
+        field = _code_input("recovery_code", _("Recovery code"), numeric=False)
         blocks.append(
-            "<details><summary>Use a recovery code</summary>"
-            + _form(
-                action_url,
-                csrf_token,
-                _code_input("recovery_code", "Recovery code", numeric=False),
-                "Use recovery code",
-                method="recovery",
-            )
+            f"<details><summary>{escape(_('Use a recovery code'))}</summary>"
+            + _form(url, csrf, field, _("Use recovery code"), method="recovery")
             + "</details>"
         )
     script = f"<script>{WEBAUTHN_SCRIPT}</script>" if "passkey" in methods else ""
-    body = "<h1>Two-factor authentication</h1>" + _banner(error) + "<hr>".join(blocks)
-    return _shell("Two-factor authentication", body, theme, script)
+    title = _("Two-factor authentication")
+    body = f"<h1>{escape(title)}</h1>" + _banner(context["error"], _) + "<hr>".join(blocks)
+    return shell(title, body, theme, _, script)
 
 
-def enrol_page(
-    *,
-    action_url: str,
-    csrf_token: str,
-    theme: Theme,
-    uri: str,
-    secret: str,
-    error: str = "",
-    required: bool = False,
-    ask_current: bool = False,
-    **hidden: str,
-) -> str:
+def enrol_page(context: Mapping[str, Any], theme: Theme, _: Translator) -> str:
     """Set up an authenticator app: the QR code, the secret, and a first code to confirm
-    (``ask_current``: it replaces one, whose code, or a recovery code, is asked too)."""
-    intro = (
-        "<p>This site requires two-factor authentication. Set it up to finish signing in.</p>"
-        if required
-        else ""
-    )
-    current = (
-        _code_input("current_code", "Code from your current app, or a recovery code", numeric=False)
-        if ask_current
-        else ""
-    )
+    (``ask_current``: it replaces one, whose code, or a recovery code, is asked too);
+    ``fields`` are the form's hidden fields."""
+    uri = context["uri"]
+    intro = ""
+    if context["required"]:
+        text = _("This site requires two-factor authentication. Set it up to finish signing in.")
+        intro = f"<p>{escape(text)}</p>"
+    current = ""
+    if context["ask_current"]:
+        label = _("Code from your current app, or a recovery code")
+        current = _code_input("current_code", label, numeric=False)
+    title = _("Set up two-factor authentication")
+    scan = _("Scan this QR code with your authenticator app, then enter the code it shows.")
     body = (
-        "<h1>Set up two-factor authentication</h1>"
+        f"<h1>{escape(title)}</h1>"
         + intro
-        + _banner(error)
-        + "<p>Scan this QR code with your authenticator app, then enter the code it shows.</p>"
-        + f'<div class="qr">{qr_svg(uri)}</div>'
-        + f"<p>Or enter this key: <code data-totp-secret>{escape(secret)}</code></p>"
+        + _banner(context["error"], _)
+        + f"<p>{escape(scan)}</p>"
+        + f'<div class="qr">{qr_svg(uri, _)}</div>'
+        + f"<p>{escape(_('Or enter this key:'))} "
+        + f"<code data-totp-secret>{escape(context['secret'])}</code></p>"
         + f'<p class="uri"><a href="{escape(uri)}" data-totp-uri>'
-        + "Open in an app on this device</a></p>"
+        + f"{escape(_('Open in an app on this device'))}</a></p>"
         + _form(
-            action_url,
-            csrf_token,
-            _code_input("code", "Code from the new app") + current,
-            "Replace" if ask_current else "Turn on",
-            **hidden,
+            context["action_url"],
+            context["csrf_token"],
+            _code_input("code", _("Code from the new app")) + current,
+            _("Replace") if context["ask_current"] else _("Turn on"),
+            **context["fields"],
         )
+        + back_link(context["security_url"], _)
     )
-    return _shell("Set up two-factor authentication", body, theme)
+    return shell(title, body, theme, _)
 
 
-def manage_page(
-    *,
-    action_url: str,
-    replace_url: str,
-    csrf_token: str,
-    theme: Theme,
-    codes_left: int,
-    error: str = "",
-) -> str:
+def manage_page(context: Mapping[str, Any], theme: Theme, _: Translator) -> str:
     """Two-factor is on: new recovery codes, turning it off (each needs a code), or replacing
     the authenticator app (at ``replace_url``)."""
-    code = _code_input("code", "Code from your app, or a recovery code", numeric=False)
+    url, csrf = context["action_url"], context["csrf_token"]
+    code = _code_input("code", _("Code from your app, or a recovery code"), numeric=False)
+    left = _("Recovery codes left:")
     body = (
-        "<h1>Two-factor authentication is on</h1>"
-        + _banner(error)
-        + f"<p>Recovery codes left: <strong data-codes-left>{codes_left}</strong></p>"
-        + _form(action_url, csrf_token, code, "Make new recovery codes", action="regenerate")
+        f"<h1>{escape(_('Two-factor authentication is on'))}</h1>"
+        + _banner(context["error"], _)
+        + f"<p>{escape(left)} <strong data-codes-left>{int(context['codes_left'])}</strong></p>"
+        + _form(url, csrf, code, _("Make new recovery codes"), action="regenerate")
         + "<hr>"
         + _form(
-            action_url,
-            csrf_token,
+            url,
+            csrf,
             code.replace("input-code", "input-off-code"),
-            "Turn off two-factor authentication",
+            _("Turn off two-factor authentication"),
             action="disable",
         )
-        + f'<hr><p><a href="{escape(replace_url)}">Replace your authenticator app</a></p>'
+        + f'<hr><p><a href="{escape(context["replace_url"])}">'
+        + f"{escape(_('Replace your authenticator app'))}</a></p>"
+        + back_link(context["security_url"], _)
     )
-    return _shell("Two-factor authentication", body, theme)
+    return shell(_("Two-factor authentication"), body, theme, _)
 
 
-def recovery_codes_page(*, codes: Sequence[str], continue_url: str, theme: Theme) -> str:
+def recovery_codes_page(context: Mapping[str, Any], theme: Theme, _: Translator) -> str:
     """The new recovery codes, shown once."""
-    items = "".join(f"<li><code>{escape(c)}</code></li>" for c in codes)
-    body = (
-        "<h1>Your recovery codes</h1>"
-        "<p>Keep them somewhere safe. Each works once, when you cannot use your app. "
-        "They will not be shown again.</p>"
-        f'<ul class="codes" data-recovery-codes>{items}</ul>'
-        f'<a class="button" href="{escape(continue_url)}">Continue</a>'
+    items = "".join(f"<li><code>{escape(c)}</code></li>" for c in context["codes"])
+    keep = _(
+        "Keep them somewhere safe. Each works once, when you cannot use your app. "
+        "They will not be shown again."
     )
-    return _shell("Recovery codes", body, theme)
+    body = (
+        f"<h1>{escape(_('Your recovery codes'))}</h1><p>{escape(keep)}</p>"
+        f'<ul class="codes" data-recovery-codes>{items}</ul>'
+        f"{link_button(context['continue_url'], _('Continue'))}"
+    )
+    return shell(_("Recovery codes"), body, theme, _)

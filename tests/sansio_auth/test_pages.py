@@ -7,6 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sansio_auth import Theme, pages
+from sansio_auth.http import Page as PageRecord
+from sansio_auth.i18n import ENGLISH
 from sansio_auth.pages import WEBAUTHN_SCRIPT
 from sansio_auth.providers import Credentials, Provider, ProviderStyle
 from tests.sansio_auth.driver import ANN, ORIGIN, AuthPair, query_of, users
@@ -86,6 +88,15 @@ def assert_well_formed(html: str) -> Page:
     return page
 
 
+def sign_in_html(theme: Theme | None = None, **options) -> str:
+    """The sign-in page of ``options`` (as :func:`pages.sign_in_context` takes them)."""
+    return pages.sign_in_page(pages.sign_in_context(**options), theme or Theme(), ENGLISH)
+
+
+def html_of(name: str, theme: Theme | None = None, **context) -> str:
+    return pages.render(PageRecord(name, context), theme or Theme(), ENGLISH)
+
+
 def credentials_pair(**options):
     fields = {"username": {"label": "User name"}, "password": {"type": "password"}}
     provider = Credentials(authorize=users(ANN), credentials=fields)
@@ -129,13 +140,12 @@ def test_credentials_inputs_keep_only_harmless_attributes():
             }
         },
     )
-    html = pages.sign_in_page(
+    html = sign_in_html(
         providers=[provider],
         signin_urls={provider.id: f"{ORIGIN}/auth/signin/credentials"},
         callback_urls={provider.id: f"{ORIGIN}/auth/callback/credentials"},
         csrf_token="t",
         callback_url=None,
-        theme=Theme(),
     )
     [_, field] = assert_well_formed(html).all("input")
     assert field == {
@@ -192,13 +202,12 @@ def test_oauth_buttons():
         type="oauth",
         style=ProviderStyle(logo="https://acme.example/logo.svg", bg="#000", text="#fff"),
     )
-    html = pages.sign_in_page(
+    html = sign_in_html(
         providers=[provider],
         signin_urls={"acme": f"{ORIGIN}/auth/signin/acme"},
         callback_urls={"acme": f"{ORIGIN}/auth/callback/acme"},
         csrf_token="t",
         callback_url=f"{ORIGIN}/next",
-        theme=Theme(),
     )
     page = assert_well_formed(html)
     [form] = page.all("form")
@@ -331,7 +340,7 @@ url_ish = st.one_of(any_text, st.sampled_from(["/logo.png", "https://x.example/l
 )
 def test_credentials_values_never_break_out(name, fields, theme, error):
     provider = Credentials(name=name or "C", authorize=users(ANN), credentials=fields)
-    html = pages.sign_in_page(
+    html = sign_in_html(
         providers=[provider],
         signin_urls={provider.id: f"{ORIGIN}/auth/signin/credentials"},
         callback_urls={provider.id: f"{ORIGIN}/auth/callback/credentials"},
@@ -355,13 +364,12 @@ def test_credentials_values_never_break_out(name, fields, theme, error):
 )
 def test_oauth_values_never_break_out(name, style, callback_url):
     provider = Provider(id="p", name=name, type="oidc", style=style)
-    html = pages.sign_in_page(
+    html = sign_in_html(
         providers=[provider],
         signin_urls={"p": f"{ORIGIN}/auth/signin/p"},
         callback_urls={"p": f"{ORIGIN}/auth/callback/p"},
         csrf_token="t",
         callback_url=callback_url,
-        theme=Theme(),
     )
     page = assert_well_formed(html)
     assert page.text_of("span") == ([f"Sign in with {name}"])
@@ -373,10 +381,10 @@ def test_oauth_values_never_break_out(name, style, callback_url):
                        button_text=css_ish), origin_host=any_text)  # fmt: skip
 def test_other_pages_never_break_out(theme, origin_host):
     origin = f"http://{origin_host}"
-    assert_well_formed(pages.sign_out_page(action_url=origin, csrf_token="t", theme=theme))
-    assert_well_formed(pages.verify_request_page(origin=origin, theme=theme))
+    assert_well_formed(html_of("signout", theme, action_url=origin, csrf_token="t"))
+    assert_well_formed(html_of("verify-request", theme, kind=None, site_url=origin))
     for error in ("AccessDenied", "Configuration", None):
-        _, html = pages.error_page(
-            error=error, origin=origin, signin_url=origin + "/signin", theme=theme
+        html = html_of(
+            "error", theme, error=error, site_url=origin, signin_url=origin + "/signin", hint=None
         )
         assert_well_formed(html)

@@ -6,11 +6,12 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sansio_auth import Theme, pages
+from sansio_auth import pages
 from sansio_auth.pages import WEBAUTHN_SCRIPT
+from sansio_auth.pages._webauthn_script import MESSAGES as WEBAUTHN_MESSAGES
 from sansio_auth.providers import Credentials, Passkey, Provider, WebAuthnProvider
 from tests.sansio_auth.driver import ANN, ORIGIN, users
-from tests.sansio_auth.test_pages import Page, any_text, assert_well_formed
+from tests.sansio_auth.test_pages import Page, any_text, assert_well_formed, html_of, sign_in_html
 
 
 def passkey(**options: Any) -> WebAuthnProvider:
@@ -18,13 +19,12 @@ def passkey(**options: Any) -> WebAuthnProvider:
 
 
 def render(*providers: Provider, **options: Any) -> str:
-    return pages.sign_in_page(
+    return sign_in_html(
         providers=providers,
         signin_urls={p.id: f"{ORIGIN}/auth/signin/{p.id}" for p in providers},
         callback_urls={p.id: f"{ORIGIN}/auth/callback/{p.id}" for p in providers},
         csrf_token="t",
         callback_url=None,
-        theme=Theme(),
         webauthn_options_urls={
             p.id: f"{ORIGIN}/auth/webauthn-options/{p.id}"
             for p in providers
@@ -65,7 +65,13 @@ def test_the_passkey_form_is_auth_js_s_with_the_options_url():
         "value": "register",
     }
     [box] = [p for p in page.all("p") if "data-webauthn-error" in p]
-    assert box == {"class": "error", "role": "alert", "data-webauthn-error": None, "hidden": None}
+    assert box == {
+        "class": "error",
+        "role": "alert",
+        "data-webauthn-error": None,
+        **{f"data-{key}": text for key, text in WEBAUTHN_MESSAGES.items()},
+        "hidden": None,
+    }
     assert html.count("<script>") == 1
     assert html.endswith(f"<script>{WEBAUTHN_SCRIPT}</script></body></html>")
     assert " src=" not in html  # nothing fetched from elsewhere: the page works offline
@@ -91,13 +97,12 @@ def test_one_script_for_two_passkey_providers_after_the_other_forms():
 
 def test_without_options_urls_no_passkey_form():
     provider = passkey()
-    html = pages.sign_in_page(
+    html = sign_in_html(
         providers=[provider],
         signin_urls={},
         callback_urls={provider.id: f"{ORIGIN}/auth/callback/passkey"},
         csrf_token="t",
         callback_url=None,
-        theme=Theme(),
     )
     assert Page(html).all("form") == []
     assert "<script" not in html
@@ -122,14 +127,15 @@ def test_the_script_reads_everything_from_the_page():
 
 
 def test_webauthn_verification_error_page_links_back_to_sign_in():
-    status, html = pages.error_page(
+    html = html_of(
+        "error",
         error="WebAuthnVerificationError",
-        origin=ORIGIN,
+        site_url=ORIGIN,
         signin_url=f"{ORIGIN}/auth/signin",
-        theme=Theme(),
+        hint=None,
     )
     page = assert_well_formed(html)
-    assert status == 200
+    assert pages.error_status("WebAuthnVerificationError") == 200
     assert page.text_of("h1") == ["Unable to sign in"]
     assert page.all("a") == [{"class": "button", "href": f"{ORIGIN}/auth/signin"}]
 

@@ -55,7 +55,7 @@ class FullAdapter:
 
 
 def test_every_option_of_the_spec_exists_in_snake_case():
-    beyond_authjs = {"deadlines", "rate_limits"}
+    beyond_authjs = {"deadlines", "rate_limits", "languages", "translations"}
     assert {f.name for f in dataclasses.fields(AuthConfig)} - beyond_authjs == {
         "providers",
         "adapter",

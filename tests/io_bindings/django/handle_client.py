@@ -56,13 +56,19 @@ def asgi_app(django_app: ASGIHandler) -> ASGIApp:
 
 @contextmanager
 def handle_client(
-    handle: Handle, mode: str, urlconf: str, *, after: Sequence[str] = (), **settings: Any
+    handle: Handle,
+    mode: str,
+    urlconf: str,
+    *,
+    after: Sequence[str] = (),
+    before: Sequence[str] = (),
+    **settings: Any,
 ) -> Iterator[httpx.Client]:
     """A client of Django's ``mode`` handler (``wsgi``/``asgi``) serving the URLs of module
-    ``urlconf`` behind ``handle``, then the middleware at the dotted paths ``after``, with
-    more Django ``settings`` overridden."""
+    ``urlconf`` behind the middleware at the dotted paths ``before``, ``handle``, then
+    those ``after``, with more Django ``settings`` overridden."""
     hook.handle = handle
-    middleware = [f"{__name__}.hook", *after]
+    middleware = [*before, f"{__name__}.hook", *after]
     with override_settings(
         ROOT_URLCONF=urlconf, MIDDLEWARE=middleware, ALLOWED_HOSTS=["*"], **settings
     ):
