@@ -29,7 +29,7 @@ from ..translate import (
     too_large,
 )
 from . import _bridge
-from ._translate import add_cookies, django_response, engine_request, raw_path
+from ._translate import add_cookies, django_response, engine_request, raw_path, with_template
 
 GetResponse: TypeAlias = Callable[[HttpRequest], Any]
 """Django's ``get_response``: sync (returns the response) or async (a coroutine of it)."""
@@ -207,7 +207,8 @@ class Handle(Hook):
             if (body := self._body(request)) is None:
                 return django_response(BODY_TOO_LARGE)
             make = functools.partial(engine_request, request, body)
-            return django_response((yield lambda: runtime.serve(make, request.path)))
+            served = yield lambda: runtime.serve(make, request.path)
+            return django_response(with_template(request, served))
         request.auth = auth = RequestAuth(request, runtime)  # type: ignore[attr-defined]
         response = yield NEXT
         add_cookies(response, auth.state.take_cookies())

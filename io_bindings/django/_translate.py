@@ -11,10 +11,13 @@ from http.cookies import Morsel
 from typing import Any
 from urllib.parse import urlencode
 
+import msgspec
 from django.core.exceptions import SuspiciousOperation
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.http.multipartparser import MultiPartParserError
+from django.template import TemplateDoesNotExist
+from django.template.loader import get_template
 from django.utils.translation import get_language
 
 from sansio_auth import Cookie, Request, Response
@@ -95,6 +98,27 @@ def add_cookies(response: HttpResponseBase, cookies: Iterable[Cookie]) -> None:
         if key in response.cookies:
             key = f"sansio-auth:{len(response.cookies)}:{cookie.name}"
         dict.__setitem__(response.cookies, key, _RawCookie(cookie))
+
+
+TEMPLATE_DIRECTORY = "sansio_auth"
+"""Where a project's own templates of the built-in pages go: ``sansio_auth/<page name>.html``
+(``sansio_auth/signin.html``, ...), as django-allauth's ``account/login.html``."""
+
+
+def with_template(request: HttpRequest, response: Response) -> Response:
+    """``response`` with its built-in page drawn by the project's template of that page
+    (``sansio_auth/<name>.html``, found by Django's template loaders), when there is one: the
+    page's context, ``page`` (its name) and the request's context processors; status,
+    headers and cookies stay the engine's."""
+    page = response.page
+    if page is None:
+        return response
+    try:
+        template = get_template(f"{TEMPLATE_DIRECTORY}/{page.name}.html")
+    except TemplateDoesNotExist:
+        return response
+    body = template.render({**page.context, "page": page.name}, request)
+    return msgspec.structs.replace(response, body=body.encode())
 
 
 def django_response(response: Response) -> HttpResponse:
