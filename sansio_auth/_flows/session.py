@@ -122,7 +122,8 @@ def _read_without_actions(
         except ValueError:
             origin = ""
     spec = request_cookies(settings, request, origin or "").session_token
-    value, present = read_chunked(parse_cookie_header(request.headers.get("cookie")), spec.name)
+    sent = parse_cookie_header(request.headers.get("cookie"), only=spec.name)
+    value, present = read_chunked(sent, spec.name)
     if value is None:
         return None, None, tuple(spec.delete(n) for n in unread_chunks(spec.name, present))
     if not plain_jwt:
