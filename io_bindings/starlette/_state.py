@@ -71,8 +71,7 @@ class RequestState(AuthState):
         # only the garbage collector frees (each request's objects would wait for it). A
         # copy of the scope as it is now (its values shared) serves to make the request.
         view = dict(scope)
-        self.runtime = runtime
-        self._make_request = lambda: request_from_scope(view, b"")
+        super().__init__(runtime, lambda: request_from_scope(view, b""))
 
     def answer(self, result: ActionResult) -> str:
         """The URL an action answered; raises what the endpoint answers instead: a refusal
