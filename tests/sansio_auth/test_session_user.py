@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sansio_auth import Request
-from sansio_auth.actions import SessionResult
+from sansio_auth.actions import AuthorizedResult, SessionResult
 from sansio_auth.providers import Credentials
 from tests.sansio_auth.adapter_faults import FaultyAdapter, seed_session, seed_user
 from tests.sansio_auth.driver import ANN, ORIGIN, START, AuthPair, users
@@ -56,6 +56,19 @@ def test_a_jwt_session_is_its_subs() -> None:
     updated = pair.performer.run(pair.engine.update_session(request(cookie), {"x": 1}))
     assert isinstance(updated, SessionResult)
     assert updated.user_id == ANN["id"]
+
+
+def test_the_authorized_callbacks_read_names_the_user_too() -> None:
+    """The session the ``authorized`` callback was given is the request's: whose it is, too
+    (the middleware keeps it for ``current_user``)."""
+    db = FaultyAdapter()
+    pair = AuthPair.build(adapter=db, callbacks={"authorized": lambda auth: True})
+    seed_user(db.store, "u1", "ada@example.com", name="Ada")
+    seed_session(db.store, "tok", "u1", START + 3600)
+    for cookie, owner in ((f"{SESSION}=tok", "u1"), (f"{SESSION}=gone", None), (None, None)):
+        result = pair.performer.run(pair.engine.authorized(request(cookie), None))
+        assert isinstance(result, AuthorizedResult)
+        assert (result.read, result.user_id) == (True, owner)
 
 
 def test_no_session_no_user() -> None:

@@ -38,11 +38,13 @@ def user_app(result: HostAuthResult) -> FastAPI:
     return app
 
 
-def store_config(adapter: Any, strategy: str) -> AuthConfig:
+def store_config(adapter: Any, strategy: str, authorized: bool = False) -> AuthConfig:
+    """``authorized``: the middleware reads the session for the callback first."""
     return AuthConfig(
         adapter=adapter,
         providers=[Password(send_email=lambda **_: None)],
         session={"strategy": strategy},
+        callbacks={"authorized": lambda auth: True} if authorized else {},
     )
 
 
@@ -54,16 +56,17 @@ async def sign_in(http: httpx.AsyncClient) -> None:
     assert "error" not in answer.headers["location"]
 
 
+@pytest.mark.parametrize("authorized", [False, True])
 @pytest.mark.parametrize("strategy", ["jwt", "database"])
 @pytest.mark.parametrize("store", ["sqlalchemy", "sqlite"])
 async def test_the_user_of_the_session_as_the_store_keeps_it(
-    tmp_path: Path, store: str, strategy: str
+    tmp_path: Path, store: str, strategy: str, authorized: bool
 ) -> None:
     if store == "sqlalchemy":
         adapter: Any = SQLAlchemyAdapter(f"sqlite:///{tmp_path}/auth.db", create_tables=True)
     else:
         adapter = SQLiteAdapter(str(tmp_path / "auth.db"))
-    result = host(store_config(adapter, strategy))
+    result = host(store_config(adapter, strategy, authorized))
     runtime = await result.auth.runtime()
     created = await runtime.create_password_user(EMAIL, PASSWORD, verified=True)
     try:
