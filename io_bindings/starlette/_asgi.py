@@ -69,12 +69,13 @@ class HostAuthMiddleware:
             state = await self.current.state_for(StarletteRequest(scope, receive))
         token = self.current.var.set(state)
         runtime = state.runtime
-        send = _adding_cookies(send, state)
+        send = _sending(send, state, self.current, scope)
         try:
             answer = None
-            if runtime.engine.serves(path := asgi_raw_path(scope)):
-                send = _noticing_a_miss(send, state, self.current, path)
-            elif runtime.settings.callbacks.authorized is not None:  # else: allowed, unread
+            # without the callback, every request is allowed, its session unread
+            if runtime.settings.callbacks.authorized is not None and not runtime.engine.serves(
+                asgi_raw_path(scope)
+            ):
                 answer = await self.authorize(state, StarletteRequest(scope, receive))
             try:
                 await (self.app if answer is None else answer)(scope, receive, send)
@@ -103,39 +104,34 @@ class HostAuthMiddleware:
         return None
 
 
-def _noticing_a_miss(send: Send, state: RequestState, current: StateVar, path: str) -> Send:
-    """``send`` that logs (once) a 404 for a path under ``base_path`` the ``handlers`` never
-    saw: they are not mounted at ``base_path``."""
-
-    async def send_noticing(message: Message) -> None:
-        start = message["type"] == "http.response.start"
-        if start and message["status"] == 404 and not state.served:
-            base_path = state.runtime.settings.base_path
-            current.warn_once(
-                f"unserved {base_path}",
-                f"[auth][warn] {path} is under base_path {base_path}, but the auth handlers "
-                "never saw it (the app answered 404): mount them there, "
-                f'app.mount("{base_path}", handlers) (Starlette: Mount("{base_path}", '
-                "app=handlers)), or set base_path to where they are mounted.",
-            )
-        await send(message)
-
-    return send_noticing
-
-
-def _adding_cookies(send: Send, state: RequestState) -> Send:
-    """``send`` that adds the request's pending cookies to the response's headers."""
+def _sending(send: Send, state: RequestState, current: StateVar, scope: Scope) -> Send:
+    """``send`` that adds the request's pending cookies to the response's headers, and logs
+    (once) a 404 for a path under ``base_path`` that the ``handlers`` never saw: they are not
+    mounted at ``base_path``."""
 
     # not a coroutine: it hands back send's own awaitable, sparing each message a frame
     def send_with_cookies(message: Message) -> Awaitable[None]:
-        if state.cookies and message["type"] == "http.response.start":
-            message = {
-                **message,
-                "headers": [*message.get("headers", ()), *state.set_cookie_headers()],
-            }
+        if message["type"] == "http.response.start":
+            if state.cookies:
+                headers = [*message.get("headers", ()), *state.set_cookie_headers()]
+                message = {**message, "headers": headers}
+            if message["status"] == 404 and not state.served:
+                _notice_a_miss(state, current, asgi_raw_path(scope))
         return send(message)
 
     return send_with_cookies
+
+
+def _notice_a_miss(state: RequestState, current: StateVar, path: str) -> None:
+    base_path = state.runtime.settings.base_path
+    if state.runtime.engine.serves(path):
+        current.warn_once(
+            f"unserved {base_path}",
+            f"[auth][warn] {path} is under base_path {base_path}, but the auth handlers "
+            "never saw it (the app answered 404): mount them there, "
+            f'app.mount("{base_path}", handlers) (Starlette: Mount("{base_path}", '
+            "app=handlers)), or set base_path to where they are mounted.",
+        )
 
 
 class Handlers:
