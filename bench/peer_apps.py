@@ -6,7 +6,8 @@ dependency that gives the session or raises). Each signs in as it is meant to:
 * ``ours``: :func:`io_bindings.starlette.HostAuth` mounted at ``/api/auth``, a credentials
   provider (``POST /api/auth/callback/credentials``), JWT sessions; with ``BENCH_SQLITE``
   (a file), database sessions in SQLite through our adapter (seeded, as a sign-in stores
-  them: credentials cannot start a database session);
+  them: credentials cannot start a database session); with ``BENCH_MIDDLEWARE=1``, behind
+  ``HostAuth``'s middleware too (as the docs set an app up);
 * ``recipe``: Starlette's ``SessionMiddleware`` with Authlib's OpenID Connect client against
   the local OP (``BENCH_OP_ISSUER``, ``BENCH_OP_CLIENT_ID``, ``BENCH_OP_CLIENT_SECRET``):
   ``GET /login``, the OP's pages, ``GET /auth/callback/op`` keeps the userinfo in the
@@ -46,9 +47,10 @@ PASSWORD = "bench-password"
 PROTECTED = "/me"
 
 
-def missing_peers() -> str | None:
-    """Why the peers cannot be measured (``pip install -e '.[bench]'``), or ``None``."""
-    missing = [name for name in PEER_MODULES if importlib.util.find_spec(name) is None]
+def missing_peers(modules: tuple[str, ...] = PEER_MODULES) -> str | None:
+    """Why the peers (those that need ``modules``) cannot be measured (``pip install -e
+    '.[bench]'``), or ``None``."""
+    missing = [name for name in modules if importlib.util.find_spec(name) is None]
     if not missing:
         return None
     return f"not installed: {', '.join(missing)} (the bench extra: pip install -e '.[bench]')"
@@ -66,7 +68,8 @@ def authorize_bench_user(credentials: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def create_ours() -> FastAPI:
-    """FastAPI + ``HostAuth``: ``Depends(auth_result.require_session)``."""
+    """FastAPI + ``HostAuth``: ``Depends(auth_result.require_session)`` (and, with
+    ``BENCH_MIDDLEWARE=1``, the middleware)."""
     from io_bindings.starlette import HostAuth
 
     if path := os.environ.get("BENCH_SQLITE"):
@@ -83,6 +86,8 @@ def create_ours() -> FastAPI:
     auth_result = HostAuth(config, env={})
     app = FastAPI()
     app.mount("/api/auth", auth_result.handlers)
+    if os.environ.get("BENCH_MIDDLEWARE") == "1":
+        app.add_middleware(auth_result.middleware)
 
     @app.get(PROTECTED)
     async def me(session: Annotated[dict[str, Any], Depends(auth_result.require_session)]) -> Any:

@@ -11,8 +11,9 @@ timed. The cookie sent is everything the browser holds after that sign-in.
 
 from __future__ import annotations
 
+import argparse
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,15 +26,16 @@ from io_bindings.db.sqlite import SQLiteAdapter
 
 from .app import USER
 from .database import SESSION_COOKIE_HEADER, seed_once
-from .goals import Goal, ratio
+from .goals import Goal, goals_table, ratio
 from .load import Target, alternating, described
-from .peer_apps import PASSWORD, PROTECTED
+from .peer_apps import PASSWORD, PROTECTED, missing_peers
 from .plan import Plan
-from .report import Figure
+from .report import Figure, table
 from .servers import running, uvicorn
 
 STACK = "httptools + uvloop"
 OURS = "ours: FastAPI + HostAuth, require_session (JWT)"
+OURS_MIDDLEWARE = "ours: FastAPI + HostAuth, middleware + require_session (JWT)"
 OURS_DB = "ours: FastAPI + HostAuth, require_session (database sessions, SQLite)"
 RECIPE = "Starlette SessionMiddleware + Authlib (OIDC sign-in)"
 PYJWT = "hand-written PyJWT HS256 cookie"
@@ -127,6 +129,8 @@ def _contenders() -> Iterator[tuple[dict[str, Contender], dict[str, int]]]:
         jwe = "authjs.session-token"
         contenders = {
             OURS: Contender("bench.peer_apps:create_ours", jwe, _credentials),
+            OURS_MIDDLEWARE: Contender("bench.peer_apps:create_ours", jwe, _credentials,
+                                       (("BENCH_MIDDLEWARE", "1"),)),
             OURS_DB: Contender("bench.peer_apps:create_ours", jwe, _seeded,
                                (("BENCH_SQLITE", ours_db),)),
             RECIPE: Contender("bench.peer_apps:create_recipe", "session", _through_op(op),
@@ -154,10 +158,14 @@ def section(plan: Plan) -> str:
 
 
 @contextmanager
-def signed_in_targets() -> Iterator[dict[str, Target]]:
-    """Every contender's server running, signed in and checked (401 signed out and
-    tampered, 200 signed in): the target to load, by row."""
-    with _contenders() as (contenders, ports):
+def signed_in_targets(rows: Collection[str] | None = None) -> Iterator[dict[str, Target]]:
+    """Every contender's server (of ``rows``, default all) running, signed in and checked
+    (401 signed out and tampered, 200 signed in): the target to load, by row."""
+    with _contenders() as (everyone, ports):
+        chosen = set(everyone if rows is None else rows)
+        if chosen & {DECRYPT, BARE}:  # they read ours's cookie: ours signs in
+            chosen.add(OURS)
+        contenders = {name: c for name, c in everyone.items() if name in chosen}
         servers = {
             name: uvicorn(c.factory, STACK, env=dict(c.env), port=ports.get(name))
             for name, c in contenders.items()
@@ -166,7 +174,6 @@ def signed_in_targets() -> Iterator[dict[str, Target]]:
             targets = {}
             for name, contender in contenders.items():
                 url = urls[name]
-                # the ceiling and the floor read ours's cookie: sign in there
                 signed_in_at = urls[OURS] if name in (DECRYPT, BARE) else url
                 with httpx.Client(timeout=30) as http:
                     contender.sign_in(http, signed_in_at)
@@ -175,17 +182,60 @@ def signed_in_targets() -> Iterator[dict[str, Target]]:
             yield targets
 
 
-def peer_figures(plan: Plan) -> tuple[list[Figure], list[Goal]]:
-    """Every contender signed in, checked, then measured in alternating rounds."""
-    with signed_in_targets() as targets:
+def peer_figures(
+    plan: Plan, rows: Collection[str] | None = None
+) -> tuple[list[Figure], list[Goal]]:
+    """Every contender (of ``rows``) signed in, checked, then measured in alternating rounds."""
+    with signed_in_targets(rows) as targets:
         rates = alternating(targets, plan.seconds, plan.rounds, warm_up=plan.warm_up)
     best = {name: max(rounds) for name, rounds in rates.items()}
     title = section(plan)
     figures = [Figure.best(title, name, "per second", rates[name], best[OURS]) for name in targets]
     goals = [
+        Goal("FastAPI + HostAuth (middleware) ÷ SessionMiddleware + Authlib",
+             ratio(best, OURS_MIDDLEWARE, RECIPE), 1.0),
         Goal("FastAPI + HostAuth ÷ SessionMiddleware + Authlib", ratio(best, OURS, RECIPE), 1.3),
         Goal("FastAPI + HostAuth ÷ fastapi-users (JWT)", ratio(best, OURS, FU_JWT), 5),
         Goal("database sessions (SQLite) ÷ fastapi-users (database)",
              ratio(best, OURS_DB, FU_DB), 5),
     ]  # fmt: skip
     return figures, goals
+
+
+ROWS = {"ours": OURS, "ours-middleware": OURS_MIDDLEWARE, "ours-database": OURS_DB,
+        "recipe": RECIPE, "pyjwt": PYJWT, "fastapi-users-jwt": FU_JWT,
+        "fastapi-users-database": FU_DB, "decrypt": DECRYPT, "bare": BARE}  # fmt: skip
+"""The rows by short name, for ``--rows``."""
+NEEDS = {RECIPE: ("authlib", "itsdangerous"), PYJWT: ("jwt",),
+         FU_JWT: ("fastapi_users", "fastapi_users_db_sqlalchemy", "aiosqlite"),
+         FU_DB: ("fastapi_users", "fastapi_users_db_sqlalchemy", "aiosqlite")}  # fmt: skip
+"""What each peer's row imports (the ``bench`` extra)."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m bench.python_peers [--seconds S] [--rounds N] [--rows NAME...]``: this
+    section alone (the rows named, default all), each round's figures and, for ours, its
+    ratio to the recipe's in the same round (the spread the machine's load leaves)."""
+    parser = argparse.ArgumentParser(prog="python -m bench.python_peers", description=main.__doc__)
+    parser.add_argument("--seconds", type=int, default=1, help="time per measurement")
+    parser.add_argument("--rounds", type=int, default=10, help="alternating rounds")
+    parser.add_argument("--rows", nargs="+", choices=sorted(ROWS), default=sorted(ROWS))
+    args = parser.parse_args(argv)
+    rows = [ROWS[name] for name in args.rows]
+    needed = tuple(module for row in rows for module in NEEDS.get(row, ()))
+    if (missing := missing_peers(needed)) is not None:
+        parser.error(missing)
+    plan = Plan(seconds=args.seconds, rounds=args.rounds, warm_up=True)
+    figures, goals = peer_figures(plan, rows)
+    print(table(figures), flush=True)
+    rounds = {figure.row: figure.rounds for figure in figures}
+    for ours in (OURS, OURS_MIDDLEWARE):
+        if ours in rounds and RECIPE in rounds:
+            each = sorted(a / b for a, b in zip(rounds[ours], rounds[RECIPE], strict=True))
+            print(f"{ours} ÷ recipe, round by round: {' '.join(f'{r:.2f}' for r in each)} "
+                  f"(median {each[len(each) // 2]:.2f})")  # fmt: skip
+    print(goals_table(goal for goal in goals if goal.measured is not None), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -26,6 +26,7 @@ handlers, auth, sign_in, sign_out, unstable_update = auth_result
 app = FastAPI(title="sansio-auth FastAPI example")
 app.mount("/api/auth", handlers)  # every auth route: sign-in page, callbacks, session...
 app.add_middleware(auth_result.middleware)  # `authorized`, session refresh, auth()
+auth_result.add_to_openapi(app)  # the auth routes in /openapi.json and /docs
 
 OptionalSession = Annotated[Session | None, Depends(auth_result.session)]
 RequiredSession = Annotated[Session, Depends(auth_result.require_session)]

@@ -25,7 +25,7 @@ from html import escape
 from typing import Annotated, Any
 
 import anyio.to_thread
-from fastapi import Depends, FastAPI, HTTPException
+from fastapi import Depends, FastAPI
 from fastapi.responses import HTMLResponse
 from sqlalchemy import String, func, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
@@ -33,7 +33,6 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from io_bindings.db.sqlalchemy import AuthModels, Key, SQLAlchemyAdapter, UTCDateTime
 from io_bindings.email import ConsoleSender, SMTPSender
 from io_bindings.starlette import HostAuth
-from io_bindings.starlette import Session as AuthSession
 from sansio_auth import AuthConfig
 from sansio_auth.providers import Email, Passkey
 
@@ -67,20 +66,13 @@ def _sender() -> Any:
     return ConsoleSender()
 
 
-def with_user_id(session: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]:
-    """The ``session`` callback: the session also names its user (the ``User`` row's id)."""
-    session["user"]["id"] = user["id"]
-    return session
-
-
 providers: list[Any] = [Email(send_verification_request=_sender()), Passkey()]
 if issuer := os.environ.get("EXAMPLE_OIDC_ISSUER"):
     providers.append({"id": "op", "name": "Test OP", "type": "oidc", "issuer": issuer})
 auth_result = HostAuth(
     AuthConfig(
         adapter=adapter,
-        providers=providers,
-        callbacks={"session": with_user_id},
+        providers=providers,  # with a store, the session names its user: session["user"]["id"]
         experimental={"enable_webauthn": True},
     )
 )
@@ -98,7 +90,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 app = FastAPI(title="sansio-auth FastAPI + SQLAlchemy example", lifespan=lifespan)
 app.mount("/api/auth", handlers)
 app.add_middleware(auth_result.middleware)
-RequiredSession = Annotated[AuthSession, Depends(auth_result.require_session)]
+auth_result.add_to_openapi(app)  # the auth routes in /docs
+CurrentUser = Annotated[User, Depends(auth_result.current_user)]  # the User row, or 401
 
 
 @app.get("/", response_class=HTMLResponse)
@@ -112,18 +105,15 @@ async def home() -> str:
 
 
 @app.get("/me")
-def me(session: RequiredSession) -> dict[str, Any]:
-    """The signed-in user's own row, read with the app's own model (a sync route: FastAPI
-    runs it in a worker thread), and what sansio-auth stored for them."""
-    user_id = uuid.UUID(session["user"]["id"])
+def me(user: CurrentUser) -> dict[str, Any]:
+    """The signed-in user's own row (``current_user``: an instance of the app's ``User``)
+    and what sansio-auth stored for them, read with the app's own models (a sync route:
+    FastAPI runs it in a worker thread)."""
     with Session(adapter.engine) as db:
-        user = db.get(User, user_id)
-        if user is None:
-            raise HTTPException(404, "no such user")
         providers = db.scalars(
-            select(models.Account.provider).where(models.Account.user_id == user_id)
+            select(models.Account.provider).where(models.Account.user_id == user.id)
         ).all()
-        passkeys = db.scalar(select(func.count()).where(models.Authenticator.user_id == user_id))
+        passkeys = db.scalar(select(func.count()).where(models.Authenticator.user_id == user.id))
     return {
         "id": str(user.id),
         "email": user.email,

@@ -8,7 +8,7 @@ An adapter makes one per request with a function building the engine's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -29,22 +29,29 @@ class AuthState:
     """The auth state of one request; ``make_request`` builds its engine request (raising
     :class:`~io_bindings.translate.BadHost`)."""
 
+    # One per request, made by every request that checks its session: its fields start as
+    # the class's (immutable) defaults, so making one sets two.
+    cookies: Sequence[Cookie] = ()
+    """Cookies to add to this request's response, in order, one per name."""
+    failure: ActionResult | None = None
+    """The last failed action: a handler that lets its error through gets its answer."""
+    user_id: str | None = None
+    """The id of the stored user the session belongs to, once it is read."""
+    _request: Request | None = None
+    _session: Any = _UNREAD
+    _user: Any = _UNREAD
+    _csrf_token: str | None = None
+
     def __init__(self, runtime: Auth, make_request: Callable[[], Request]) -> None:
         self.runtime = runtime
         self._make_request = make_request
-        self.cookies: list[Cookie] = []
-        """Cookies to add to this request's response, in order, one per name."""
-        self.failure: ActionResult | None = None
-        """The last failed action: a handler that lets its error through gets its answer."""
-        self.user_id: str | None = None
-        """The id of the stored user the session belongs to, once it is read."""
-        self._session: Any = _UNREAD
-        self._csrf_token: str | None = None
 
     def request(self) -> Request:
         """The engine's request for this request, its ``Cookie`` header with the cookies set
         during the request applied (raises ``BadHost``)."""
-        request = self._make_request()
+        request = self._request
+        if request is None:  # made once: every helper of the request reads it
+            request = self._request = self._make_request()
         if not self.cookies:
             return request
         jar = parse_cookie_header(request.header("cookie"))
@@ -83,8 +90,31 @@ class AuthState:
     def remember(self, read: SessionRead) -> Any:
         """Keep a session read (or update): its session, and its cookies for the response."""
         self._session, self.user_id = read.data, read.user_id
-        self.add_cookies(read.cookies)
+        self._user = _UNREAD
+        if read.cookies:
+            self.add_cookies(read.cookies)
         return read.data
+
+    async def stored_user(self) -> Any:
+        """The stored user the session belongs to, read once: the store's own object when it
+        has one (:meth:`~io_bindings.db.sqlalchemy.SQLAlchemyAdapter.get_user_object`: your
+        ORM model), else its record; ``None`` signed out or when the store no longer has the
+        user. :class:`RuntimeError` without a store."""
+        if self._user is _UNREAD:
+            adapter = self.runtime.settings.adapter
+            if adapter is None:
+                raise RuntimeError(
+                    "sansio-auth: the signed-in user is read from the store, and this config "
+                    "has none: AuthConfig(adapter=...) (or read the session instead)"
+                )
+            await self.session()
+            user_id = self.user_id
+            if user_id is None:
+                self._user = None
+            else:
+                load = getattr(adapter, "get_user_object", None) or adapter.get_user
+                self._user = await load(user_id)
+        return self._user
 
     async def access_token(self, provider: str) -> str | None:
         """The access token of ``provider`` for this session (refreshed if due), or ``None``."""
@@ -180,10 +210,9 @@ class AuthState:
     def add_cookies(self, cookies: Iterable[Cookie]) -> None:
         """Cookies for the response (a later cookie of the same name replaces an earlier one)."""
         for cookie in cookies:
-            self.cookies = [c for c in self.cookies if c.name != cookie.name]
-            self.cookies.append(cookie)
+            self.cookies = [*(c for c in self.cookies if c.name != cookie.name), cookie]
 
     def take_cookies(self) -> list[Cookie]:
         """The cookies to set, once: whoever sends the response takes them."""
-        cookies, self.cookies = self.cookies, []
+        cookies, self.cookies = list(self.cookies), ()
         return cookies

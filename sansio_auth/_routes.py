@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 from urllib.parse import unquote
 
 from ._context import NO_REFERRER, NO_STORE, BadRequest, Context, Reply
@@ -42,6 +42,10 @@ class Route(NamedTuple):
     json_redirects: bool = False
     """A script gets ``{"url"}`` where a browser is redirected (:attr:`Context.json_redirects`):
     the account routes; Auth.js's answer so only ``X-Auth-Return-Redirect``."""
+    answers: Literal["page", "json", "redirect", "empty"] = "page"
+    """What it answers when all goes well: an HTML page, JSON, a redirect, or no body."""
+    fields: tuple[str, ...] = ()
+    """The body fields it reads (form or JSON), ``csrfToken`` aside: what API docs list."""
 
 
 TOKEN_IN_URL = (NO_REFERRER,)
@@ -52,19 +56,30 @@ SHOWS_SECRET = (NO_STORE,)
 
 ROUTES: dict[tuple[str, str], Route] = {
     ("GET", "providers"): Route(
-        provider_list.providers, "providers", "", "JSON: each provider's URLs"
+        provider_list.providers, "providers", "", "JSON: each provider's URLs", answers="json"
     ),
-    ("GET", "csrf"): Route(csrf.csrf, "csrf", "", 'JSON `{"csrfToken"}`; sets the CSRF cookie'),
-    ("GET", "session"): Route(session.get_session, "session", "", "JSON session or `null`"),
+    ("GET", "csrf"): Route(
+        csrf.csrf, "csrf", "", 'JSON `{"csrfToken"}`; sets the CSRF cookie', answers="json"
+    ),
+    ("GET", "session"): Route(
+        session.get_session, "session", "", "JSON session or `null`", answers="json"
+    ),
     ("POST", "session"): Route(
         session.update_session,
         "session",
         "yes (else 400 `null`)",
         "update: `data` goes to the `jwt` callback",
+        answers="json",
+        fields=("data",),
     ),
     ("GET", "signin"): Route(pages.signin_page, "signin", "", "sign-in page"),
     ("POST", "signin"): Route(
-        signin.sign_in, "signin[/<provider>]", "yes", "start a sign-in with `<provider>`"
+        signin.sign_in,
+        "signin[/<provider>]",
+        "yes",
+        "start a sign-in with `<provider>`",
+        answers="redirect",
+        fields=("callbackUrl", "email"),
     ),
     ("GET", "callback"): Route(
         callback.callback,
@@ -72,6 +87,7 @@ ROUTES: dict[tuple[str, str], Route] = {
         "",
         "OAuth redirect back; e-mail link",
         headers=TOKEN_IN_URL,
+        answers="redirect",
     ),
     ("POST", "callback"): Route(
         callback.callback,
@@ -79,20 +95,32 @@ ROUTES: dict[tuple[str, str], Route] = {
         "credentials and WebAuthn",
         "credentials sign-in; WebAuthn response (`action`, `data`); OAuth `form_post`",
         headers=TOKEN_IN_URL,
+        answers="redirect",
+        fields=("callbackUrl", "action", "data"),
     ),
     ("GET", "signout"): Route(pages.signout_page, "signout", "", "sign-out confirmation page"),
-    ("POST", "signout"): Route(signout.sign_out, "signout", "yes", "sign out, then redirect"),
+    ("POST", "signout"): Route(
+        signout.sign_out,
+        "signout",
+        "yes",
+        "sign out, then redirect",
+        answers="redirect",
+        fields=("callbackUrl",),
+    ),
     ("GET", "signout/callback"): Route(
         federated.signout_callback,
         "signout/callback/<provider>",
         "no (`state`)",
         "back from the provider's sign-out (RP-initiated logout)",
+        answers="redirect",
     ),
     ("POST", "backchannel-logout"): Route(
         federated.backchannel_logout,
         "backchannel-logout/<provider>",
         "no (signed `logout_token`)",
         "the provider ends sessions (back-channel logout)",
+        answers="empty",
+        fields=("logout_token",),
     ),
     ("GET", "verify-request"): Route(
         pages.verify_request_page, "verify-request", "", '"check your email" page'
@@ -104,6 +132,7 @@ ROUTES: dict[tuple[str, str], Route] = {
         "",
         'JSON `{"action", "options"}` for `?action=register|authenticate&email=`; '
         "sets the challenge cookie",
+        answers="json",
     ),
     # -- accounts (not in Auth.js; docs/accounts.md) --
     ("GET", "signup"): Route(
@@ -115,6 +144,8 @@ ROUTES: dict[tuple[str, str], Route] = {
         "yes",
         "create an account; mail the verification link",
         json_redirects=True,
+        answers="redirect",
+        fields=("email", "password", "name", "callbackUrl"),
     ),
     ("GET", "verify-email"): Route(
         password.verify_email,
@@ -123,6 +154,7 @@ ROUTES: dict[tuple[str, str], Route] = {
         "follow an address verification (or address change) link",
         headers=TOKEN_IN_URL,
         json_redirects=True,
+        answers="redirect",
     ),
     ("GET", "forgot-password"): Route(
         password_reset.forgot_page,
@@ -137,6 +169,8 @@ ROUTES: dict[tuple[str, str], Route] = {
         "yes",
         "mail a single-use reset link",
         json_redirects=True,
+        answers="redirect",
+        fields=("email",),
     ),
     ("GET", "reset-password"): Route(
         password_reset.reset_page,
@@ -153,6 +187,8 @@ ROUTES: dict[tuple[str, str], Route] = {
         "set the new password (uses the link up); end every session",
         headers=(*TOKEN_IN_URL, *SHOWS_SECRET),
         json_redirects=True,
+        answers="redirect",
+        fields=("token", "email", "password"),
     ),
     ("GET", "change-password"): Route(
         account.change_password_page,
@@ -167,6 +203,8 @@ ROUTES: dict[tuple[str, str], Route] = {
         "yes",
         "check the current password, set the new one, end the other sessions (fresh sign-in)",
         json_redirects=True,
+        answers="redirect",
+        fields=("current_password", "new_password"),
     ),
     ("GET", "change-email"): Route(
         account.change_email_page,
@@ -181,6 +219,8 @@ ROUTES: dict[tuple[str, str], Route] = {
         "yes",
         "mail the new address a confirmation link (fresh sign-in)",
         json_redirects=True,
+        answers="redirect",
+        fields=("email", "password"),
     ),
     ("GET", "two-factor"): Route(
         two_factor.challenge_page,
@@ -198,6 +238,8 @@ ROUTES: dict[tuple[str, str], Route] = {
         "check the second factor (`method`, `code`...); issue the session",
         headers=SHOWS_SECRET,
         json_redirects=True,
+        answers="redirect",
+        fields=("method", "code", "trust_device", "data"),
     ),
     ("GET", "two-factor-setup"): Route(
         two_factor_setup.setup_page,
@@ -215,40 +257,58 @@ ROUTES: dict[tuple[str, str], Route] = {
         "fresh sign-in)",
         headers=SHOWS_SECRET,
         json_redirects=True,
+        answers="redirect",
+        fields=("action", "code"),
     ),
     # ours, not Auth.js's: the user's own sessions and accounts (see _flows/security.py)
     ("GET", "security"): Route(
         security.security_page, "security", "", "the user's sessions and linked accounts page"
     ),
     ("GET", "sessions"): Route(
-        security.sessions_route, "sessions", "", "JSON: the user's live sessions"
+        security.sessions_route, "sessions", "", "JSON: the user's live sessions", answers="json"
     ),
     ("POST", "revoke-session"): Route(
-        security.revoke_session_route, "revoke-session", "yes", "end the user's session `id`"
+        security.revoke_session_route,
+        "revoke-session",
+        "yes",
+        "end the user's session `id`",
+        answers="redirect",
+        fields=("id", "callbackUrl"),
     ),
     ("POST", "revoke-other-sessions"): Route(
         security.revoke_other_sessions_route,
         "revoke-other-sessions",
         "yes",
         "end every other session of the user",
+        answers="redirect",
+        fields=("callbackUrl",),
     ),
     ("GET", "accounts"): Route(
-        security.accounts_route, "accounts", "", "JSON: the user's linked accounts"
+        security.accounts_route, "accounts", "", "JSON: the user's linked accounts", answers="json"
     ),
     ("POST", "link"): Route(
         security.link_route,
         "link/<provider>",
         "yes",
         "link an account of OAuth/OIDC `<provider>` to the signed-in user",
+        answers="redirect",
+        fields=("callbackUrl",),
     ),
     ("POST", "unlink"): Route(
         security.unlink_route,
         "unlink/<provider>",
         "yes",
         "unlink the user's `<provider>` account `providerAccountId` (fresh sign-in)",
+        answers="redirect",
+        fields=("providerAccountId", "callbackUrl"),
     ),
     ("POST", "delete-user"): Route(
-        security.delete_user_route, "delete-user", "yes", "delete the user (fresh sign-in)"
+        security.delete_user_route,
+        "delete-user",
+        "yes",
+        "delete the user (fresh sign-in)",
+        answers="redirect",
+        fields=("callbackUrl",),
     ),
 }
 ACTIONS = frozenset(action for _, action in ROUTES if "/" not in action)

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any, Literal
-from urllib.parse import parse_qsl, quote, unquote, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, unquote_to_bytes, urlsplit
 
 import msgspec
 
@@ -43,6 +43,19 @@ class Request(msgspec.Struct, frozen=True, kw_only=True):
 
 def headers_from_pairs(pairs: Iterable[tuple[str | bytes, str | bytes]]) -> dict[str, str]:
     """Fold raw header pairs into a lower-case mapping (repeated ``cookie`` joined with ``; ``)."""
+    if isinstance(pairs, list | tuple):
+        names = _HEADER_NAMES
+        try:  # every request: names seen before, bytes values, none repeated, at C speed
+            quick = {names[name]: value.decode("latin-1") for name, value in pairs}
+        except (KeyError, AttributeError):
+            pass
+        else:
+            if len(quick) == len(pairs):
+                return quick
+    return _folded(pairs)
+
+
+def _folded(pairs: Iterable[tuple[str | bytes, str | bytes]]) -> dict[str, str]:
     out: dict[str, str] = {}
     for raw_name, raw_value in pairs:
         name = _HEADER_NAMES.get(raw_name) or _header_name(raw_name)
@@ -189,12 +202,14 @@ def iso_date(timestamp: float) -> str:
     return moment.isoformat(timespec="milliseconds").removesuffix("+00:00") + "Z"
 
 
-def parse_cookie_header(header: str | None) -> dict[str, str]:
-    """Parse a ``Cookie`` header: first occurrence of a name wins, ``%`` values decoded."""
+def parse_cookie_header(header: str | None, only: str | None = None) -> dict[str, str]:
+    """Parse a ``Cookie`` header: first occurrence of a name wins, ``%`` values decoded (kept
+    as they are when the escapes are not UTF-8). ``only``: the cookies whose name starts
+    with it, the others skipped undecoded (a browser sends a site's every cookie)."""
     cookies: dict[str, str] = {}
     if not header:
         return cookies
-    for item in header.split(";"):
+    for item in header.split(";") if only is None else _items_named(header, only):
         name, sep, value = item.partition("=")
         name = name.strip()
         if not sep or not name or name in cookies:
@@ -203,17 +218,34 @@ def parse_cookie_header(header: str | None) -> dict[str, str]:
         if len(value) > 1 and value[0] == value[-1] == '"':
             value = value[1:-1]
         if "%" in value:
-            value = unquote(value, errors="strict") if _decodes(value) else value
+            value = _percent_decoded(value)
         cookies[name] = value
     return cookies
 
 
-def _decodes(value: str) -> bool:
+def _items_named(header: str, prefix: str) -> list[str]:
+    """The items of ``header`` (split at ``;``) whose name starts with ``prefix``, found by
+    searching for it: no copy of the others (a session read skips a site's other cookies)."""
+    items = []
+    start = header.find(prefix)
+    while start != -1:
+        begin = header.rfind(";", 0, start) + 1
+        end = header.find(";", start)
+        if end == -1:
+            end = len(header)
+        if not header[begin:start].strip():  # else ``prefix`` is inside another item
+            items.append(header[begin:end])
+        start = header.find(prefix, end)
+    return items
+
+
+def _percent_decoded(value: str) -> str:
+    """``value`` with its percent-escapes decoded as UTF-8 (the whole value at once, as
+    ``unquote`` would decode it), or as it is when they are not UTF-8."""
     try:
-        unquote(value, errors="strict")
-    except UnicodeDecodeError:
-        return False
-    return True
+        return unquote_to_bytes(value).decode()
+    except UnicodeError:
+        return value
 
 
 class Page(msgspec.Struct, frozen=True):

@@ -5,6 +5,7 @@
 >>> handlers, auth, sign_in, sign_out, unstable_update = auth_result
 >>> app.mount("/api/auth", handlers)        # FastAPI; Starlette: Mount("/api/auth", app=handlers)
 >>> app.add_middleware(auth_result.middleware)   # optional: `authorized`, cookie refresh, auth()
+>>> auth_result.add_to_openapi(app)          # FastAPI: the auth routes in /openapi.json, /docs
 
 Runs on asyncio and trio. See ``docs/adapters/starlette.md``.
 """
@@ -20,7 +21,9 @@ from sansio_auth.settings import is_production
 
 from ..translate import DEFAULT_HEADER_LIMITS, DEFAULT_MAX_BODY_SIZE, HeaderLimits
 from ._asgi import Handlers, HostAuthMiddleware, starlette_response
-from ._auth import Options, Session, UniversalAuth
+from ._auth import Options, UniversalAuth
+from ._dependencies import CurrentUser, OptionalSession, RequiredSession, Session
+from ._openapi import add_auth_routes
 from ._runtime import DEFAULT_BASE_PATH, LazyConfig, Runtimes
 from ._state import Redirect, Refused, StateVar
 
@@ -49,14 +52,26 @@ class HostAuthResult(NamedTuple):
         return self.handlers.middleware
 
     @property
-    def session(self) -> Callable[..., Awaitable[Session | None]]:
+    def session(self) -> OptionalSession:
         """FastAPI dependency: the session or ``None`` (``Depends(auth_result.session)``)."""
         return self.auth.session
 
     @property
-    def require_session(self) -> Callable[..., Awaitable[Session]]:
+    def require_session(self) -> RequiredSession:
         """FastAPI dependency: the session, or 401 JSON when signed out."""
         return self.auth.require_session
+
+    @property
+    def current_user(self) -> CurrentUser:
+        """FastAPI dependency: the signed-in user as the store keeps it (with SQLAlchemy, an
+        instance of your ``User`` model; another store's record), or 401 JSON."""
+        return self.auth.current_user
+
+    def add_to_openapi(self, app: Any) -> None:
+        """List the auth routes in the FastAPI ``app``'s OpenAPI document (``/openapi.json``,
+        Swagger UI's ``/docs``), under the path ``handlers`` is mounted at in ``app``: their
+        methods, bodies (form or JSON) and answers, from the engine's route table."""
+        add_auth_routes(app, self.handlers)
 
     @property
     def access_token(self) -> Callable[..., Awaitable[str | None]]:
@@ -103,15 +118,18 @@ def HostAuth(  # noqa: N802 - a constructor-like entry point
 __all__ = [
     "DEFAULT_BASE_PATH",
     "AuthorizationParams",
+    "CurrentUser",
     "Handlers",
     "HostAuth",
     "HostAuthConfig",
     "HostAuthMiddleware",
     "HostAuthResult",
     "LazyConfig",
+    "OptionalSession",
     "Options",
     "Redirect",
     "Refused",
+    "RequiredSession",
     "Session",
     "UniversalAuth",
     "is_production",

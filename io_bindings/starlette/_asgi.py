@@ -4,6 +4,7 @@ its ``GET``/``POST`` Starlette endpoints) and the middleware (the request's auth
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import ClassVar
 
 from starlette.requests import Request as StarletteRequest
@@ -63,14 +64,19 @@ class HostAuthMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request = StarletteRequest(scope, receive)
-        state = await self.current.state_for(request)
+        state = self.current.state_now(scope)
+        if state is None:
+            state = await self.current.state_for(StarletteRequest(scope, receive))
         token = self.current.var.set(state)
-        send = _adding_cookies(send, state)
+        runtime = state.runtime
+        send = _sending(send, state, self.current, scope)
         try:
             answer = None
-            if not state.runtime.serves(asgi_raw_path(scope)):
-                answer = await self.authorize(state, request)
+            # without the callback, every request is allowed, its session unread
+            if runtime.settings.callbacks.authorized is not None and not runtime.engine.serves(
+                asgi_raw_path(scope)
+            ):
+                answer = await self.authorize(state, StarletteRequest(scope, receive))
             try:
                 await (self.app if answer is None else answer)(scope, receive, send)
             except Exception as error:
@@ -98,18 +104,34 @@ class HostAuthMiddleware:
         return None
 
 
-def _adding_cookies(send: Send, state: RequestState) -> Send:
-    """``send`` that adds the request's pending cookies to the response's headers."""
+def _sending(send: Send, state: RequestState, current: StateVar, scope: Scope) -> Send:
+    """``send`` that adds the request's pending cookies to the response's headers, and logs
+    (once) a 404 for a path under ``base_path`` that the ``handlers`` never saw: they are not
+    mounted at ``base_path``."""
 
-    async def send_with_cookies(message: Message) -> None:
-        if message["type"] == "http.response.start" and state.cookies:
-            message = {
-                **message,
-                "headers": [*message.get("headers", ()), *state.set_cookie_headers()],
-            }
-        await send(message)
+    # not a coroutine: it hands back send's own awaitable, sparing each message a frame
+    def send_with_cookies(message: Message) -> Awaitable[None]:
+        if message["type"] == "http.response.start":
+            if state.cookies:
+                headers = [*message.get("headers", ()), *state.set_cookie_headers()]
+                message = {**message, "headers": headers}
+            if message["status"] == 404 and not state.served:
+                _notice_a_miss(state, current, asgi_raw_path(scope))
+        return send(message)
 
     return send_with_cookies
+
+
+def _notice_a_miss(state: RequestState, current: StateVar, path: str) -> None:
+    base_path = state.runtime.settings.base_path
+    if state.runtime.engine.serves(path):
+        current.warn_once(
+            f"unserved {base_path}",
+            f"[auth][warn] {path} is under base_path {base_path}, but the auth handlers "
+            "never saw it (the app answered 404): mount them there, "
+            f'app.mount("{base_path}", handlers) (Starlette: Mount("{base_path}", '
+            "app=handlers)), or set base_path to where they are mounted.",
+        )
 
 
 class Handlers:
@@ -148,7 +170,9 @@ class Handlers:
             state = await self.current.state_for(StarletteRequest(scope, receive))
         except Exception:
             return server_error(scope.get("path", ""))
+        state.served = True
         if not state.runtime.serves(asgi_raw_path(scope)):
+            self._report_misplaced(scope, state.runtime.settings.base_path)
             return NOT_FOUND
         token = self.current.var.set(state)
         try:
@@ -157,6 +181,28 @@ class Handlers:
             )
         finally:
             self.current.var.reset(token)
+
+    def _report_misplaced(self, scope: Scope, base_path: str) -> None:
+        """Log (once) that the handlers are mounted or routed away from ``base_path``: they
+        got a request outside it, which they answer 404."""
+        if "app_root_path" in scope:  # under a Mount: its path is the root path's new part
+            where = scope.get("root_path", "")[len(scope["app_root_path"]) :]
+            if where == base_path:
+                return
+            fix = f'mount them at base_path, app.mount("{base_path}", handlers)'
+            seen = f"the auth handlers are mounted at {where}"
+        elif scope.get("endpoint") is not None:  # a Route to GET/POST
+            where = asgi_raw_path(scope)
+            fix = f'route "{base_path}/{{rest:path}}" to them'
+            seen = f"the auth handlers' endpoint got {where}"
+        else:  # served as the whole app: a path outside base_path is just not an auth route
+            return
+        self.current.warn_once(
+            f"misplaced {where} {base_path}",
+            f"[auth][warn] {seen}, but base_path is {base_path}: every auth route answers "
+            f'404. Either {fix}, or set base_path to match (AuthConfig(base_path="..."), '
+            "or the path of AUTH_URL).",
+        )
 
     async def GET(self, request: StarletteRequest) -> StarletteResponse:  # noqa: N802 - Auth.js's names
         """A Starlette endpoint serving the auth routes (:attr:`POST` is the same)."""

@@ -1,7 +1,7 @@
 """The universal ``auth``: ``await auth(request)``, ``await auth()``, ``@auth``, the FastAPI
-dependencies ``session`` and ``require_session``, and ``sign_in``, ``sign_out`` and
-``unstable_update`` for the current request (the runtime's server-side actions, whose rules
-are :mod:`sansio_auth.actions`'s, answered the Starlette way)."""
+dependencies ``session``, ``require_session`` and ``current_user``, and ``sign_in``,
+``sign_out`` and ``unstable_update`` for the current request (the runtime's server-side
+actions, whose rules are :mod:`sansio_auth.actions`'s, answered the Starlette way)."""
 
 from __future__ import annotations
 
@@ -16,15 +16,13 @@ from starlette.requests import HTTPConnection
 from starlette.responses import Response as StarletteResponse
 
 from sansio_auth.actions import AuthorizationParams
-from sansio_auth.authorized import signed_in
 
 from .. import anyio as _anyio
+from ._dependencies import CurrentUser, OptionalSession, RequiredSession, Session
 from ._state import StateVar
 
 Options: TypeAlias = Mapping[str, Any] | FormData
 """``sign_in``/``sign_out`` options: a mapping or a submitted form (``await request.form()``)."""
-Session: TypeAlias = dict[str, Any]
-"""A session as ``GET <base_path>/session`` answers it (``user``, ``expires``, ...)."""
 Endpoint = TypeVar("Endpoint", bound=Callable[..., Awaitable[Any]])
 
 
@@ -44,6 +42,16 @@ class UniversalAuth:
     def __init__(self, current: StateVar) -> None:
         self.runtimes = current.runtimes
         self.current = current
+        self.session = OptionalSession(current)
+        """The session of a request or ``None`` (``await auth.session(request)``); a FastAPI
+        dependency: ``session = Depends(auth_result.session)``."""
+        self.require_session = RequiredSession(current)
+        """The session of a request when signed in, otherwise 401 (JSON under FastAPI); a
+        FastAPI dependency for API routes: ``Depends(auth_result.require_session)``."""
+        self.current_user = CurrentUser(current)
+        """The signed-in user as the store keeps it (your SQLAlchemy model's instance, or the
+        store's record), otherwise 401; a FastAPI dependency:
+        ``user = Depends(auth_result.current_user)``. Needs a store."""
 
     @overload
     def __call__(self) -> Awaitable[Session | None]: ...
@@ -62,23 +70,6 @@ class UniversalAuth:
 
     async def _current_session(self) -> Session | None:
         session: Session | None = await self.current.get().session()
-        return session
-
-    async def session(self, request: HTTPConnection) -> Session | None:
-        """The session of ``request`` or ``None``; a FastAPI dependency:
-        ``session = Depends(auth_result.session)``."""
-        state = await self.current.state_for(request)
-        session: Session | None = await state.session()
-        return session
-
-    async def require_session(self, request: HTTPConnection) -> Session:
-        """The session of ``request`` when signed in (it has a ``user``); otherwise 401 (JSON
-        under FastAPI). A FastAPI dependency for API routes:
-        ``session = Depends(auth_result.require_session)``."""
-        session = await self.session(request)
-        if not signed_in(session):
-            raise HTTPException(401, detail="Not signed in")
-        assert session is not None
         return session
 
     async def access_token(

@@ -4,6 +4,7 @@ helpers; how Starlette answers an action (:class:`Redirect`, 403, the action's e
 
 from __future__ import annotations
 
+import logging
 from contextvars import ContextVar
 
 from starlette.exceptions import HTTPException
@@ -20,6 +21,7 @@ from ._runtime import Runtimes
 
 SCOPE_KEY = "sansio_auth.state"
 """Where a request's :class:`RequestState` is kept in its ASGI scope."""
+logger = logging.getLogger("sansio_auth")
 
 
 class Redirect(HTTPException):
@@ -61,9 +63,15 @@ class Refused(Exception):
 class RequestState(AuthState):
     """The auth state of one request (kept in its scope under :data:`SCOPE_KEY`)."""
 
+    served = False
+    """Whether the ``handlers`` answered this request."""
+
     def __init__(self, scope: Scope, runtime: _anyio.Auth) -> None:
-        super().__init__(runtime, lambda: request_from_scope(scope, b""))
-        self.scope = scope
+        # The state is kept in the scope: a reference back to it would make a cycle, which
+        # only the garbage collector frees (each request's objects would wait for it). A
+        # copy of the scope as it is now (its values shared) serves to make the request.
+        view = dict(scope)
+        super().__init__(runtime, lambda: request_from_scope(view, b""))
 
     def answer(self, result: ActionResult) -> str:
         """The URL an action answered; raises what the endpoint answers instead: a refusal
@@ -98,6 +106,8 @@ class StateVar:
     def __init__(self, runtimes: Runtimes) -> None:
         self.runtimes = runtimes
         self.var: ContextVar[RequestState | None] = ContextVar("sansio_auth_request", default=None)
+        self.warned: set[str] = set()
+        """The set-up warnings logged already (each once per process)."""
 
     def get(self) -> RequestState:
         """The current request's state, or a ``RuntimeError`` outside a request."""
@@ -114,6 +124,24 @@ class StateVar:
         """The request's auth state: the middleware's, or made now (and kept on the request)."""
         state = connection.scope.get(SCOPE_KEY)
         if not isinstance(state, RequestState):
-            state = RequestState(connection.scope, await self.runtimes.aresolve(connection))
-            connection.scope[SCOPE_KEY] = state
+            runtime = self.runtimes.fixed or await self.runtimes.aresolve(connection)
+            state = connection.scope[SCOPE_KEY] = RequestState(connection.scope, runtime)
         return state
+
+    def state_now(self, scope: Scope) -> RequestState | None:
+        """:meth:`state_for` from an ASGI scope when that needs no config function (the
+        middleware's case on every request but the first); ``None`` otherwise."""
+        state = scope.get(SCOPE_KEY)
+        if isinstance(state, RequestState):
+            return state
+        runtime = self.runtimes.fixed
+        if runtime is None:
+            return None
+        state = scope[SCOPE_KEY] = RequestState(scope, runtime)
+        return state
+
+    def warn_once(self, key: str, message: str) -> None:
+        """Log the set-up warning ``message`` unless one of ``key`` was logged already."""
+        if key not in self.warned:
+            self.warned.add(key)
+            logger.warning(message)

@@ -163,7 +163,10 @@ def authorized(ctx: Context, framework_request: Any) -> Step[Response]:
         )
     decision = decide(result, request_url=ctx.request.url, settings=ctx.settings)
     cookies = tuple(ctx.out_cookies)
-    return AuthorizedResult(decision=decision, data=session, read=True, cookies=cookies)
+    user_id = None if session is None else ctx.session_user_id
+    return AuthorizedResult(
+        decision=decision, data=session, user_id=user_id, read=True, cookies=cookies
+    )
 
 
 def access_token(ctx: Context, provider_id: str) -> Step[Response]:

@@ -122,7 +122,8 @@ def _read_without_actions(
         except ValueError:
             origin = ""
     spec = request_cookies(settings, request, origin or "").session_token
-    value, present = read_chunked(parse_cookie_header(request.headers.get("cookie")), spec.name)
+    sent = parse_cookie_header(request.headers.get("cookie"), only=spec.name)
+    value, present = read_chunked(sent, spec.name)
     if value is None:
         return None, None, tuple(spec.delete(n) for n in unread_chunks(spec.name, present))
     if not plain_jwt:
@@ -134,6 +135,7 @@ def _read_without_actions(
         return None
     if STATE_CLAIM in token:
         return None
+    with_id = settings.adapter is not None
     issued_at = token.get("iat")
     max_age = settings.session.max_age
     if (
@@ -141,12 +143,12 @@ def _read_without_actions(
         and now - issued_at < settings.session.update_age
         and not jwt.rotated(value, secrets, spec.name)
     ):
-        return default_session(token_user(token), issued_at + max_age), token, ()
+        return default_session(token_user(token, with_id=with_id), issued_at + max_age), token, ()
     encoded = jwt.encode(
         token, secrets, spec.name, now=now, entropy=entropy, max_age=settings.jwt_max_age
     )
     cookies = tuple(write_chunked(spec, encoded, now, present))
-    return default_session(token_user(token), now + max_age), token, cookies
+    return default_session(token_user(token, with_id=with_id), now + max_age), token, cookies
 
 
 def _read_error(strategy: SessionStrategy, error: Exception) -> AuthError:

@@ -195,7 +195,7 @@ class JWTSessions(SessionStrategy):
                 yield from touch(ctx, token, expires)
             encoded = yield from ctx.encode_token(token)
             ctx.out_cookies.set_chunked(spec, encoded, ctx.now, present)
-        user = token_user(token)
+        user = token_user(token, with_id=settings.adapter is not None)
         ctx.session_user_id = token_subject(token)
         return (
             yield from expose(ctx, user, expires, token=token, user=None, data=data, update=update)
@@ -310,14 +310,17 @@ def token_subject(token: Mapping[str, Any]) -> str | None:
     return sub if isinstance(sub, str) and sub else None
 
 
-def token_user(token: Mapping[str, Any]) -> dict[str, Any]:
-    """The session's ``user`` of a session token: ``name``, ``email`` and ``image``."""
+def token_user(token: Mapping[str, Any], *, with_id: bool) -> dict[str, Any]:
+    """The session's ``user`` of a session token: ``name``, ``email`` and ``image``; and,
+    ``with_id`` (a store is configured: the ``sub`` is the stored user's id), ``id``."""
     # A loop, not a comprehension: every session read runs this, and before Python 3.12 a
     # comprehension makes a new function object on each call.
     user = {}
     for key, field in _TOKEN_USER_FIELDS:
         if field in token:
             user[key] = token[field]
+    if with_id and (sub := token_subject(token)) is not None:
+        user["id"] = sub
     return user
 
 
@@ -392,7 +395,7 @@ class DatabaseSessions(SessionStrategy):
                 return None
             set_session_cookie(ctx, value, expires)
         shown: dict[str, Any] = {k: user[k] for k in ("name", "email", "image") if k in user}
-        ctx.session_user_id = str(user["id"])
+        shown["id"] = ctx.session_user_id = str(user["id"])
         return (
             yield from expose(ctx, shown, expires, token=None, user=user, data=data, update=update)
         )

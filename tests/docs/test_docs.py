@@ -356,6 +356,39 @@ def demo_provider_mounted(ns: Namespace) -> None:
     on_asgi_app(ns["app"], steps)
 
 
+def starlette_stored_user(ns: Namespace) -> None:
+    """The FastAPI page's store: the session's ``user.id``, ``current_user``, "sign out
+    everywhere" as written, and the auth routes and the cookie scheme in ``/openapi.json``."""
+    from datetime import UTC, datetime, timedelta
+
+    adapter = ns["adapter"]
+
+    async def steps(client: httpx.AsyncClient) -> None:
+        new = {"id": "", "email": "ada@example.com", "email_verified": None, "name": "Ada"}
+        user = await adapter.create_user(new)
+        expires = datetime.now(UTC) + timedelta(days=1)
+        for token in ("one", "two"):  # two browsers
+            await adapter.create_session(
+                {"session_token": token, "user_id": user["id"], "expires": expires}
+            )
+        client.cookies.set("authjs.session-token", "one")
+        assert (await client.get("/api/auth/session")).json()["user"]["id"] == user["id"]
+        account = (await client.get("/api/account")).json()
+        assert account == {"id": user["id"], "email": "ada@example.com"}
+        assert (await client.post("/api/sign-out-everywhere")).json() == {"deleted": 2}
+        assert (await client.get("/api/auth/session")).json() is None
+        assert (await client.get("/api/account")).status_code == 401
+        document = (await client.get("/openapi.json")).json()
+        assert set(document["paths"]["/api/auth/signin/{provider}"]) == {"post"}
+        assert {"sessionCookie": []} in document["paths"]["/api/account"]["get"]["security"]
+
+    async def opened() -> None:
+        async with adapter:
+            await on_asgi_app_async(ns["app"], steps)
+
+    asyncio.run(opened())
+
+
 def engine_by_hand(ns: Namespace) -> None:
     assert "authjs.session-token" in ns["jar"]
 
@@ -365,6 +398,7 @@ OUTCOMES: dict[str, Callable[[Namespace], None]] = {
     "README.md#2": readme_github_and_email,
     "docs/bindings.md#1": bindings_auth_app,
     "docs/bindings.md#2": bindings_runtime,
+    "docs/adapters/starlette.md#6": starlette_stored_user,
     "docs/configuration.md#1": configuration_callbacks,
     "docs/demo-provider.md#3": demo_provider_mounted,
     "docs/engine.md#1": engine_by_hand,

@@ -78,7 +78,12 @@ def test_a_fresh_session_is_read_without_a_write_or_a_cookie():
     pair.clock.advance(3600)
     response = read(pair)
     assert response.json() == {
-        "user": {"name": "Ada", "email": "ada@example.com", "image": "https://img/ada.png"},
+        "user": {
+            "name": "Ada",
+            "email": "ada@example.com",
+            "image": "https://img/ada.png",
+            "id": "u1",
+        },
         "expires": iso_date(START + MAX_AGE),
     }
     assert writes(db) == 0
@@ -227,7 +232,12 @@ def test_session_callback_gets_the_user_and_the_update():
     assert body["nickname"] is None
     first = seen[0]
     assert first["session"] == {
-        "user": {"name": "Ada", "email": "ada@example.com", "image": "https://img/ada.png"},
+        "user": {
+            "name": "Ada",
+            "email": "ada@example.com",
+            "image": "https://img/ada.png",
+            "id": "u1",
+        },
         "expires": iso_date(START + MAX_AGE),
     }
     assert first["user"]["id"] == "u1"

@@ -467,6 +467,7 @@ def test_a_known_user_is_marked_verified_and_not_new():
         "name": "Ada",
         "email": "ada@example.com",
         "image": None,
+        "id": "u1",
     }
 
 

@@ -3,9 +3,12 @@
 import random
 import string
 from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import quote
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sansio_auth import Cookie, Request, Response, headers_from_pairs, http
 from sansio_auth.http import http_date, iso_date, same_origin, split_url
@@ -38,6 +41,28 @@ def test_headers_from_pairs_keeps_few_and_short_names_lowered():
         assert headers["x-str"] == "s, b"
     assert len(http._HEADER_NAMES) <= 512
     assert max(map(len, http._HEADER_NAMES)) <= 64
+
+
+_NAMES = st.sampled_from([b"host", b"Host", b"cookie", b"Cookie", b"accept", "accept", b"x-a"])
+_VALUES = st.one_of(st.binary(max_size=8).map(lambda b: b.replace(b"\n", b"")), st.text(max_size=8))
+
+
+@given(pairs=st.lists(st.tuples(_NAMES, _VALUES), max_size=6), as_tuple=st.booleans())
+def test_headers_from_pairs_fold_as_the_loop_does(pairs: list[Any], as_tuple: bool) -> None:
+    """The quick path (names seen before, bytes values, none repeated) gives what folding
+    pair by pair gives, whatever the pairs."""
+    expected: dict[str, str] = {}
+    for raw_name, raw_value in pairs:
+        name = (raw_name.decode("latin-1") if isinstance(raw_name, bytes) else raw_name).lower()
+        value = raw_value.decode("latin-1") if isinstance(raw_value, bytes) else raw_value
+        if name in expected:
+            expected[name] += ("; " if name == "cookie" else ", ") + value
+        else:
+            expected[name] = value
+    given_pairs = tuple(pairs) if as_tuple else pairs
+    for _ in range(2):  # the second time the names are known
+        assert headers_from_pairs(given_pairs) == expected
+    assert headers_from_pairs(iter(pairs)) == expected
 
 
 def test_headers_from_pairs_latin1():

@@ -219,7 +219,7 @@ def test_a_plain_jwt_session_and_a_signed_out_request_are_read_without_a_flow() 
     request = pair.browser.build("GET", "/page", headers={"cookie": f"{SESSION}={value}"})
     read = pair.engine.session_now(request)
     assert read is not None
-    assert read.data["user"] == {"name": "Ada", "email": "ada@example.com"}
+    assert read.data["user"] == {"name": "Ada", "email": "ada@example.com", "id": "u1"}
     assert pair.engine.session_now(pair.browser.build("GET", "/page")) == SessionResult()
 
 

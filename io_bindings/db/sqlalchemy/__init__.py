@@ -129,6 +129,13 @@ class SQLAlchemyAdapter(AccountMethods, StoreAdapter):
             self._sessions = AsyncioSessions(self.store, engine, loop)
         return self._sessions if self._sessions.loop is loop else None
 
+    async def get_user_object(self, user_id: str) -> Any:
+        """The user ``user_id`` as an instance of the models' ``User`` (your own model when
+        :class:`AuthModels` names one), detached from the session that loaded it (its
+        columns are loaded; a relationship it did not load raises), or ``None``. What
+        FastAPI's ``Depends(auth_result.current_user)`` gives an endpoint."""
+        return await self._run(self.store.get_user_object, user_id)
+
     async def get_session_and_user(self, session_token: str) -> SessionAndUser | None:
         """See :meth:`sansio_auth.adapters.Adapter.get_session_and_user` (on asyncio with an
         asyncio engine: one query, no worker thread)."""

@@ -10,6 +10,7 @@ retried.
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -25,6 +26,8 @@ from sqlalchemy import (
     exc,
     func,
     insert,
+    inspect,
+    orm,
     select,
     text,
     update,
@@ -46,6 +49,9 @@ from ._models import AuthModels, as_utc
 
 ACCOUNT_KEYS = ("user_id", "type", "provider", "provider_account_id", *TOKEN_FIELDS)
 _ATTEMPTS = 5
+MIGRATION = "io_bindings/db/sqlalchemy/alembic_0001_auth_tables.py"
+"""The Alembic revision that makes the tables (what ``create_all`` makes)."""
+logger = logging.getLogger("sansio_auth")
 
 
 def _columns(model: Any) -> dict[str, Column[Any]]:
@@ -116,7 +122,31 @@ class SQLAlchemyStore(SQLAlchemyAccounts):
             self.models.metadata.create_all(self.engine, tables=self.models.auth_tables)
         with self._read() as conn:
             conn.execute(select(1))
+            self._report_missing_tables(conn)
             self._check_ids_are_not_reused(conn)
+
+    def _report_missing_tables(self, conn: Connection) -> None:
+        """Log once, when the store opens, which of its tables the database lacks and how to
+        make them: without them every call fails with the driver's "no such table"."""
+        tables = [self.users, *(t for t in self.models.auth_tables if t is not self.users)]
+        inspector = inspect(conn)
+        present = {
+            schema: set(inspector.get_table_names(schema=schema))
+            for schema in {table.schema for table in tables}
+        }
+        missing = [t.fullname for t in tables if t.name not in present[t.schema]]
+        if missing:
+            logger.error(
+                "[auth][error] SQLAlchemyAdapter: the database %s has no table %s: every call "
+                "that needs one fails. Create them: `adapter.models.metadata.create_all("
+                "adapter.engine)` at start-up, or `SQLAlchemyAdapter(..., create_tables=True)` "
+                "(makes those missing when the adapter opens), or the Alembic revision %s "
+                "(copy it into your migrations; `alembic upgrade head`). See "
+                "docs/databases/sqlalchemy.md.",
+                conn.engine.url.render_as_string(hide_password=True),
+                ", ".join(missing),
+                MIGRATION,
+            )
 
     def _check_ids_are_not_reused(self, conn: Connection) -> None:
         """Refuse a SQLite user table whose integer id lacks ``AUTOINCREMENT``: SQLite would
@@ -237,6 +267,15 @@ class SQLAlchemyStore(SQLAlchemyAccounts):
             return None
         with self._read() as conn:
             return self._user(conn.execute(self._users.where(self.user["id"] == key)).first())
+
+    def get_user_object(self, user_id: str) -> Any:
+        """The user ``user_id`` as an instance of the models' ``User`` (your model, when you
+        gave one), loaded in a session of its own and detached from it, or ``None``."""
+        key = self._key(user_id)
+        if key is None:
+            return None
+        with orm.Session(self.engine, expire_on_commit=False) as db:
+            return db.get(self.models.User, key)
 
     def get_user_by_email(self, email: str) -> Record | None:
         with self._read() as conn:

@@ -94,3 +94,32 @@ def test_a_user_model_without_the_required_attributes_is_refused() -> None:
         AuthModels(Base, user=Person, tables={"acounts": "x"})
     with pytest.raises(ValueError, match="pass your user model"):
         AuthModels(Base)
+
+
+@pytest.mark.anyio
+async def test_missing_tables_are_named_once_with_the_fix(
+    database: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Opening on a database with only some of the tables logs which are missing (your
+    table names) and how to make them, once; with them all, nothing."""
+    models = app_models()
+    adapter = SQLAlchemyAdapter(database, models)
+    models.metadata.create_all(adapter.engine, tables=[models.users])
+    try:
+        with caplog.at_level("ERROR", logger="sansio_auth"):
+            await adapter.open()
+            await adapter.get_user(str(uuid.uuid4()))
+        missing = [r.getMessage() for r in caplog.records if "has no table" in r.getMessage()]
+        assert len(missing) == 1, missing
+        assert "app_accounts, app_sessions" in missing[0]
+        assert "members" not in missing[0].partition("has no table")[2]
+        assert "create_tables=True" in missing[0]
+        assert "alembic_0001_auth_tables.py" in missing[0]
+        caplog.clear()
+        models.metadata.create_all(adapter.engine)
+        async with SQLAlchemyAdapter(database, models) as complete:
+            await complete.get_user(str(uuid.uuid4()))
+        assert "has no table" not in caplog.text
+    finally:
+        models.metadata.drop_all(adapter.engine)
+        await adapter.aclose()
