@@ -33,6 +33,7 @@ def create_app() -> Any:
             await send({"type": "http.response.body", "body": b""})
             return
         user = {key: found["user"].get(key) for key in SHOWN}
+        user["id"] = str(found["user"]["id"])  # the session names its stored user
         body = msgspec.json.encode({"user": user, "expires": iso_date(expires)})
         headers = [*SESSION_HEADERS, (b"content-length", b"%d" % len(body))]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
