@@ -1,7 +1,8 @@
 """The floor of the HTTP figures: a bare ASGI handler that answers every request with the
 same small JSON, served by the same uvicorn as the auth app
-(``--factory bench.bare:create_app``); the crypto ceiling: the same handler that first
-decrypts the session cookie, and does nothing else (``bench.bare:create_decrypt_app``); and
+(``--factory bench.bare:create_app``); the crypto row: the same handler that first
+decrypts the session cookie on every request, and does nothing else
+(``bench.bare:create_decrypt_app``); and
 a session read written straight, without the engine (``bench.bare:create_straight_app``),
 the same read re-issuing its cookie as ``update_age=0`` does
 (``bench.bare:create_straight_reissue_app``), and a CSRF token made straight
@@ -194,7 +195,7 @@ def create_straight_csrf_app() -> App:
 
 
 def create_decrypt_app() -> App:
-    """The factory uvicorn calls for the crypto ceiling."""
+    """The factory uvicorn calls for the crypto row (a decryption per request)."""
     return decrypt_app
 
 

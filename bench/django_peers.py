@@ -96,8 +96,8 @@ def ours(request: HttpRequest) -> JsonResponse:
 
 
 def decrypt(request: HttpRequest) -> JsonResponse:
-    """The ceiling of any JWE session read in Django: Django's own cookie parsing and our
-    session cookie decrypted with :func:`sansio_auth.jwt.decode`, nothing else (the
+    """A JWE session read in Django that decrypts on every request: Django's own cookie
+    parsing and our session cookie decrypted with :func:`sansio_auth.jwt.decode`, nothing else (the
     FastAPI row's ``create_decrypt``, in this stack), or 401."""
     try:
         claims = jwt.decode(request.COOKIES.get(SESSION_COOKIE, ""), SECRET, SESSION_COOKIE,

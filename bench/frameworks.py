@@ -7,10 +7,11 @@ whatever else the machine runs.
 
 Ours: aiohttp's ``get_session(request, config)`` and Django's ``request.auth()``, JWT
 sessions (a credentials sign-in first, through the adapter). The peer: django-allauth
-(Django's database sessions and auth, signed in through allauth's login view). The ceiling
-of any JWE session read: the bare endpoint plus the framework's cookie parsing and
-:func:`sansio_auth.jwt.decode` of our cookie, nothing else (:data:`DECRYPT`). Every
-protected view is checked to answer 401 signed out and with its cookie tampered first.
+(Django's database sessions and auth, signed in through allauth's login view). A JWE
+session read that decrypts on every request: the bare endpoint plus the framework's
+cookie parsing and :func:`sansio_auth.jwt.decode` of our cookie, nothing else
+(:data:`DECRYPT`). Every protected view is checked to answer 401 signed out and with its
+cookie tampered first.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ SECTION = (
     "(CPU time, alternating rounds; × = this ÷ the framework's bare endpoint)"
 )
 ROUNDS = 7
-DECRYPT = "decrypt only (the ceiling)"
+DECRYPT = "decrypt on every request"
 """The row of the endpoint that only decrypts our session cookie."""
 SyncCall = Callable[[str], tuple[int, bytes]]
 """A request with this ``Cookie`` header: its status and body."""

@@ -108,7 +108,7 @@ def create_bare() -> FastAPI:
 
 
 def create_decrypt() -> FastAPI:
-    """The ceiling of a JWE session: a dependency that decrypts our session cookie with
+    """A JWE session decrypted on every request: a dependency that decrypts our cookie with
     :func:`sansio_auth.jwt.decode` and nothing else (no library, no checks beyond the
     token's own)."""
     app = FastAPI()

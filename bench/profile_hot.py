@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import itertools
 import math
 import os
 import pstats
@@ -40,12 +41,29 @@ BREAKDOWN_LOOP = 20000
 
 def engine_case(path: str, *, cookie: str, update_age: int = DEFAULT_UPDATE_AGE) -> Call:
     """One ``GET path`` through the engine and the async driver (no ASGI)."""
+    return engine_cycle_case(path, cookies=[cookie], update_age=update_age)
+
+
+def engine_cycle_case(
+    path: str, *, cookies: list[str], update_age: int = DEFAULT_UPDATE_AGE
+) -> Call:
+    """:func:`engine_case` sending each of ``cookies`` in turn: more cookies than the
+    engine keeps decoded (1,024) make every read decrypt, as a server with that many
+    browsers at once would."""
     auth = Auth(config(update_age), env={})
-    headers = {"host": HOST, "cookie": cookie} if cookie else {"host": HOST}
-    request = Request(method="GET", url=f"http://{HOST}{path}", headers=headers)
+    requests = itertools.cycle(
+        [
+            Request(
+                method="GET",
+                url=f"http://{HOST}{path}",
+                headers={"host": HOST, "cookie": cookie} if cookie else {"host": HOST},
+            )
+            for cookie in cookies
+        ]
+    )
 
     async def call() -> Any:
-        flow = auth.engine.handle(request)
+        flow = auth.engine.handle(next(requests))
         assert not isinstance(flow, NotAnAuthRoute)
         return await flow.run(auth.perform)
 
@@ -101,6 +119,9 @@ def cases() -> dict[str, Call]:
     cookie = session_cookie()
     return {
         "session": engine_case("/auth/session", cookie=cookie),
+        "session-new-cookie": engine_cycle_case(
+            "/auth/session", cookies=[session_cookie() for _ in range(4096)]
+        ),
         "session-update-age-0": engine_case("/auth/session", cookie=cookie, update_age=0),
         "csrf": engine_case("/auth/csrf", cookie=""),
         "asgi-session": asgi_case("/auth/session", cookie=cookie),

@@ -41,7 +41,7 @@ RECIPE = "Starlette SessionMiddleware + Authlib (OIDC sign-in)"
 PYJWT = "hand-written PyJWT HS256 cookie"
 FU_JWT = "fastapi-users (cookie + JWT strategy, SQLite users)"
 FU_DB = "fastapi-users (cookie + database strategy, SQLite)"
-DECRYPT = "a dependency that only decrypts our cookie (the ceiling)"
+DECRYPT = "a dependency that decrypts our cookie on every request"
 BARE = "the same endpoint without auth (the floor)"
 
 

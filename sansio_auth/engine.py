@@ -6,7 +6,7 @@ from collections.abc import Callable, Generator, Mapping
 from functools import partial
 from typing import Any
 
-from . import actions
+from . import actions, jwt
 from ._context import BadRequest, Context, json_reply, origin_of
 from ._flow import Flow, Step, log_error
 from ._flows import accounts_runtime, runtime, security
@@ -79,11 +79,17 @@ class Engine:
             getattr(logger, level) is not None for level in ("error", "warn", "debug")
         )
         self._plain_jwt = plain_jwt_reads(self.settings)
+        self._decoded = jwt.DecodedTokens()
+        """The claims of session tokens read without a flow (a browser's cookie, again)."""
         self._routes_prefix = self.settings.base_path + "/"
         base_path = self.settings.base_path
         self._answered_at_once: dict[str, Callable[[Request, str, float], Response | None]] = {
             base_path + "/session": partial(
-                session_response_without_actions, self.settings, entropy, self._plain_jwt
+                session_response_without_actions,
+                self.settings,
+                self._decoded,
+                entropy,
+                self._plain_jwt,
             ),
             base_path + "/csrf": partial(csrf_without_flow, self.settings, entropy),
         }
@@ -153,7 +159,12 @@ class Engine:
         when only the flow can answer. Servers try it first (``GET session`` too): it is the
         common case of every request that checks its session."""
         return session_without_actions(
-            self.settings, request, self._clock(), self._entropy, plain_jwt=self._plain_jwt
+            self.settings,
+            self._decoded,
+            request,
+            self._clock(),
+            self._entropy,
+            plain_jwt=self._plain_jwt,
         )
 
     def update_session(self, request: Request, data: Any) -> Flow:

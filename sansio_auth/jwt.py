@@ -14,6 +14,7 @@ the hot path stays short; tests check it against ``joserfc`` and ``@auth/core``.
 from __future__ import annotations
 
 import binascii
+import contextlib
 import hashlib
 import hmac
 from collections.abc import Callable, Mapping, Sequence
@@ -180,6 +181,36 @@ def decode(token: str, secret: str | Sequence[str], salt: str, *, now: float) ->
         raise InvalidToken("payload is not a JSON object")
     _check_times(claims, now)
     return claims
+
+
+class DecodedTokens:
+    """The claims of the last tokens :func:`decode` read (by salt and token, at most
+    ``size``), so that a browser sending the same session cookie again is not decrypted
+    again; the times (``exp``, ``nbf``) are checked on every read. An engine keeps one for
+    the session reads that call no user code (its secrets are fixed). A token that fails
+    is never kept: each try costs a whole decryption."""
+
+    __slots__ = ("_claims", "_size")
+
+    def __init__(self, size: int = 1024) -> None:
+        self._claims: dict[tuple[str, str], JWT] = {}
+        self._size = size
+
+    def decode(self, token: str, secrets: Sequence[str], salt: str, *, now: float) -> JWT:
+        """:func:`decode`'s claims (shared: not to be changed)."""
+        key = (salt, token)
+        claims = self._claims.get(key)
+        if claims is not None:
+            _check_times(claims, now)
+            return claims
+        claims = decode(token, secrets, salt, now=now)
+        if len(self._claims) >= self._size:
+            # the oldest goes; the threads of a sync server share the engine, so another
+            # thread may change the dict meanwhile
+            with contextlib.suppress(RuntimeError, StopIteration):
+                self._claims.pop(next(iter(self._claims)), None)
+        self._claims[key] = claims
+        return claims
 
 
 def made_with(token: str, secret: str, salt: str) -> bool:

@@ -66,6 +66,7 @@ def current_session(ctx: Context, *, update: bool = False, data: Any = None) -> 
 
 def session_without_actions(
     settings: Settings,
+    decoded: jwt.DecodedTokens,
     request: Request,
     now: float,
     entropy: Callable[[int], bytes],
@@ -77,8 +78,8 @@ def session_without_actions(
     ``plain_jwt`` (:func:`~.strategies.plain_jwt_reads`), a valid token without a provider
     token state, re-issued (with ``entropy``) when ``update_age`` has passed or an older
     secret made it. ``None`` when only the flow can tell (it decides everything else,
-    errors included)."""
-    read = _read_without_actions(settings, request, now, entropy, plain_jwt, None)
+    errors included). ``decoded`` keeps the claims of tokens read before."""
+    read = _read_without_actions(settings, decoded, request, now, entropy, plain_jwt, None)
     if read is None:
         return None
     session, token, cookies = read
@@ -88,6 +89,7 @@ def session_without_actions(
 
 def session_response_without_actions(
     settings: Settings,
+    decoded: jwt.DecodedTokens,
     entropy: Callable[[int], bytes],
     plain_jwt: bool,
     request: Request,
@@ -97,7 +99,7 @@ def session_response_without_actions(
     """``GET session``'s answer when :func:`session_without_actions` reads it: the session
     as JSON (``null`` signed out) with its cookies. ``origin``: the request URL's. (The
     arguments that a server's requests share come first: the engine binds them once.)"""
-    read = _read_without_actions(settings, request, now, entropy, plain_jwt, origin)
+    read = _read_without_actions(settings, decoded, request, now, entropy, plain_jwt, origin)
     if read is None:
         return None
     session, _, cookies = read
@@ -110,6 +112,7 @@ _Read = tuple[dict[str, Any] | None, dict[str, Any] | None, tuple[Cookie, ...]]
 
 def _read_without_actions(
     settings: Settings,
+    decoded: jwt.DecodedTokens,
     request: Request,
     now: float,
     entropy: Callable[[int], bytes],
@@ -130,7 +133,7 @@ def _read_without_actions(
         return None
     secrets = settings.secrets
     try:
-        token = jwt.decode(value, secrets, spec.name, now=now)
+        token = decoded.decode(value, secrets, spec.name, now=now)
     except InvalidToken:
         return None
     if STATE_CLAIM in token:

@@ -2,6 +2,7 @@
 
 import base64
 import json
+import os
 import uuid
 
 import pytest
@@ -305,3 +306,38 @@ def test_a_token_is_rotated_when_an_older_secret_made_it_and_never_with_one_secr
 @given(st.binary(min_size=16, max_size=16))
 def test_uuid_v4_spells_what_the_uuid_module_does(random):
     assert jwt.uuid_v4(random) == str(uuid.UUID(bytes=random, version=4))
+
+
+def test_decoded_tokens_decrypt_a_token_once_and_check_its_times_each_read(monkeypatch):
+    from sansio_auth import jwt as module
+
+    token = module.encode({"sub": "1"}, "s" * 32, "salt", now=1000, entropy=lambda n: b"\1" * n,
+                          max_age=60)  # fmt: skip
+    decoded = module.DecodedTokens(size=2)
+    calls = []
+    real = module.decode
+    monkeypatch.setattr(module, "decode", lambda *a, **k: calls.append(a) or real(*a, **k))
+    first = decoded.decode(token, ["s" * 32], "salt", now=1000)
+    again = decoded.decode(token, ["s" * 32], "salt", now=1030)
+    assert first == again == {"sub": "1", "iat": 1000, "exp": 1060, "jti": first["jti"]}
+    assert len(calls) == 1
+    with pytest.raises(module.InvalidToken, match="expired"):
+        decoded.decode(token, ["s" * 32], "salt", now=1060 + module.CLOCK_TOLERANCE)
+    with pytest.raises(module.InvalidToken):  # another salt is another key: decrypted anew
+        decoded.decode(token, ["s" * 32], "other", now=1000)
+    assert len(calls) == 2
+
+
+def test_decoded_tokens_keep_no_failure_and_at_most_their_size():
+    from sansio_auth import jwt as module
+
+    decoded = module.DecodedTokens(size=2)
+    tokens = [
+        module.encode({"n": n}, "s" * 32, "salt", now=1000, entropy=os.urandom, max_age=60)
+        for n in range(3)
+    ]
+    for token in tokens:
+        decoded.decode(token, ["s" * 32], "salt", now=1000)
+    with pytest.raises(module.InvalidToken):
+        decoded.decode(tokens[0][:-2] + "xx", ["s" * 32], "salt", now=1000)
+    assert list(decoded._claims) == [("salt", tokens[1]), ("salt", tokens[2])]
