@@ -44,5 +44,7 @@ def test_the_section_runs_alone_with_the_rows_named() -> None:
     )  # fmt: skip
     rows = [line for line in done.stdout.splitlines() if "per second" not in line]
     assert any(line.startswith("ours: FastAPI + HostAuth, middleware") for line in rows)
-    assert any(line.startswith("a dependency that only decrypts") for line in rows)
+    assert any(
+        line.startswith("a dependency that decrypts our cookie on every request") for line in rows
+    )
     assert not any(line.startswith("Starlette SessionMiddleware") for line in rows)
