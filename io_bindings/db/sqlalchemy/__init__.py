@@ -44,6 +44,7 @@ from ._models import (
     UserTwoFactor,
     UTCDateTime,
     VerificationToken,
+    alembic_render_item,
 )
 from ._store import SQLAlchemyStore
 
@@ -68,6 +69,7 @@ __all__ = [
     "UserPassword",
     "UserTwoFactor",
     "VerificationToken",
+    "alembic_render_item",
     "models",
 ]
 

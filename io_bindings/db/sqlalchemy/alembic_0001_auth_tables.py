@@ -7,7 +7,9 @@ latest revision (or leave ``None`` if it is your first). It creates what
 ``session_revocations``, ``rate_limit_counters``, ``user_passwords``, ``user_two_factors``
 and ``session_records`` (a test checks that ``alembic revision --autogenerate`` finds
 nothing to add after it, on SQLite, PostgreSQL and MariaDB). With your own models
-(``AuthModels(Base, user=User)``), let ``--autogenerate`` write the revision instead.
+(``AuthModels(Base, user=User)``), let ``--autogenerate`` write the revision instead,
+with ``render_item=alembic_render_item`` (from :mod:`io_bindings.db.sqlalchemy`) in
+``env.py``'s ``context.configure``.
 
 Revision ID: sansio_auth_0001
 Revises:
