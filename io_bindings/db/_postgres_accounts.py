@@ -14,6 +14,7 @@ from typing import Any
 
 import psycopg
 
+from ._authjs_tables import add_columns
 from ._base import Record, device_of
 
 Connection = psycopg.Connection[dict[str, Any]]
@@ -56,10 +57,15 @@ def _two_factor(row: dict[str, Any] | None) -> Record | None:
     }
 
 
+DEVICE_COLUMNS = {
+    "created_at": "createdAt",
+    "last_seen_at": "lastSeenAt",
+    "user_agent": "userAgent",
+    "ip_address": "ipAddress",
+}
+"""Each device key's column (in ``sessions`` and ``session_records``)."""
 SESSIONS_MIGRATION: tuple[str, ...] = (
-    'ALTER TABLE sessions ADD COLUMN IF NOT EXISTS "createdAt" TIMESTAMPTZ, '
-    'ADD COLUMN IF NOT EXISTS "lastSeenAt" TIMESTAMPTZ, '
-    'ADD COLUMN IF NOT EXISTS "userAgent" TEXT, ADD COLUMN IF NOT EXISTS "ipAddress" TEXT',
+    add_columns("sessions", DEVICE_COLUMNS.values()),
     """CREATE TABLE IF NOT EXISTS session_records (
         sid TEXT PRIMARY KEY,
         "userId" TEXT NOT NULL,
@@ -72,13 +78,6 @@ SESSIONS_MIGRATION: tuple[str, ...] = (
     'CREATE INDEX IF NOT EXISTS session_records_user_id ON session_records ("userId")',
 )
 """Schema version 5: sessions with their device; JWT session records."""
-DEVICE_COLUMNS = {
-    "created_at": "createdAt",
-    "last_seen_at": "lastSeenAt",
-    "user_agent": "userAgent",
-    "ip_address": "ipAddress",
-}
-"""Each device key's column (in ``sessions`` and ``session_records``)."""
 EXTEND_AND_SEE = (
     'UPDATE sessions SET expires = %s, "lastSeenAt" = %s WHERE "sessionToken" = %s RETURNING *'
 )

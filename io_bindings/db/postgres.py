@@ -43,6 +43,7 @@ from psycopg_pool import ConnectionPool
 from sansio_auth.adapters import AdapterConflict, AdapterSession, SessionAndUser, SessionUpdate
 
 from ._accounts import AccountMethods
+from ._authjs_tables import MIGRATION_LOCK, add_columns
 from ._base import (
     PURGE_INTERVAL,
     Every,
@@ -130,7 +131,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     PASSWORDS_MIGRATION,  # version 3: password hashes and second factors
     (  # version 4: sessions keep their provider session; marks expire; rate-limit counters
-        "ALTER TABLE sessions ADD COLUMN IF NOT EXISTS sid TEXT",
+        add_columns("sessions", ["sid"]),
         "CREATE INDEX IF NOT EXISTS sessions_sid ON sessions (sid)",
         "ALTER TABLE session_revocations ADD COLUMN IF NOT EXISTS expires TIMESTAMPTZ",
         "CREATE INDEX IF NOT EXISTS session_revocations_expires ON session_revocations (expires)",
@@ -148,7 +149,6 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 
 SCHEMA_VERSION = len(MIGRATIONS)
 """The schema version this adapter migrates a database to (the number of migrations)."""
-_LOCK_KEY = 0x5A_A17A_0001  # pg_advisory_xact_lock key: one migrator at a time
 
 # Our snake_case keys and Auth.js's column names (same name when absent).
 USER_COLUMNS = {"id": "id", "email": "email", "email_verified": "emailVerified"}
@@ -308,7 +308,7 @@ class PostgresStore(PostgresAccounts):
         )
         self._pool.open(wait=True, timeout=self.timeout)
         with self._transaction() as conn:
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
             conn.execute("CREATE TABLE IF NOT EXISTS sansio_auth_schema (version INTEGER NOT NULL)")
             row = conn.execute("SELECT version FROM sansio_auth_schema").fetchone()
             version = 0 if row is None else int(row["version"])

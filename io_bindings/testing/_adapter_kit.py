@@ -19,24 +19,32 @@ NO_SUCH_USER = "987654"
 
 
 async def call(adapter: Any, method: str, *args: Any) -> Any:
-    """``adapter.method(*args)``, awaited when it is a coroutine (sync adapters work too)."""
+    """``adapter.method(*args)``, awaited when it is a coroutine (sync adapters work too);
+    the test is skipped, naming the method, when the adapter has no such method."""
+    AdapterCases.need(adapter, method)
     result = getattr(adapter, method)(*args)
     return await result if inspect.isawaitable(result) else result
 
 
 async def race(count: int, attempt: Callable[[int], Awaitable[Any]]) -> list[Any]:
-    """``attempt(0)`` … ``attempt(count - 1)`` at once; their results, exceptions included."""
+    """``attempt(0)`` … ``attempt(count - 1)`` at once; their results, exceptions included
+    (but a skip, which skips the test)."""
     results: list[Any] = []
+    skipped: list[BaseException] = []
 
     async def one(i: int) -> None:
         try:
             results.append(await attempt(i))
+        except pytest.skip.Exception as skip:
+            skipped.append(skip)
         except Exception as err:  # the losers' errors: the tests check them
             results.append(err)
 
     async with anyio.create_task_group() as group:
         for i in range(count):
             group.start_soon(one, i)
+    if skipped:
+        raise skipped[0]
     return results
 
 

@@ -32,9 +32,11 @@ from sqlalchemy import (
     text,
     update,
 )
+from sqlalchemy.schema import CreateColumn
 
 from sansio_auth.adapters import AdapterConflict
 
+from .._authjs_tables import ADDED_COLUMNS, MIGRATION_LOCK
 from .._base import (
     AUTHENTICATOR_FIELDS,
     PURGE_INTERVAL,
@@ -117,13 +119,57 @@ class SQLAlchemyStore(SQLAlchemyAccounts):
         self._users = select(*self.user.values())
 
     def open(self) -> None:
-        """Check the database answers; create the tables when asked to."""
+        """Check the database answers; migrate a database Auth.js made forward; create the
+        tables when asked to."""
         if self.create_tables:
             self.models.metadata.create_all(self.engine, tables=self.models.auth_tables)
         with self._read() as conn:
             conn.execute(select(1))
+            missing = self._missing_columns(conn)
+        if missing:
+            self._add_to_authjs_tables()
+        with self._read() as conn:
             self._report_missing_tables(conn)
             self._check_ids_are_not_reused(conn)
+
+    def _missing_columns(self, conn: Connection) -> list[Column[Any]]:
+        """The columns ours adds to Auth.js's tables that the database's tables lack (a table
+        that is not there lacks none: it is made whole, or reported missing)."""
+        inspector = inspect(conn)
+        tables = {table.name: table for table in self.models.auth_tables}
+        missing = []
+        for role, names in ADDED_COLUMNS.items():
+            table = tables[self.models.tables[role]]
+            if not inspector.has_table(table.name, schema=table.schema):
+                continue
+            present = {c["name"] for c in inspector.get_columns(table.name, schema=table.schema)}
+            missing += [table.c[name] for name in names if name not in present]
+        return missing
+
+    def _add_to_authjs_tables(self) -> None:
+        """Migrate a database Auth.js made forward, as the PostgreSQL store does: add the
+        columns ours adds to its tables (nullable; with their indexes), then make the tables
+        of ours it lacks. One transaction where the database has transactional DDL."""
+        with self._write() as conn:
+            if conn.dialect.name == "postgresql":  # one migrator at a time, of any store
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+            missing = self._missing_columns(conn)  # again: another may have added them
+            preparer = conn.dialect.identifier_preparer
+            for column in missing:
+                spec = CreateColumn(column).compile(dialect=conn.dialect)
+                conn.execute(text(f"ALTER TABLE {preparer.format_table(column.table)} ADD {spec}"))
+            added = {(column.table.name, column.name) for column in missing}
+            for table in {column.table for column in missing}:
+                for index in table.indexes:
+                    if any((table.name, column.name) in added for column in index.columns):
+                        index.create(conn)
+            self.models.metadata.create_all(conn, tables=self.models.auth_tables)
+        if missing:
+            logger.info(
+                "[auth] SQLAlchemyAdapter: added %s to the tables of the database %s",
+                ", ".join(f"{column.table.name}.{column.name}" for column in missing),
+                self.engine.url.render_as_string(hide_password=True),
+            )
 
     def _report_missing_tables(self, conn: Connection) -> None:
         """Log once, when the store opens, which of its tables the database lacks and how to
