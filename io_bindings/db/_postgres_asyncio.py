@@ -26,10 +26,11 @@ from contextlib import AbstractContextManager, asynccontextmanager
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
-from psycopg import AsyncConnection, DatabaseError, OperationalError, errors, pq
+from psycopg import AsyncConnection, pq
 from psycopg.adapt import Transformer
 from psycopg_pool import PoolTimeout
 
+from ._libpq import results
 from ._sockets import quiet
 
 if TYPE_CHECKING:
@@ -77,20 +78,6 @@ class _Connection:
     def __init__(self, conn: AsyncConnectionType) -> None:
         self.conn, self.loaders, self.prepared = conn, Transformer(conn), False
         self.encoding = conn.info.encoding
-
-
-def _result(pgresult: pq.abc.PGresult | None) -> pq.abc.PGresult:
-    """``pgresult`` if it succeeded; else its error, as psycopg raises it."""
-    if pgresult is None:
-        raise OperationalError("the connection to PostgreSQL was lost")
-    if pgresult.status in (pq.ExecStatus.TUPLES_OK, pq.ExecStatus.COMMAND_OK):
-        return pgresult
-    state = (pgresult.error_field(pq.DiagnosticField.SQLSTATE) or b"").decode()
-    try:
-        error = errors.lookup(state)
-    except KeyError:
-        error = DatabaseError
-    raise error(pgresult.get_error_message())
 
 
 class AsyncioSessions:
@@ -147,37 +134,6 @@ class AsyncioSessions:
         except TimeoutError:
             raise PoolTimeout(f"no PostgreSQL connection made in {self.store.timeout} s") from None
 
-    async def _wait(self, pgconn: pq.abc.PGconn, *, write: bool = False) -> None:
-        """Until ``pgconn``'s socket can be read (or written)."""
-        ready = self.loop.create_future()
-
-        def wake() -> None:
-            if not ready.done():
-                ready.set_result(None)
-
-        fd = pgconn.socket
-        (self.loop.add_writer if write else self.loop.add_reader)(fd, wake)
-        try:
-            await ready
-        finally:
-            (self.loop.remove_writer if write else self.loop.remove_reader)(fd)
-
-    async def _results(self, pgconn: pq.abc.PGconn) -> pq.abc.PGresult:
-        """Send what is queued on ``pgconn``, read its result (libpq would block in
-        ``get_result`` on what has not arrived: each is read once ``is_busy`` says so)."""
-        while pgconn.flush():
-            await self._wait(pgconn, write=True)
-        results: list[pq.abc.PGresult] = []
-        while True:
-            pgconn.consume_input()
-            while pgconn.is_busy():
-                await self._wait(pgconn)
-                pgconn.consume_input()
-            result = pgconn.get_result()
-            if result is None:  # the end of the command's results
-                return _result(results[0] if results else None)
-            results.append(result)
-
     async def session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
         """The session of ``session_token`` and its user. A cancelled read (a deadline)
         returns at once: its connection is closed."""
@@ -190,10 +146,10 @@ class AsyncioSessions:
             else:
                 if not pooled.prepared:
                     pgconn.send_prepare(_STATEMENT, self._session_and_user)
-                    await self._results(pgconn)
+                    await results(self.loop, pgconn)
                     pooled.prepared = True
                 pgconn.send_query_prepared(_STATEMENT, params)
-            result = await self._results(pgconn)
+            result = await results(self.loop, pgconn)
             if not result.ntuples:
                 return None
             pooled.loaders.set_pgresult(result)

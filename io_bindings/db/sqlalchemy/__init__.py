@@ -128,7 +128,7 @@ class SQLAlchemyAdapter(AccountMethods, StoreAdapter):
             if engine is None:
                 self._async_engine = False
                 return None
-            self._sessions = AsyncioSessions(self.store, engine, loop)
+            self._sessions = AsyncioSessions(self.store, engine, loop, own=given is True)
         return self._sessions if self._sessions.loop is loop else None
 
     async def get_user_object(self, user_id: str) -> Any:
