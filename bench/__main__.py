@@ -20,6 +20,7 @@ from .database import (
     postgres,
     postgres_adapters,
     sqlalchemy_figures,
+    sqlalchemy_goal,
     sqlite_adapters,
 )
 from .database_http import database_http_figures, postgres_goal
@@ -128,7 +129,7 @@ def main(argv: list[str] | None = None) -> None:
         figures += hashing_figures(plan)
         figures += totp_figures(in_process_seconds)
         figures += [Figure(OAUTH, name, "per second", rate) for name, rate in oauth_rows()]
-    goals.append(postgres_goal(database))
+    goals += [postgres_goal(database), sqlalchemy_goal(figures)]
     print(table(figures), flush=True)
     print(goals_table(goals), flush=True)
     write_json(json_path, figures, {**about, "targets": [goal.as_json() for goal in goals]})

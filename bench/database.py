@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -22,6 +23,7 @@ from io_bindings.db._base import StoreAdapter
 from sansio_auth.adapters import AdapterUser
 
 from .app import SESSION_COOKIE, USER, database_config
+from .goals import Goal, ratio
 from .inprocess import checks_per_second
 from .report import Figure
 
@@ -100,11 +102,38 @@ SQLALCHEMY = (
 )
 
 
+READ_ALONE = (
+    "Session read alone (get_session_and_user), SQLAlchemy adapter against our psycopg adapter: "
+    "in process on asyncio, one call after another, the same row of the same PostgreSQL "
+    "database, alternating rounds, the best round; per second and µs each in this process's "
+    "CPU time or in wall time (× = calls per second ÷ psycopg's, i.e. psycopg's µs ÷ this "
+    "row's; target: SQLAlchemy's µs at most ×1.5 psycopg's)"
+)
+PSYCOPG = "psycopg (PostgresAdapter)"
+VIA_SQLALCHEMY = "SQLAlchemy (SQLAlchemyAdapter, postgresql+psycopg)"
+
+
+async def _reads_per_second(adapter: StoreAdapter, seconds: float) -> tuple[float, float]:
+    """``get_session_and_user`` calls per second of this process's CPU time and of wall time,
+    one call after another for ``seconds``."""
+    calls, cpu, wall = 0, time.process_time(), time.perf_counter()
+    end = wall + seconds
+    while time.perf_counter() < end:
+        for _ in range(100):
+            if await adapter.get_session_and_user(SESSION_TOKEN) is None:
+                raise RuntimeError("the bench session is not there")
+        calls += 100
+    return calls / (time.process_time() - cpu), calls / (time.perf_counter() - wall)
+
+
 async def _alternating(
     adapters: dict[str, StoreAdapter], seconds: float, rounds: int
-) -> dict[str, list[float]]:
-    """Session checks per second through each adapter, in ``rounds`` alternating rounds."""
-    rates: dict[str, list[float]] = {name: [] for name in adapters}
+) -> dict[str, dict[str, list[float]]]:
+    """Session checks per second through each adapter, then its reads alone (per CPU and
+    per wall second), in ``rounds`` alternating rounds."""
+    rates: dict[str, dict[str, list[float]]] = {
+        name: {"checks": [], "cpu": [], "wall": []} for name in adapters
+    }
     auths = {}
     for name, adapter in adapters.items():
         await adapter.open()
@@ -113,7 +142,10 @@ async def _alternating(
         for _ in range(rounds):
             for name, auth in auths.items():
                 rate = await checks_per_second(auth, SESSION_COOKIE_HEADER, seconds, reissued=False)
-                rates[name].append(rate)
+                rates[name]["checks"].append(rate)
+                cpu, wall = await _reads_per_second(adapters[name], seconds)
+                rates[name]["cpu"].append(cpu)
+                rates[name]["wall"].append(wall)
     finally:
         for adapter in adapters.values():
             await adapter.aclose()
@@ -122,7 +154,8 @@ async def _alternating(
 
 def sqlalchemy_figures(server: PostgresServer, seconds: float, rounds: int) -> list[Figure]:
     """Our psycopg adapter and the SQLAlchemy adapter (its default models are the same
-    tables) reading one session row of one database, alternating rounds."""
+    tables) reading one session row of one database, alternating rounds: whole session
+    checks, then the adapter's read alone."""
     from db_servers import sqlalchemy_url
 
     from io_bindings.db.postgres import PostgresAdapter
@@ -131,19 +164,39 @@ def sqlalchemy_figures(server: PostgresServer, seconds: float, rounds: int) -> l
     dsn = server.create_database()
     anyio.run(seed_once, PostgresAdapter(dsn))
     adapters: dict[str, StoreAdapter] = {
-        "psycopg (PostgresAdapter)": PostgresAdapter(dsn),
-        "SQLAlchemy (SQLAlchemyAdapter, postgresql+psycopg)": SQLAlchemyAdapter(
-            sqlalchemy_url(dsn)
-        ),
+        PSYCOPG: PostgresAdapter(dsn),
+        VIA_SQLALCHEMY: SQLAlchemyAdapter(sqlalchemy_url(dsn)),
     }
     rates = anyio.run(_alternating, adapters, seconds, rounds)
     server.drop_database(dsn)
-    psycopg, sqlalchemy = rates.values()
-    baseline = max(psycopg)
-    return [
-        Figure.best(SQLALCHEMY, name, "per second", rounds_, baseline)
-        for name, rounds_ in zip(adapters, (psycopg, sqlalchemy), strict=True)
-    ]
+    figures = [
+        Figure.best(SQLALCHEMY, name, "per second", rates[name]["checks"],
+                    max(rates[PSYCOPG]["checks"]))
+        for name in adapters
+    ]  # fmt: skip
+    for measure, label in (("cpu", "CPU time"), ("wall", "wall time")):
+        baseline = max(rates[PSYCOPG][measure])
+        figures += [
+            Figure.best(READ_ALONE, f"{name}, {label}", "per second", rates[name][measure],
+                        baseline)
+            for name in adapters
+        ]  # fmt: skip
+    return figures
+
+
+def sqlalchemy_goal(figures: list[Figure]) -> Goal:
+    """The SQLAlchemy adapter's session read against our psycopg adapter's, in CPU time per
+    call (the note gives the wall-time ratio)."""
+    reads = {f.row: f.per_second for f in figures if f.section == READ_ALONE}
+    cpu = ratio(reads, f"{PSYCOPG}, CPU time", f"{VIA_SQLALCHEMY}, CPU time")
+    wall = ratio(reads, f"{PSYCOPG}, wall time", f"{VIA_SQLALCHEMY}, wall time")
+    return Goal(
+        "SQLAlchemy ÷ PostgreSQL store session read (CPU µs per call)",
+        cpu,
+        1.5,
+        at_most=True,
+        note="" if wall is None else f"wall time per call ×{wall:.2f}",
+    )
 
 
 async def seed_once(adapter: StoreAdapter) -> None:

@@ -10,21 +10,23 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Goal:
-    """A target: ``measured`` against ``wanted`` (``unit`` "×": at least; "µs": at most);
-    ``measured`` is ``None`` when its figures could not be taken (said in ``note``)."""
+    """A target: ``measured`` against ``wanted`` (``unit`` "×": at least, or at most with
+    ``at_most``; "µs": at most); ``measured`` is ``None`` when its figures could not be taken
+    (said in ``note``)."""
 
     name: str
     measured: float | None
     wanted: float
     unit: str = "×"
     note: str = ""
+    at_most: bool = False
 
     @property
     def met(self) -> bool | None:
         """Whether the target is met; ``None`` when not measured."""
         if self.measured is None:
             return None
-        if self.unit == "µs":
+        if self.unit == "µs" or self.at_most:
             return self.measured <= self.wanted
         return self.measured >= self.wanted
 
@@ -51,7 +53,7 @@ def goals_table(goals: Iterable[Goal]) -> str:
     rows = [["target", "measured", "wanted", "met"]]
     for goal in goals:
         measured = "—" if goal.measured is None else goal.shown(goal.measured)
-        sign = "≤" if goal.unit == "µs" else "≥"
+        sign = "≤" if goal.unit == "µs" or goal.at_most else "≥"
         met = {True: "yes", False: "NO", None: "not measured"}[goal.met]
         rows.append([goal.name, measured, f"{sign} {goal.shown(goal.wanted)}", met])
     widths = [max(len(row[i]) for row in rows) for i in range(4)]

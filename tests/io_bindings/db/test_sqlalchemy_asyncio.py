@@ -10,8 +10,9 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import anyio
 import pytest
-from sqlalchemy import String, TypeDecorator, event
+from sqlalchemy import String, TypeDecorator, event, text
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -101,3 +102,29 @@ async def test_engines_with_execution_events_or_echo_keep_sqlalchemys_path(adapt
     finally:
         for engine in (plain, echoing, traced):
             await engine.dispose()
+
+
+async def test_reads_go_on_after_the_server_closes_their_connections(adapter: Any) -> None:
+    for _ in range(3):  # a few connections kept between reads
+        assert (await adapter.get_session_and_user("s"))["user"]["name"] == "ADA"
+    others = "FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+    async with adapter._asyncio_sessions().engine.connect() as conn:
+        await conn.execute(text(f"SELECT pg_terminate_backend(pid) {others}"))
+        for _ in range(100):  # until they are gone, as after a restart
+            if not (await conn.execute(text(f"SELECT count(*) {others}"))).scalar():
+                break
+            await anyio.sleep(0.05)
+    for _ in range(3):
+        assert (await adapter.get_session_and_user("s"))["user"]["name"] == "ADA"
+
+
+async def test_reads_on_connections_that_prepare_nothing(adapter: Any) -> None:
+    url = adapter.engine.url
+    unprepared = create_async_engine(url, connect_args={"prepare_threshold": None}, pool_size=1)
+    async with SQLAlchemyAdapter(url, adapter.models, async_engine=unprepared) as mine:
+        assert mine._asyncio_sessions().direct is not None
+        for _ in range(3):
+            found = await mine.get_session_and_user("s")
+            assert found["user"]["email"] == "ada@example.com"
+        assert await mine.get_session_and_user("other") is None
+    await unprepared.dispose()
