@@ -33,6 +33,7 @@ import contextlib
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any, cast
 
 import psycopg
@@ -50,6 +51,7 @@ from ._base import (
     StoreAdapter,
     normal_session_update,
     session_and_user,
+    stoppable,
     with_sid,
 )
 from ._postgres_accounts import (
@@ -347,8 +349,12 @@ class PostgresStore(PostgresAccounts):
     @contextlib.contextmanager
     def _connection(self) -> Iterator[Connection]:
         """A connection of the pool (autocommit: each statement is its own transaction);
-        failures named as in the contract."""
-        with self.contract_errors(), self.pool.connection() as conn:
+        failures named as in the contract. A deadline cancels its query in the server."""
+        with (
+            self.contract_errors(),
+            self.pool.connection() as conn,
+            stoppable(partial(conn.cancel_safe, timeout=self.timeout)),
+        ):
             yield conn
 
     @staticmethod
