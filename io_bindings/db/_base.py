@@ -285,6 +285,8 @@ STOP_INTERVAL = 0.1
 """Seconds between two attempts to stop the query of a cancelled call (a cancel request
 that lands between two statements of a transaction stops nothing: the next one is)."""
 STOP_ATTEMPTS = 100
+"""How many times (10 s in all) a cancelled call's query is cancelled before the call is
+left to run to its end."""
 
 
 class CallCancelled(Exception):
@@ -320,7 +322,9 @@ class _Call:
         with self._lock:
             self.cancelled = True
         if not self.done.is_set():
-            threading.Thread(target=self._stop_until_done, name="store-call-stop").start()
+            threading.Thread(
+                target=self._stop_until_done, name="store-call-stop", daemon=True
+            ).start()
 
     def _stop_until_done(self) -> None:
         for _ in range(STOP_ATTEMPTS):
