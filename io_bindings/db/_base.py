@@ -378,6 +378,27 @@ class Background:
             await asyncio.wait(self._tasks)
 
 
+async def cancel_until_done(task: asyncio.Task[Any], driver: list[Any], seconds: float) -> None:
+    """Cancel the query of ``task``, which a deadline left running on the driver's
+    connection ``driver[0]`` (once it has one), in the server until ``task`` ends (a cancel
+    request that lands before the query has started stops nothing); then take its outcome.
+    ``seconds``: how long one cancel request may take. A task that has no connection yet
+    is cancelled at once: it has sent nothing."""
+    if not driver:
+        task.cancel()
+    for _ in range(STOP_ATTEMPTS):
+        if driver:
+            with contextlib.suppress(Exception):
+                await driver[0].cancel_safe(timeout=seconds)
+        done, _ = await asyncio.wait([task], timeout=STOP_INTERVAL)
+        if done:
+            break
+    else:
+        await asyncio.wait([task])
+    with contextlib.suppress(Exception):
+        task.result()
+
+
 class Store(Protocol):
     """The synchronous side of an adapter: the same methods, each one transaction.
 

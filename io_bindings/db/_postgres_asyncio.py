@@ -35,7 +35,7 @@ from psycopg import AsyncConnection, DatabaseError, OperationalError, errors, pq
 from psycopg.adapt import Transformer
 from psycopg_pool import PoolTimeout
 
-from ._base import Background
+from ._base import Background, cancel_until_done
 from ._sockets import quiet
 
 if TYPE_CHECKING:
@@ -203,12 +203,27 @@ class AsyncioSessions:
         return self.store.session_and_user_records(row)
 
     async def update_session(self, update: Record) -> Record | None:
-        """The session ``update`` changed (normalised), ``None`` if there is none."""
+        """The session ``update`` changed (normalised), ``None`` if there is none. It runs
+        in a task of its own, which a deadline does not cancel (psycopg, cancelled twice
+        mid-query, would close the connection and leave the query running): a cancelled
+        call returns at once, and its statement is cancelled in the server instead."""
         query, params = self.store.session_update(update)
+        driver: list[AsyncConnectionType] = []
+        write = self.loop.create_task(self._update_session(query, params, driver))
+        try:
+            row = await asyncio.shield(write)
+        except asyncio.CancelledError:
+            self._settling.start(cancel_until_done(write, driver, self.store.timeout))
+            raise
+        return self.store.session_record(row)
+
+    async def _update_session(
+        self, query: Any, params: Any, driver: list[AsyncConnectionType]
+    ) -> dict[str, Any] | None:
         with self.store.contract_errors():
             async with self._connection() as pooled:
-                row = await (await pooled.conn.execute(query, params)).fetchone()
-        return self.store.session_record(row)
+                driver.append(pooled.conn)
+                return await (await pooled.conn.execute(query, params)).fetchone()
 
     async def close(self) -> None:
         """Close the idle connections (once those of cancelled calls are settled)."""

@@ -18,7 +18,6 @@ execution events (``before_cursor_execute``, tracing) or echo keep the ordinary 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +25,7 @@ from sqlalchemy import Engine, QueuePool, Select, exc
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.util import greenlet_spawn
 
-from .._base import STOP_ATTEMPTS, STOP_INTERVAL, Background
+from .._base import Background, cancel_until_done
 
 if TYPE_CHECKING:
     from .._base import Record
@@ -140,7 +139,7 @@ class AsyncioSessions:
         try:
             row = await asyncio.shield(read)
         except asyncio.CancelledError:
-            self.settling.start(_cancel_until_done(read, driver))
+            self.settling.start(cancel_until_done(read, driver, CANCEL_SECONDS))
             raise
         return None if row is None else self.store.session_and_user_records(row)
 
@@ -155,19 +154,3 @@ class AsyncioSessions:
         """Close the asyncio engine's connections (once those of cancelled reads are back)."""
         await self.settling.wait()
         await self.engine.dispose()
-
-
-async def _cancel_until_done(read: asyncio.Task[Any], driver: list[Any]) -> None:
-    """Cancel ``read``'s query in the server until it ends (a cancel request that lands
-    before the query has started stops nothing), then take its outcome."""
-    for _ in range(STOP_ATTEMPTS):
-        if driver:
-            with contextlib.suppress(Exception):
-                await driver[0].cancel_safe(timeout=CANCEL_SECONDS)
-        done, _ = await asyncio.wait([read], timeout=STOP_INTERVAL)
-        if done:
-            break
-    else:
-        await asyncio.wait([read])
-    with contextlib.suppress(Exception):
-        read.result()

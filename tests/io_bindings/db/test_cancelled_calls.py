@@ -103,12 +103,13 @@ async def no_query_waits(dsn: str) -> None:
     pytest.fail("queries of cancelled calls still wait on the lock")
 
 
-async def test_cancelled_session_checks_cancel_their_queries_and_keep_the_pool(
+async def test_cancelled_session_calls_cancel_their_queries_and_keep_the_pool(
     make_adapter: Callable[[], StoreAdapter], postgres_dsn: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """40 session checks cut by deadlines while ``sessions`` is locked: none of their queries
-    still waits in the server, the server has no more connections than the pools allow, no
-    error is logged, and once the lock is gone the adapter reads again."""
+    """40 session checks and extensions cut by deadlines while ``sessions`` is locked: none
+    of their queries still waits in the server, the server has no more connections than the
+    pools allow, nothing is logged, and once the lock is gone the adapter reads again (the
+    session as it was: no extension happened)."""
     caplog.set_level(logging.WARNING)
     async with make_adapter() as adapter:
         user = await adapter.create_user({"id": "", "email": "a@b.c", "email_verified": None})
@@ -117,15 +118,22 @@ async def test_cancelled_session_checks_cancel_their_queries_and_keep_the_pool(
         await adapter.create_session(session)  # type: ignore[arg-type]
         assert await adapter.get_session_and_user("t") is not None
         before, _ = await anyio.to_thread.run_sync(server_connections, postgres_dsn)
+        later = {"session_token": "t", "expires": NOW + timedelta(days=2)}
+        calls = (
+            lambda: adapter.get_session_and_user("t"),
+            lambda: adapter.update_session(later),  # type: ignore[arg-type]
+        )
         with locked(postgres_dsn, "sessions"):
-            for turn in range(CHECKS):
-                await cancelled(lambda: adapter.get_session_and_user("t"), turn)
+            for turn in range(CHECKS):  # each call cut by each kind of deadline
+                await cancelled(calls[turn // 2 % 2], turn)
             await no_query_waits(postgres_dsn)
             count, _ = await anyio.to_thread.run_sync(server_connections, postgres_dsn)
             assert count <= before + POOL  # the locker's own is in ``count``, not ``before``
         with anyio.fail_after(10):
             for _ in range(3):
-                assert await adapter.get_session_and_user("t") is not None
+                found = await adapter.get_session_and_user("t")
+                assert found is not None
+                assert found["session"]["expires"] == expires
     assert_nothing_logged(caplog)
 
 
