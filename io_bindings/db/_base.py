@@ -378,18 +378,37 @@ class Background:
             await asyncio.wait(self._tasks)
 
 
-async def cancel_until_done(task: asyncio.Task[Any], driver: list[Any], seconds: float) -> None:
-    """Cancel the query of ``task``, which a deadline left running on the driver's
-    connection ``driver[0]`` (once it has one), in the server until ``task`` ends (a cancel
-    request that lands before the query has started stops nothing); then take its outcome.
-    ``seconds``: how long one cancel request may take. A task that has no connection yet
-    is cancelled at once: it has sent nothing."""
-    if not driver:
+class RunningQuery:
+    """The driver's connection a task's query runs on, while it runs: what
+    :func:`cancel_until_done` cancels (and never a connection given back to its pool)."""
+
+    __slots__ = ("conn", "started")
+
+    def __init__(self) -> None:
+        self.conn: Any = None
+        self.started = False
+
+    @contextlib.contextmanager
+    def on(self, conn: Any) -> Iterator[None]:
+        """The query in this block runs on ``conn``."""
+        self.conn, self.started = conn, True
+        try:
+            yield
+        finally:
+            self.conn = None
+
+
+async def cancel_until_done(task: asyncio.Task[Any], query: RunningQuery, seconds: float) -> None:
+    """Cancel ``task``'s ``query``, which a deadline left running, in the server until
+    ``task`` ends (a cancel request that lands before the query has started stops nothing);
+    then take its outcome. ``seconds``: how long one cancel request may take. A task whose
+    query has not started is cancelled at once: it has sent nothing."""
+    if not query.started:
         task.cancel()
     for _ in range(STOP_ATTEMPTS):
-        if driver:
+        if query.conn is not None:
             with contextlib.suppress(Exception):
-                await driver[0].cancel_safe(timeout=seconds)
+                await query.conn.cancel_safe(timeout=seconds)
         done, _ = await asyncio.wait([task], timeout=STOP_INTERVAL)
         if done:
             break

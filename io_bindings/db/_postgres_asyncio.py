@@ -35,7 +35,7 @@ from psycopg import AsyncConnection, DatabaseError, OperationalError, errors, pq
 from psycopg.adapt import Transformer
 from psycopg_pool import PoolTimeout
 
-from ._base import Background, cancel_until_done
+from ._base import Background, RunningQuery, cancel_until_done
 from ._sockets import quiet
 
 if TYPE_CHECKING:
@@ -208,22 +208,22 @@ class AsyncioSessions:
         mid-query, would close the connection and leave the query running): a cancelled
         call returns at once, and its statement is cancelled in the server instead."""
         query, params = self.store.session_update(update)
-        driver: list[AsyncConnectionType] = []
-        write = self.loop.create_task(self._update_session(query, params, driver))
+        running = RunningQuery()
+        write = self.loop.create_task(self._update_session(query, params, running))
         try:
             row = await asyncio.shield(write)
         except asyncio.CancelledError:
-            self._settling.start(cancel_until_done(write, driver, self.store.timeout))
+            self._settling.start(cancel_until_done(write, running, self.store.timeout))
             raise
         return self.store.session_record(row)
 
     async def _update_session(
-        self, query: Any, params: Any, driver: list[AsyncConnectionType]
+        self, query: Any, params: Any, running: RunningQuery
     ) -> dict[str, Any] | None:
         with self.store.contract_errors():
             async with self._connection() as pooled:
-                driver.append(pooled.conn)
-                return await (await pooled.conn.execute(query, params)).fetchone()
+                with running.on(pooled.conn):
+                    return await (await pooled.conn.execute(query, params)).fetchone()
 
     async def close(self) -> None:
         """Close the idle connections (once those of cancelled calls are settled)."""

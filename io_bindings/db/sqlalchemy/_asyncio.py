@@ -25,7 +25,7 @@ from sqlalchemy import Engine, QueuePool, Select, exc
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.util import greenlet_spawn
 
-from .._base import Background, cancel_until_done
+from .._base import Background, RunningQuery, cancel_until_done
 
 if TYPE_CHECKING:
     from .._base import Record
@@ -82,23 +82,22 @@ class DriverQuery:
         return sync.dialect.driver == "psycopg" and not any(events) and not sync.echo
 
     async def first(
-        self, params: Mapping[str, Any], driver: list[Any] | None = None
+        self, params: Mapping[str, Any], running: RunningQuery | None = None
     ) -> Sequence[Any] | None:
         """The first row for ``params``, its values as SQLAlchemy would give them (the
-        driver's connection it runs on added to ``driver``)."""
+        driver's connection in ``running`` while the query runs)."""
         values = self.compiled.construct_params(params)
         for name, process in self.bind_processors.items():
             values[name] = process(values[name])
         raw = await self.engine.raw_connection()
         conn: Any = raw.driver_connection
-        if driver is not None:
-            driver.append(conn)
         try:
-            async with conn.cursor() as cursor:
-                await cursor.execute(self.compiled.string, values)
-                row = await cursor.fetchone()
-                if self.result_processors is None:
-                    self.result_processors = self._processors(cursor.description)
+            with (running or RunningQuery()).on(conn):
+                async with conn.cursor() as cursor:
+                    await cursor.execute(self.compiled.string, values)
+                    row = await cursor.fetchone()
+                    if self.result_processors is None:
+                        self.result_processors = self._processors(cursor.description)
         except BaseException:
             if conn.closed or conn.info.transaction_status != _IDLE:
                 await greenlet_spawn(raw.invalidate)  # closed in SQLAlchemy's async context
@@ -134,21 +133,24 @@ class AsyncioSessions:
         own, which a deadline does not cancel: a cancelled read returns at once, its query
         is cancelled in the server, and the task ends on that error as on any other, its
         connection given back by SQLAlchemy in its own async context."""
-        driver: list[Any] = []  # the driver's connection the read runs on, once it has one
-        read = self.loop.create_task(self._first({"token": session_token}, driver))
+        running = RunningQuery()
+        read = self.loop.create_task(self._first({"token": session_token}, running))
         try:
             row = await asyncio.shield(read)
         except asyncio.CancelledError:
-            self.settling.start(cancel_until_done(read, driver, CANCEL_SECONDS))
+            self.settling.start(cancel_until_done(read, running, CANCEL_SECONDS))
             raise
         return None if row is None else self.store.session_and_user_records(row)
 
-    async def _first(self, params: Mapping[str, Any], driver: list[Any]) -> Sequence[Any] | None:
+    async def _first(
+        self, params: Mapping[str, Any], running: RunningQuery
+    ) -> Sequence[Any] | None:
         if self.direct is not None:
-            return await self.direct.first(params, driver)
+            return await self.direct.first(params, running)
         async with self.engine.connect() as conn:  # SQLAlchemy's execution: its events see it
-            driver.append((await conn.get_raw_connection()).driver_connection)
-            return (await conn.execute(self.store.session_check, params)).first()
+            with running.on((await conn.get_raw_connection()).driver_connection):
+                result = await conn.execute(self.store.session_check, params)
+            return result.first()
 
     async def close(self) -> None:
         """Close the asyncio engine's connections (once those of cancelled reads are back)."""
