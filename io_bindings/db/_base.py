@@ -6,7 +6,7 @@ driver) wrapped in :class:`StoreAdapter`, which gives it the async
 worker threads, so the same adapter works on asyncio and on trio. A cancelled
 call (a deadline, a client gone) returns at once, and its thread is told to stop: a
 store whose driver can cancel a query in the server (psycopg) marks the connection it
-works on with :func:`stoppable`, and its query is cancelled there, so the transaction
+works on with :func:`._cancel.stoppable`, and its query is cancelled there, so the transaction
 fails and is rolled back, and the connection goes back to its pool. A call cancelled
 before it took a connection does not start. Either way its transaction happens
 completely or not at all (one that reached its ``COMMIT`` first stays committed), but
@@ -16,14 +16,11 @@ Records are normalised here, once, so every store gets and returns the same shap
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable, Coroutine, Iterator, Mapping
-from contextvars import ContextVar
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar, cast
 
@@ -42,8 +39,9 @@ from sansio_auth.adapters import (
     VerificationToken,
 )
 
+from ._cancel import CALL, StoreCall
+
 T = TypeVar("T")
-logger = logging.getLogger("sansio_auth")
 Record = dict[str, Any]
 
 USER_FIELDS = ("id", "email", "email_verified", "name", "image")
@@ -281,143 +279,6 @@ def session_and_user(found: tuple[Record, Record] | None) -> SessionAndUser | No
     return cast(SessionAndUser, {"session": found[0], "user": found[1]})
 
 
-STOP_INTERVAL = 0.1
-"""Seconds between two attempts to stop the query of a cancelled call (a cancel request
-that lands between two statements of a transaction stops nothing: the next one is)."""
-STOP_ATTEMPTS = 100
-"""How many times (10 s in all) a cancelled call's query is cancelled before the call is
-left to run to its end."""
-
-
-class CallCancelled(Exception):
-    """Raised in the thread of a call its caller has cancelled, as it takes a connection."""
-
-
-class _Call:
-    """One store call in a worker thread, and the means to stop its query once its caller
-    has gone (a deadline)."""
-
-    __slots__ = ("_lock", "_stop", "cancelled", "done")
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._stop: Callable[[], object] | None = None
-        self.cancelled = False
-        self.done = threading.Event()
-
-    @contextlib.contextmanager
-    def stoppable(self, stop: Callable[[], object]) -> Iterator[None]:
-        with self._lock:
-            if self.cancelled:
-                raise CallCancelled("the caller of this store call has gone")
-            self._stop = stop
-        try:
-            yield
-        finally:
-            with self._lock:  # not while a stop is being sent: the connection is still ours
-                self._stop = None
-
-    def cancel(self) -> None:
-        """Stop the call from another thread (it returns at once)."""
-        with self._lock:
-            self.cancelled = True
-        if not self.done.is_set():
-            threading.Thread(
-                target=self._stop_until_done, name="store-call-stop", daemon=True
-            ).start()
-
-    def _stop_until_done(self) -> None:
-        for _ in range(STOP_ATTEMPTS):
-            with self._lock:
-                if self._stop is not None:
-                    with contextlib.suppress(Exception):
-                        self._stop()
-            if self.done.wait(STOP_INTERVAL):
-                return
-
-
-_CALL: ContextVar[_Call | None] = ContextVar("sansio_auth_store_call", default=None)
-
-
-@contextlib.contextmanager
-def stoppable(stop: Callable[[], object]) -> Iterator[None]:
-    """Within this block of a store call, ``stop`` (called from another thread) stops what
-    the call is doing: a driver's cancel of the query running on the connection the call
-    holds. If the call's caller has gone (a deadline), ``stop`` is called until the call
-    ends; if it had gone before the block, :class:`CallCancelled` is raised at once."""
-    call = _CALL.get()
-    if call is None:
-        yield
-        return
-    with call.stoppable(stop):
-        yield
-
-
-class Background:
-    """The tasks on ``loop`` that settle what calls cut by a deadline left on their
-    connections, kept until they end."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self._tasks: set[asyncio.Task[None]] = set()
-
-    def start(self, coroutine: Coroutine[Any, Any, None]) -> None:
-        """Run ``coroutine`` in a task of its own (no deadline of the caller reaches it)."""
-        task = self.loop.create_task(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._ended)
-
-    def _ended(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and (error := task.exception()) is not None:
-            logger.warning("a cancelled call's connection could not be settled: %r", error)
-
-    async def wait(self) -> None:
-        """Until the tasks running now have ended."""
-        if self._tasks:
-            await asyncio.wait(self._tasks)
-
-
-class RunningQuery:
-    """The driver's connection a task's query runs on, while it runs: what
-    :func:`cancel_until_done` cancels (and never a connection given back to its pool)."""
-
-    __slots__ = ("conn", "started")
-
-    def __init__(self) -> None:
-        self.conn: Any = None
-        self.started = False
-
-    @contextlib.contextmanager
-    def on(self, conn: Any) -> Iterator[None]:
-        """The query in this block runs on ``conn``."""
-        self.conn, self.started = conn, True
-        try:
-            yield
-        finally:
-            self.conn = None
-
-
-async def cancel_until_done(task: asyncio.Task[Any], query: RunningQuery, seconds: float) -> None:
-    """Cancel ``task``'s ``query``, which a deadline left running, in the server until
-    ``task`` ends (a cancel request that lands before the query has started stops nothing);
-    then take its outcome. ``seconds``: how long one cancel request may take. A task whose
-    query has not started is cancelled at once: it has sent nothing."""
-    if not query.started:
-        task.cancel()
-    for _ in range(STOP_ATTEMPTS):
-        if query.conn is not None:
-            with contextlib.suppress(Exception):
-                await query.conn.cancel_safe(timeout=seconds)
-        done, _ = await asyncio.wait([task], timeout=STOP_INTERVAL)
-        if done:
-            break
-    else:
-        await asyncio.wait([task])
-    with contextlib.suppress(Exception):
-        task.result()
-
-
 class Store(Protocol):
     """The synchronous side of an adapter: the same methods, each one transaction.
 
@@ -485,7 +346,7 @@ class StoreAdapter:
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
         if not self._threaded:
             return self._opened(function, *args)
-        call = _Call()
+        call = StoreCall()
         try:
             return await anyio.to_thread.run_sync(
                 self._threaded_call, call, function, args, abandon_on_cancel=True
@@ -494,12 +355,14 @@ class StoreAdapter:
             call.cancel()
             raise
 
-    def _threaded_call(self, call: _Call, function: Callable[..., T], args: tuple[Any, ...]) -> T:
-        mark = _CALL.set(call)
+    def _threaded_call(
+        self, call: StoreCall, function: Callable[..., T], args: tuple[Any, ...]
+    ) -> T:
+        mark = CALL.set(call)
         try:
             return self._opened(function, *args)
         finally:
-            _CALL.reset(mark)
+            CALL.reset(mark)
             call.done.set()
 
     def _opened(self, function: Callable[..., T], *args: Any) -> T:

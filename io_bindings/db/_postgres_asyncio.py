@@ -35,7 +35,7 @@ from psycopg import AsyncConnection, DatabaseError, OperationalError, errors, pq
 from psycopg.adapt import Transformer
 from psycopg_pool import PoolTimeout
 
-from ._base import Background, RunningQuery, cancel_until_done
+from ._cancel import Background, RunningQuery, cancel_until_done
 from ._sockets import quiet
 
 if TYPE_CHECKING:

@@ -51,9 +51,9 @@ from ._base import (
     StoreAdapter,
     normal_session_update,
     session_and_user,
-    stoppable,
     with_sid,
 )
+from ._cancel import stoppable
 from ._postgres_accounts import (
     DEVICE_COLUMNS,
     EXTEND_AND_SEE,

@@ -25,7 +25,7 @@ from sqlalchemy import Engine, QueuePool, Select, exc
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.util import greenlet_spawn
 
-from .._base import Background, RunningQuery, cancel_until_done
+from .._cancel import Background, RunningQuery, cancel_until_done
 
 if TYPE_CHECKING:
     from .._base import Record

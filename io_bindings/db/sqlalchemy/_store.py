@@ -43,8 +43,8 @@ from .._base import (
     USER_FIELDS,
     Every,
     Record,
-    stoppable,
 )
+from .._cancel import stoppable
 from .._errors import constraint_error, is_transient
 from ._accounts import SESSION_KEYS, SQLAlchemyAccounts, device_record
 from ._models import AuthModels, as_utc
