@@ -23,6 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, QueuePool, Select, exc
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.util import greenlet_spawn
+
+from .._cancel import Background, RunningQuery, cancel_until_done
 
 if TYPE_CHECKING:
     from .._base import Record
@@ -31,6 +34,9 @@ if TYPE_CHECKING:
 _CONNECTION_EVENTS = ("before_execute", "after_execute", "before_cursor_execute",
                       "after_cursor_execute")  # fmt: skip
 _DIALECT_EVENTS = ("do_execute", "do_execute_no_params", "handle_error")
+_IDLE = 0  # psycopg's TransactionStatus.IDLE (psycopg is not imported unless it is used)
+CANCEL_SECONDS = 10.0
+"""How long the cancel of a cut read's query, and reading it to its end, may take."""
 
 
 def asyncio_twin(engine: Engine) -> AsyncEngine | None:
@@ -75,20 +81,26 @@ class DriverQuery:
         events += [getattr(sync.dialect.dispatch, name) for name in _DIALECT_EVENTS]
         return sync.dialect.driver == "psycopg" and not any(events) and not sync.echo
 
-    async def first(self, params: Mapping[str, Any]) -> Sequence[Any] | None:
-        """The first row for ``params``, its values as SQLAlchemy would give them."""
+    async def first(
+        self, params: Mapping[str, Any], running: RunningQuery | None = None
+    ) -> Sequence[Any] | None:
+        """The first row for ``params``, its values as SQLAlchemy would give them (the
+        driver's connection in ``running`` while the query runs)."""
         values = self.compiled.construct_params(params)
         for name, process in self.bind_processors.items():
             values[name] = process(values[name])
         raw = await self.engine.raw_connection()
+        conn: Any = raw.driver_connection
         try:
-            async with raw.driver_connection.cursor() as cursor:  # type: ignore[union-attr]
-                await cursor.execute(self.compiled.string, values)
-                row = await cursor.fetchone()
-                if self.result_processors is None:
-                    self.result_processors = self._processors(cursor.description)
+            with (running or RunningQuery()).on(conn):
+                async with conn.cursor() as cursor:
+                    await cursor.execute(self.compiled.string, values)
+                    row = await cursor.fetchone()
+                    if self.result_processors is None:
+                        self.result_processors = self._processors(cursor.description)
         except BaseException:
-            raw.invalidate()  # as SQLAlchemy does after a driver error: not back to the pool
+            if conn.closed or conn.info.transaction_status != _IDLE:
+                await greenlet_spawn(raw.invalidate)  # closed in SQLAlchemy's async context
             raise
         finally:
             raw.close()
@@ -112,21 +124,35 @@ class AsyncioSessions:
         self, store: SQLAlchemyStore, engine: AsyncEngine, loop: asyncio.AbstractEventLoop
     ) -> None:
         self.store, self.engine, self.loop = store, engine, loop
+        self.settling = Background(loop)
         suits = DriverQuery.suits(engine)
         self.direct = DriverQuery(engine, store.session_check) if suits else None
 
     async def session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
-        """The session of ``session_token`` and its user. A cancelled read (a deadline)
-        returns at once: the driver cancels the query and the connection is not reused
-        (invalidated on the direct path, dropped by the pool on SQLAlchemy's)."""
-        if self.direct is not None:
-            row = await self.direct.first({"token": session_token})
-        else:
-            async with self.engine.connect() as conn:
-                result = await conn.execute(self.store.session_check, {"token": session_token})
-                row = result.first()
+        """The session of ``session_token`` and its user. The read runs in a task of its
+        own, which a deadline does not cancel: a cancelled read returns at once, its query
+        is cancelled in the server, and the task ends on that error as on any other, its
+        connection given back by SQLAlchemy in its own async context."""
+        running = RunningQuery()
+        read = self.loop.create_task(self._first({"token": session_token}, running))
+        try:
+            row = await asyncio.shield(read)
+        except asyncio.CancelledError:
+            self.settling.start(cancel_until_done(read, running, CANCEL_SECONDS))
+            raise
         return None if row is None else self.store.session_and_user_records(row)
 
+    async def _first(
+        self, params: Mapping[str, Any], running: RunningQuery
+    ) -> Sequence[Any] | None:
+        if self.direct is not None:
+            return await self.direct.first(params, running)
+        async with self.engine.connect() as conn:  # SQLAlchemy's execution: its events see it
+            with running.on((await conn.get_raw_connection()).driver_connection):
+                result = await conn.execute(self.store.session_check, params)
+            return result.first()
+
     async def close(self) -> None:
-        """Close the asyncio engine's connections."""
+        """Close the asyncio engine's connections (once those of cancelled reads are back)."""
+        await self.settling.wait()
         await self.engine.dispose()
