@@ -9,12 +9,13 @@ on its error.
 
 What can be stopped, is: an awaitable (an ``async def`` callback or adapter method, every
 adapter of :mod:`io_bindings.db`, whose blocking calls are then abandoned to their worker
-thread) is cancelled at the deadline, on the event loop (:class:`io_bindings.anyio.Auth`)
-or on the background loop the sync runtime hands it to (:class:`io_bindings.sync.SyncAuth`,
-WSGI). A plain function cannot be stopped in the thread that runs it (nothing in Python
-interrupts a thread): a sync callback that overruns fails when it returns, so the request
-still ends with the error, late. Once a flow's own deadline has passed, its remaining
-actions (the undoing of a half-done sign-up, log lines) run with their own deadlines only.
+thread, their query cancelled in the server on PostgreSQL) is cancelled at the deadline, on
+the event loop (:class:`io_bindings.anyio.Auth`) or on the background loop the sync runtime
+hands it to (:class:`io_bindings.sync.SyncAuth`, WSGI). A plain function cannot be stopped
+in the thread that runs it (nothing in Python interrupts a thread): a sync callback that
+overruns fails when it returns, so the request still ends with the error, late. Once a
+flow's own deadline has passed, its remaining actions (the undoing of a half-done sign-up,
+log lines) run with their own deadlines only.
 """
 
 from __future__ import annotations

@@ -4,9 +4,13 @@ Each adapter is a synchronous *store* (one transaction per method, blocking
 driver) wrapped in :class:`StoreAdapter`, which gives it the async
 :class:`~sansio_auth.adapters.Adapter` interface. Blocking stores run in anyio
 worker threads, so the same adapter works on asyncio and on trio. A cancelled
-call (a deadline, a client gone) returns at once; its transaction still runs to its
-end, commit or rollback, in its thread (bounded by the store's own timeouts), so it
-happens completely or not at all, but the caller does not wait for it.
+call (a deadline, a client gone) returns at once, and its thread is told to stop: a
+store whose driver can cancel a query in the server (psycopg) marks the connection it
+works on with :func:`._cancel.stoppable`, and its query is cancelled there, so the transaction
+fails and is rolled back, and the connection goes back to its pool. A call cancelled
+before it took a connection does not start. Either way its transaction happens
+completely or not at all (one that reached its ``COMMIT`` first stays committed), but
+the caller does not wait to know which.
 Records are normalised here, once, so every store gets and returns the same shape.
 """
 
@@ -34,6 +38,8 @@ from sansio_auth.adapters import (
     UserUpdate,
     VerificationToken,
 )
+
+from ._cancel import CALL, StoreCall
 
 T = TypeVar("T")
 Record = dict[str, Any]
@@ -338,11 +344,26 @@ class StoreAdapter:
         return self._state == "open"
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
-        if self._threaded:
+        if not self._threaded:
+            return self._opened(function, *args)
+        call = StoreCall()
+        try:
             return await anyio.to_thread.run_sync(
-                self._opened, function, *args, abandon_on_cancel=True
+                self._threaded_call, call, function, args, abandon_on_cancel=True
             )
-        return self._opened(function, *args)
+        except anyio.get_cancelled_exc_class():
+            call.cancel()
+            raise
+
+    def _threaded_call(
+        self, call: StoreCall, function: Callable[..., T], args: tuple[Any, ...]
+    ) -> T:
+        mark = CALL.set(call)
+        try:
+            return self._opened(function, *args)
+        finally:
+            CALL.reset(mark)
+            call.done.set()
 
     def _opened(self, function: Callable[..., T], *args: Any) -> T:
         with self._lock:

@@ -15,21 +15,27 @@ parameters, unnamed (``Parse``/``Bind``/``Execute`` in one message).
 
 The connections are held in a small pool of our own: a semaphore of ``max_size`` slots and
 a list of idle connections, each checked without a round trip (:func:`._sockets.quiet`)
-when it is taken. A connection that failed or was cancelled mid-call is closed.
+when it is taken. A connection that failed mid-call is closed; one whose call was cancelled
+(a deadline) keeps its slot while a task of its own cancels the query in the server and
+reads it to its end (:func:`settle`), then goes back to the idle ones: the caller returns at
+once, no query of a gone caller keeps running, and the server never sees more than
+``max_size`` connections of this pool.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from contextlib import AbstractContextManager, asynccontextmanager
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
-from psycopg import AsyncConnection, pq
+from psycopg import AsyncConnection, DatabaseError, pq
 from psycopg.adapt import Transformer
 from psycopg_pool import PoolTimeout
 
+from ._cancel import Background, RunningQuery, cancel_until_done
 from ._libpq import results
 from ._sockets import quiet
 
@@ -89,10 +95,12 @@ class AsyncioSessions:
         self._session_and_user = numbered(store.session_and_user)
         self._slots = asyncio.Semaphore(store.max_size)
         self._idle: list[_Connection] = []
+        self._settling = Background(loop)
 
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[_Connection]:
-        """An idle connection (or a new one) for one call; waits ``timeout`` for a slot."""
+        """An idle connection (or a new one) for one call; waits ``timeout`` for a slot. A
+        call cancelled mid-query leaves its connection (and its slot) to :meth:`_settle`."""
         if self._slots.locked():
             try:
                 async with asyncio.timeout(self.store.timeout):
@@ -103,6 +111,7 @@ class AsyncioSessions:
                 ) from None
         else:
             await self._slots.acquire()  # at once
+        settling = False
         try:
             pooled = None
             while self._idle and pooled is None:
@@ -114,10 +123,34 @@ class AsyncioSessions:
                 pooled = _Connection(await self._connect())
             try:
                 yield pooled
+            except asyncio.CancelledError:
+                settling = True
+                self._settling.start(self._settle(pooled))
+                raise
             except BaseException:
                 await _discard(pooled.conn)
                 raise
             if pooled.conn.pgconn.transaction_status == pq.TransactionStatus.IDLE:
+                self._idle.append(pooled)
+            else:
+                await _discard(pooled.conn)
+        finally:
+            if not settling:
+                self._slots.release()
+
+    async def _settle(self, pooled: _Connection) -> None:
+        """What a cancelled call left on ``pooled``: its query cancelled in the server (a
+        write rolled back) and read to its end, then the connection back among the idle
+        ones (closed if that fails within ``timeout``); its slot free after that."""
+        try:
+            idle = await settle(pooled.conn, self.loop, self.store.timeout)
+            if idle and self.store.prepare and not pooled.prepared:
+                try:  # the read's statement may be prepared or not: neither, now
+                    async with asyncio.timeout(self.store.timeout):
+                        await pooled.conn.execute("DEALLOCATE ALL")
+                except (OSError, TimeoutError, DatabaseError):
+                    idle = False
+            if idle:
                 self._idle.append(pooled)
             else:
                 await _discard(pooled.conn)
@@ -136,7 +169,7 @@ class AsyncioSessions:
 
     async def session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
         """The session of ``session_token`` and its user. A cancelled read (a deadline)
-        returns at once: its connection is closed."""
+        returns at once; its query is cancelled in the server (:meth:`_settle`)."""
         if "\0" in session_token:  # libpq would cut it there; no stored token has one
             return None
         async with self._connection() as pooled:
@@ -157,18 +190,52 @@ class AsyncioSessions:
         return self.store.session_and_user_records(row)
 
     async def update_session(self, update: Record) -> Record | None:
-        """The session ``update`` changed (normalised), ``None`` if there is none."""
+        """The session ``update`` changed (normalised), ``None`` if there is none. It runs
+        in a task of its own, which a deadline does not cancel (psycopg, cancelled twice
+        mid-query, would close the connection and leave the query running): a cancelled
+        call returns at once, and its statement is cancelled in the server instead."""
         query, params = self.store.session_update(update)
-        with self.store.contract_errors():
-            async with self._connection() as pooled:
-                row = await (await pooled.conn.execute(query, params)).fetchone()
+        running = RunningQuery()
+        write = self.loop.create_task(self._update_session(query, params, running))
+        try:
+            row = await asyncio.shield(write)
+        except asyncio.CancelledError:
+            self._settling.start(cancel_until_done(write, running, self.store.timeout))
+            raise
         return self.store.session_record(row)
 
+    async def _update_session(
+        self, query: Any, params: Any, running: RunningQuery
+    ) -> dict[str, Any] | None:
+        with self.store.contract_errors():
+            async with self._connection() as pooled:
+                with running.on(pooled.conn):
+                    return await (await pooled.conn.execute(query, params)).fetchone()
+
     async def close(self) -> None:
-        """Close the idle connections."""
+        """Close the idle connections (once those of cancelled calls are settled)."""
+        await self._settling.wait()
         idle, self._idle = self._idle, []
         for pooled in idle:
             await pooled.conn.close()
+
+
+async def settle(
+    conn: AsyncConnection[Any], loop: asyncio.AbstractEventLoop, seconds: float
+) -> bool:
+    """Whether ``conn``, left by a call cancelled mid-query (a deadline), is idle again: its
+    query cancelled in the server (the statement, or a write's transaction, fails and is
+    rolled back; one that ended first stands) and its results read, within ``seconds``."""
+    pgconn = conn.pgconn
+    try:
+        async with asyncio.timeout(seconds):
+            if pgconn.transaction_status == pq.TransactionStatus.ACTIVE:
+                await conn.cancel_safe(timeout=seconds)
+                with contextlib.suppress(DatabaseError):  # QueryCanceled, as asked
+                    await results(loop, pgconn)
+    except (OSError, TimeoutError, DatabaseError):
+        return False
+    return not conn.closed and pgconn.transaction_status == pq.TransactionStatus.IDLE
 
 
 async def _discard(conn: AsyncConnectionType) -> None:

@@ -33,6 +33,7 @@ import contextlib
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any, cast
 
 import psycopg
@@ -53,6 +54,7 @@ from ._base import (
     session_and_user,
     with_sid,
 )
+from ._cancel import stoppable
 from ._postgres_accounts import (
     DEVICE_COLUMNS,
     EXTEND_AND_SEE,
@@ -347,8 +349,12 @@ class PostgresStore(PostgresAccounts):
     @contextlib.contextmanager
     def _connection(self) -> Iterator[Connection]:
         """A connection of the pool (autocommit: each statement is its own transaction);
-        failures named as in the contract."""
-        with self.contract_errors(), self.pool.connection() as conn:
+        failures named as in the contract. A deadline cancels its query in the server."""
+        with (
+            self.contract_errors(),
+            self.pool.connection() as conn,
+            stoppable(partial(conn.cancel_safe, timeout=self.timeout)),
+        ):
             yield conn
 
     @staticmethod

@@ -30,6 +30,7 @@ from sqlalchemy import Engine, QueuePool, Select, exc
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.util import greenlet_spawn
 
+from .._cancel import Background, RunningQuery, cancel_until_done
 from .._sockets import quiet
 
 if TYPE_CHECKING:
@@ -42,6 +43,8 @@ _DIALECT_EVENTS = ("do_execute", "do_execute_no_params", "handle_error")
 _PYFORMAT = re.compile(r"%\(([^)]+)\)s|%%")
 _IDLE = 0  # psycopg's TransactionStatus.IDLE (psycopg is imported only where it is used)
 _KEPT = "sansio_auth_driver_query"  # the key of :class:`_OnConnection` in a connection's ``info``
+CANCEL_SECONDS = 10.0
+"""How long the cancel of a cut read's query, and reading it to its end, may take."""
 
 
 def asyncio_twin(engine: Engine) -> AsyncEngine | None:
@@ -126,8 +129,9 @@ class DriverQuery:
         psycopg = dialect.driver == "psycopg" and dialect.paramstyle == "pyformat"
         return psycopg and not any(events) and not sync.echo
 
-    async def first(self, params: Mapping[str, Any]) -> Sequence[Any] | None:
-        """The first row for ``params``, its values as SQLAlchemy would give them."""
+    async def first(self, params: Mapping[str, Any], running: RunningQuery) -> Sequence[Any] | None:
+        """The first row for ``params``, its values as SQLAlchemy would give them (the
+        driver's connection in ``running`` while the query runs)."""
         if self.bind_processors or not all(name in params for name in self.names):
             values = self.compiled.construct_params(params)  # defaults, then processors
             for name, process in self.bind_processors.items():
@@ -135,15 +139,12 @@ class DriverQuery:
             params = values
         raw = await self._checkout()
         try:
-            row = await self._row(raw, [params[name] for name in self.names])
+            with running.on(raw.driver_connection):
+                row = await self._row(raw, [params[name] for name in self.names])
         except BaseException:
-            raw.invalidate()  # as SQLAlchemy does after a driver error: not back to the pool
-            raw.close()
+            await self._release(raw, keep=False)
             raise
-        if self.keep and raw.driver_connection.pgconn.transaction_status == _IDLE:
-            self._idle.append(raw)
-        else:
-            raw.close()
+        await self._release(raw, keep=self.keep)
         if row is None:
             return None
         for i, load in self.result_processors or ():
@@ -157,9 +158,20 @@ class DriverQuery:
             raw = self._idle.pop()
             if quiet(raw.driver_connection.fileno()):
                 return raw
+            await self._release(raw, keep=False, broken=True)
+        return await self.engine.raw_connection()
+
+    async def _release(self, raw: Any, *, keep: bool, broken: bool = False) -> None:
+        """``raw`` after a read: kept for the next one (``keep``) or given back to the pool
+        if it is idle; closed if it is ``broken`` or in the middle of a query."""
+        conn = raw.driver_connection
+        if broken or conn.closed or conn.pgconn.transaction_status != _IDLE:
             await greenlet_spawn(raw.invalidate)  # closed in SQLAlchemy's async context
             raw.close()
-        return await self.engine.raw_connection()
+        elif keep:
+            self._idle.append(raw)
+        else:
+            raw.close()
 
     def give_back(self) -> None:
         """Give the kept connections back to the pool."""
@@ -219,23 +231,37 @@ class AsyncioSessions:
         own: bool = False,
     ) -> None:
         self.store, self.engine, self.loop = store, engine, loop
+        self.settling = Background(loop)
         suits = DriverQuery.suits(engine)
         self.direct = DriverQuery(engine, store.session_check, keep=own) if suits else None
 
     async def session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
-        """The session of ``session_token`` and its user. A cancelled read (a deadline)
-        returns at once: its connection is not reused (invalidated on the direct path,
-        dropped by the pool on SQLAlchemy's)."""
-        if self.direct is not None:
-            row = await self.direct.first({"token": session_token})
-        else:
-            async with self.engine.connect() as conn:
-                result = await conn.execute(self.store.session_check, {"token": session_token})
-                row = result.first()
+        """The session of ``session_token`` and its user. The read runs in a task of its
+        own, which a deadline does not cancel: a cancelled read returns at once, its query
+        is cancelled in the server, and the task ends on that error as on any other, its
+        connection given back by SQLAlchemy in its own async context."""
+        running = RunningQuery()
+        read = self.loop.create_task(self._first({"token": session_token}, running))
+        try:
+            row = await asyncio.shield(read)
+        except asyncio.CancelledError:
+            self.settling.start(cancel_until_done(read, running, CANCEL_SECONDS))
+            raise
         return None if row is None else self.store.session_and_user_records(row)
 
+    async def _first(
+        self, params: Mapping[str, Any], running: RunningQuery
+    ) -> Sequence[Any] | None:
+        if self.direct is not None:
+            return await self.direct.first(params, running)
+        async with self.engine.connect() as conn:  # SQLAlchemy's execution: its events see it
+            with running.on((await conn.get_raw_connection()).driver_connection):
+                result = await conn.execute(self.store.session_check, params)
+            return result.first()
+
     async def close(self) -> None:
-        """Close the asyncio engine's connections."""
+        """Close the asyncio engine's connections (once those of cancelled reads are back)."""
+        await self.settling.wait()
         if self.direct is not None:
             self.direct.give_back()
         await self.engine.dispose()

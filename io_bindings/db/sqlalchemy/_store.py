@@ -13,6 +13,7 @@ import contextlib
 import logging
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from sqlalchemy import (
@@ -45,12 +46,14 @@ from .._base import (
     Every,
     Record,
 )
+from .._cancel import stoppable
 from .._errors import constraint_error, is_transient
 from ._accounts import SESSION_KEYS, SQLAlchemyAccounts, device_record
 from ._models import AuthModels, as_utc
 
 ACCOUNT_KEYS = ("user_id", "type", "provider", "provider_account_id", *TOKEN_FIELDS)
 _ATTEMPTS = 5
+_CANCEL_TIMEOUT = 5.0  # seconds a cancel request of a call cut by a deadline may take
 MIGRATION = "io_bindings/db/sqlalchemy/alembic_0001_auth_tables.py"
 """The Alembic revision that makes the tables (what ``create_all`` makes)."""
 logger = logging.getLogger("sansio_auth")
@@ -64,6 +67,15 @@ def _columns(model: Any) -> dict[str, Column[Any]]:
 def _conflict_or_missing(err: exc.IntegrityError) -> Exception:
     """A constraint failure as the contract names it."""
     return constraint_error(err.orig) or err
+
+
+def _stoppable(conn: Connection) -> contextlib.AbstractContextManager[None]:
+    """:func:`.stoppable` with the driver's cancel of the query in the server, where it has
+    one (psycopg; other drivers' calls cut by a deadline run to their end)."""
+    cancel = getattr(conn.connection.driver_connection, "cancel_safe", None)
+    if cancel is None:
+        return contextlib.nullcontext()
+    return stoppable(partial(cancel, timeout=_CANCEL_TIMEOUT))
 
 
 def _sqlite_transactions(engine: Engine) -> None:
@@ -215,14 +227,14 @@ class SQLAlchemyStore(SQLAlchemyAccounts):
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[Connection]:
-        with self.engine.connect() as conn:
+        with self.engine.connect() as conn, _stoppable(conn):
             yield conn
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[Connection]:
         """One write transaction, committed on success; constraint failures named."""
         try:
-            with self.engine.connect() as conn:
+            with self.engine.connect() as conn, _stoppable(conn):
                 conn = conn.execution_options(sansio_auth_write=True)
                 with conn.begin():
                     yield conn
