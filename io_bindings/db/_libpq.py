@@ -4,14 +4,17 @@ psycopg's async cursor and its waits cost about twice a session read's own work 
 client, so the session reads of both PostgreSQL stores (ours and SQLAlchemy on psycopg)
 drive libpq through psycopg's documented :mod:`psycopg.pq` wrapper instead: they send a
 statement on the connection's ``pgconn`` and read its result here, waiting on the event
-loop for its socket.
+loop for its socket. A read cut by a deadline leaves its connection mid-query, with its state
+all in libpq: :func:`settle` cancels that query in the server and reads it to its end.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from typing import Any
 
-from psycopg import DatabaseError, OperationalError, errors, pq
+from psycopg import AsyncConnection, DatabaseError, OperationalError, errors, pq
 
 
 def checked(pgresult: pq.abc.PGresult | None) -> pq.abc.PGresult:
@@ -61,3 +64,21 @@ async def results(loop: asyncio.AbstractEventLoop, pgconn: pq.abc.PGconn) -> pq.
         if result is None:  # the end of the command's results
             return checked(found[0] if found else None)
         found.append(result)
+
+
+async def settle(
+    conn: AsyncConnection[Any], loop: asyncio.AbstractEventLoop, seconds: float
+) -> bool:
+    """Whether ``conn``, left by a call cancelled mid-query (a deadline), is idle again: its
+    query cancelled in the server (the statement, or a write's transaction, fails and is
+    rolled back; one that ended first stands) and its results read, within ``seconds``."""
+    pgconn = conn.pgconn
+    try:
+        async with asyncio.timeout(seconds):
+            if pgconn.transaction_status == pq.TransactionStatus.ACTIVE:
+                await conn.cancel_safe(timeout=seconds)
+                with contextlib.suppress(DatabaseError):  # QueryCanceled, as asked
+                    await results(loop, pgconn)
+    except (OSError, TimeoutError, DatabaseError):
+        return False
+    return not conn.closed and pgconn.transaction_status == pq.TransactionStatus.IDLE

@@ -17,7 +17,7 @@ The connections are held in a small pool of our own: a semaphore of ``max_size``
 a list of idle connections, each checked without a round trip (:func:`._sockets.quiet`)
 when it is taken. A connection that failed mid-call is closed; one whose call was cancelled
 (a deadline) keeps its slot while a task of its own cancels the query in the server and
-reads it to its end (:func:`settle`), then goes back to the idle ones: the caller returns at
+reads it to its end (:func:`._libpq.settle`), then goes back to the idle ones: the caller returns at
 once, no query of a gone caller keeps running, and the server never sees more than
 ``max_size`` connections of this pool.
 """
@@ -25,7 +25,6 @@ once, no query of a gone caller keeps running, and the server never sees more th
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
 from contextlib import AbstractContextManager, asynccontextmanager
 from functools import lru_cache
@@ -36,7 +35,7 @@ from psycopg.adapt import Transformer
 from psycopg_pool import PoolTimeout
 
 from ._cancel import Background, RunningQuery, cancel_until_done
-from ._libpq import results
+from ._libpq import results, settle
 from ._sockets import quiet
 
 if TYPE_CHECKING:
@@ -218,24 +217,6 @@ class AsyncioSessions:
         idle, self._idle = self._idle, []
         for pooled in idle:
             await pooled.conn.close()
-
-
-async def settle(
-    conn: AsyncConnection[Any], loop: asyncio.AbstractEventLoop, seconds: float
-) -> bool:
-    """Whether ``conn``, left by a call cancelled mid-query (a deadline), is idle again: its
-    query cancelled in the server (the statement, or a write's transaction, fails and is
-    rolled back; one that ended first stands) and its results read, within ``seconds``."""
-    pgconn = conn.pgconn
-    try:
-        async with asyncio.timeout(seconds):
-            if pgconn.transaction_status == pq.TransactionStatus.ACTIVE:
-                await conn.cancel_safe(timeout=seconds)
-                with contextlib.suppress(DatabaseError):  # QueryCanceled, as asked
-                    await results(loop, pgconn)
-    except (OSError, TimeoutError, DatabaseError):
-        return False
-    return not conn.closed and pgconn.transaction_status == pq.TransactionStatus.IDLE
 
 
 async def _discard(conn: AsyncConnectionType) -> None:

@@ -15,7 +15,8 @@ nothing (psycopg's ``prepare_threshold=None``, for PgBouncer); each value goes t
 result processor of its column's type (and each parameter through its bind processor), as
 SQLAlchemy would apply them, so custom types (:class:`~io_bindings.db.sqlalchemy.UTCDateTime`,
 your own) read the same. Engines with execution events (``before_cursor_execute``, tracing)
-or echo keep the ordinary path.
+or echo keep the ordinary path. A read a deadline cuts returns at once; its connection stays
+out of the pool until its query is cancelled in the server and read to its end.
 """
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ _CONNECTION_EVENTS = ("before_execute", "after_execute", "before_cursor_execute"
                       "after_cursor_execute")  # fmt: skip
 _DIALECT_EVENTS = ("do_execute", "do_execute_no_params", "handle_error")
 _PYFORMAT = re.compile(r"%\(([^)]+)\)s|%%")
-_IDLE = 0  # psycopg's TransactionStatus.IDLE (psycopg is imported only where it is used)
 _KEPT = "sansio_auth_driver_query"  # the key of :class:`_OnConnection` in a connection's ``info``
 CANCEL_SECONDS = 10.0
 """How long the cancel of a cut read's query, and reading it to its end, may take."""
@@ -82,10 +82,10 @@ class _OnConnection:
     """What a driver connection of the pool keeps for :class:`DriverQuery`: its row loaders
     and parameter dumpers, and the statements prepared on it."""
 
-    __slots__ = ("conn", "encoding", "loaders", "prepared")
+    __slots__ = ("encoding", "loaders", "prepared")
 
     def __init__(self, conn: Any, transformer: Callable[[Any], Any]) -> None:
-        self.conn, self.loaders, self.encoding = conn, transformer(conn), conn.info.encoding
+        self.loaders, self.encoding = transformer(conn), conn.info.encoding
         self.prepared: set[bytes] = set()
 
 
@@ -94,11 +94,13 @@ class DriverQuery:
     ``AsyncConnection``) of ``engine``'s pool: compiled once, prepared once per connection,
     parameters and values processed by their types."""
 
-    def __init__(self, engine: AsyncEngine, statement: Select[Any], *, keep: bool = False) -> None:
+    def __init__(
+        self, engine: AsyncEngine, statement: Select[Any], settling: Background, *, keep: bool
+    ) -> None:
         from psycopg.adapt import PyFormat, Transformer
         from psycopg.errors import InvalidSqlStatementName
 
-        from .._libpq import results
+        from .._libpq import results, settle
 
         dialect = engine.dialect
         self.engine, self.keep = engine, keep
@@ -107,7 +109,8 @@ class DriverQuery:
         self.query, self.names = numbered(self.compiled.string)
         self.name = b"sansio_auth_" + hashlib.sha256(self.query.encode()).hexdigest()[:16].encode()
         self.formats = [PyFormat.TEXT] * len(self.names)  # typed by the server, as literals
-        self.transformer, self.results = Transformer, results
+        self.transformer, self.results, self.settle = Transformer, results, settle
+        self.settling = settling  # the reads cut or failed mid-query, settling
         self.unknown_statement = InvalidSqlStatementName
         binds = self.compiled.binds.items()
         self.bind_processors = {
@@ -129,9 +132,9 @@ class DriverQuery:
         psycopg = dialect.driver == "psycopg" and dialect.paramstyle == "pyformat"
         return psycopg and not any(events) and not sync.echo
 
-    async def first(self, params: Mapping[str, Any], running: RunningQuery) -> Sequence[Any] | None:
-        """The first row for ``params``, its values as SQLAlchemy would give them (the
-        driver's connection in ``running`` while the query runs)."""
+    async def first(self, params: Mapping[str, Any]) -> Sequence[Any] | None:
+        """The first row for ``params``, its values as SQLAlchemy would give them. A read
+        cut (a deadline) or failed mid-query leaves its connection to :meth:`_settle`."""
         if self.bind_processors or not all(name in params for name in self.names):
             values = self.compiled.construct_params(params)  # defaults, then processors
             for name, process in self.bind_processors.items():
@@ -139,12 +142,14 @@ class DriverQuery:
             params = values
         raw = await self._checkout()
         try:
-            with running.on(raw.driver_connection):
-                row = await self._row(raw, [params[name] for name in self.names])
+            row = await self._row(raw, [params[name] for name in self.names])
         except BaseException:
-            await self._release(raw, keep=False)
+            self.settling.start(self._settle(raw))
             raise
-        await self._release(raw, keep=self.keep)
+        if self.keep:
+            self._idle.append(raw)
+        else:
+            await _give_back(raw)
         if row is None:
             return None
         for i, load in self.result_processors or ():
@@ -158,34 +163,33 @@ class DriverQuery:
             raw = self._idle.pop()
             if quiet(raw.driver_connection.fileno()):
                 return raw
-            await self._release(raw, keep=False, broken=True)
+            await _give_back(raw, broken=True)
         return await self.engine.raw_connection()
 
-    async def _release(self, raw: Any, *, keep: bool, broken: bool = False) -> None:
-        """``raw`` after a read: kept for the next one (``keep``) or given back to the pool
-        if it is idle; closed if it is ``broken`` or in the middle of a query."""
-        conn = raw.driver_connection
-        if broken or conn.closed or conn.pgconn.transaction_status != _IDLE:
-            await greenlet_spawn(raw.invalidate)  # closed in SQLAlchemy's async context
-            raw.close()
-        elif keep:
-            self._idle.append(raw)
-        else:
-            raw.close()
+    async def _settle(self, raw: Any) -> None:
+        """What a cut or failed read left on ``raw``: its query, if it still runs, cancelled
+        in the server and read to its end (:func:`.._libpq.settle`), then ``raw`` back to the
+        pool; closed instead if that fails, or if whether the statement is prepared on it is
+        not known (the read stopped in its preparation). The pool slot is held until then."""
+        conn, kept = raw.driver_connection, raw.info.get(_KEPT)
+        idle = await self.settle(conn, asyncio.get_running_loop(), CANCEL_SECONDS)
+        known = conn.prepare_threshold is None or (kept is not None and self.name in kept.prepared)
+        await _give_back(raw, broken=not (idle and known))
 
-    def give_back(self) -> None:
+    async def give_back(self) -> None:
         """Give the kept connections back to the pool."""
         idle, self._idle = self._idle, []
         for raw in idle:
-            raw.close()
+            await _give_back(raw)
 
     async def _row(self, raw: Any, params: list[Any]) -> list[Any] | None:
         """The statement's first row on ``raw`` (a pooled connection), as psycopg loads it:
         one round trip, after the statement's preparation on a connection new to it (or
-        no longer prepared on it: a ``DISCARD ALL`` since)."""
+        no longer prepared on it: a ``DISCARD ALL`` or ``DEALLOCATE`` run since by other
+        users of an engine the adapter was given)."""
         conn = raw.driver_connection
-        kept = raw.info.get(_KEPT)
-        if kept is None or kept.conn is not conn:
+        kept = raw.info.get(_KEPT)  # ``info`` is emptied when the pool opens a new connection
+        if kept is None:
             kept = raw.info[_KEPT] = _OnConnection(conn, self.transformer)
         loaders, pgconn, loop = kept.loaders, conn.pgconn, asyncio.get_running_loop()
         args = loaders.dump_sequence(params, self.formats)
@@ -233,27 +237,31 @@ class AsyncioSessions:
         self.store, self.engine, self.loop = store, engine, loop
         self.settling = Background(loop)
         suits = DriverQuery.suits(engine)
-        self.direct = DriverQuery(engine, store.session_check, keep=own) if suits else None
+        check = store.session_check
+        self.direct = DriverQuery(engine, check, self.settling, keep=own) if suits else None
 
     async def session_and_user(self, session_token: str) -> tuple[Record, Record] | None:
-        """The session of ``session_token`` and its user. The read runs in a task of its
-        own, which a deadline does not cancel: a cancelled read returns at once, its query
-        is cancelled in the server, and the task ends on that error as on any other, its
-        connection given back by SQLAlchemy in its own async context."""
-        running = RunningQuery()
-        read = self.loop.create_task(self._first({"token": session_token}, running))
-        try:
-            row = await asyncio.shield(read)
-        except asyncio.CancelledError:
-            self.settling.start(cancel_until_done(read, running, CANCEL_SECONDS))
-            raise
+        """The session of ``session_token`` and its user. A read cut by a deadline returns at
+        once and its query is cancelled in the server: on the driver's connection by
+        :meth:`DriverQuery.first`; on SQLAlchemy's execution the read runs in a task of its
+        own, which a deadline does not cancel (its connection is given back by SQLAlchemy,
+        in its own async context, once the cancelled query has ended)."""
+        params = {"token": session_token}
+        if self.direct is not None:
+            row = await self.direct.first(params)
+        else:
+            running = RunningQuery()
+            read = self.loop.create_task(self._first(params, running))
+            try:
+                row = await asyncio.shield(read)
+            except asyncio.CancelledError:
+                self.settling.start(cancel_until_done(read, running, CANCEL_SECONDS))
+                raise
         return None if row is None else self.store.session_and_user_records(row)
 
     async def _first(
         self, params: Mapping[str, Any], running: RunningQuery
     ) -> Sequence[Any] | None:
-        if self.direct is not None:
-            return await self.direct.first(params, running)
         async with self.engine.connect() as conn:  # SQLAlchemy's execution: its events see it
             with running.on((await conn.get_raw_connection()).driver_connection):
                 result = await conn.execute(self.store.session_check, params)
@@ -263,5 +271,18 @@ class AsyncioSessions:
         """Close the asyncio engine's connections (once those of cancelled reads are back)."""
         await self.settling.wait()
         if self.direct is not None:
-            self.direct.give_back()
+            await self.direct.give_back()
         await self.engine.dispose()
+
+
+async def _give_back(raw: Any, *, broken: bool = False) -> None:
+    """Give ``raw`` back to its pool, closed first if it is ``broken`` (or in a state not
+    known), in SQLAlchemy's async context: closing, or the pool's reset on return (a
+    rollback), may talk to the server (outside it: ``MissingGreenlet``, logged as an error)."""
+
+    def give_back() -> None:
+        if broken:
+            raw.invalidate()
+        raw.close()
+
+    await greenlet_spawn(give_back)

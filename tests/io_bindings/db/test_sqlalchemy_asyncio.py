@@ -5,6 +5,7 @@ events or echo."""
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -128,3 +129,26 @@ async def test_reads_on_connections_that_prepare_nothing(adapter: Any) -> None:
             assert found["user"]["email"] == "ada@example.com"
         assert await mine.get_session_and_user("other") is None
     await unprepared.dispose()
+
+
+@pytest.mark.parametrize("reset", ["DISCARD ALL", "DEALLOCATE ALL"])
+async def test_reads_go_on_after_the_engines_other_users_drop_prepared_statements(
+    adapter: Any, reset: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """On an engine the adapter was given, the app's own code (or a pooler's reset) may drop
+    the read's prepared statement from a connection: the next read prepares it again; the
+    connection goes back to the pool as SQLAlchemy's own reset expects (nothing logged)."""
+    caplog.set_level(logging.WARNING)
+    given = create_async_engine(adapter.engine.url, pool_size=1, max_overflow=0)
+    async with SQLAlchemyAdapter(adapter.engine.url, adapter.models, async_engine=given) as mine:
+        assert mine._asyncio_sessions().direct is not None
+        assert (await mine.get_session_and_user("s"))["user"]["name"] == "ADA"
+        async with given.connect() as conn:  # the pool's one connection, the read's too
+            autocommit = await conn.execution_options(isolation_level="AUTOCOMMIT")
+            prepared = "SELECT count(*) FROM pg_prepared_statements"
+            assert (await autocommit.exec_driver_sql(prepared)).scalar() == 1
+            await autocommit.exec_driver_sql(reset)
+        for _ in range(2):
+            assert (await mine.get_session_and_user("s"))["user"]["name"] == "ADA"
+    await given.dispose()
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
