@@ -179,8 +179,8 @@ async def test_failed_session_checks_log_no_error_and_the_next_one_works(
             with pytest.raises(Exception, match="sessions"):
                 await adapter.get_session_and_user("t")
             conn.execute("ALTER TABLE moved RENAME TO sessions")
-            conn.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            conn.execute(  # each backend gone (5 s at most) before the checks, as after a restart
+                "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity "
                 "WHERE datname = current_database() AND pid <> pg_backend_pid()"
             )
         for _ in range(2 * POOL + 1):  # each dead connection may fail one check
