@@ -33,6 +33,7 @@ def test_the_engine_target_sees_a_signed_in_session() -> None:
     assert flow.run_sync(_perform).json()["user"]["email"] == "ann@example.com"
 
 
+@pytest.mark.fuzz
 @pytest.mark.skipif(importlib.util.find_spec("atheris") is None, reason="atheris is not installed")
 def test_short_atheris_pass(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["--seconds", "1", "--seed", "1"]) == 0

@@ -1,9 +1,11 @@
 """Fixtures for the adapter tests: one adapter per kind.
 
-Every async test runs on asyncio and on trio. The real PostgreSQL, PgBouncer and Redis
-servers come from ``tests/io_bindings/conftest.py`` (started once per test session); each
-test gets its own PostgreSQL database (direct, and through PgBouncer in transaction pooling
-mode) and its own Redis key prefix.
+An async test of a store runs on asyncio and on trio where the store has code of its own
+for asyncio, and SQLite's for the worker-thread hop the others share (:data:`LOOP_SPECIFIC`);
+every other store runs the same code on both loops, so its tests run on asyncio only. The
+real PostgreSQL, PgBouncer and Redis servers come from ``tests/io_bindings/conftest.py``
+(started once per test session); each test gets its own PostgreSQL database (direct, and
+through PgBouncer in transaction pooling mode) and its own Redis key prefix.
 """
 
 from __future__ import annotations
@@ -35,6 +37,24 @@ ADAPTER_KINDS = [
     pytest.param("django-sqlite"),
     pytest.param("django-postgres", marks=pytest.mark.e2e),
 ]
+
+
+LOOP_SPECIFIC = frozenset({"postgres", "pgbouncer", "sqlalchemy-postgres", "sqlite"})
+"""The stores with a path of their own on asyncio (the session check without a thread), and
+SQLite for the worker-thread hop (and its cancellation) that every other store shares."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave out trio's run of a store's test when the store's code is the same on both
+    loops."""
+    kept, dropped = [], []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        same = params.get("adapter_kind", "postgres") not in LOOP_SPECIFIC
+        (dropped if params.get("anyio_backend") == "trio" and same else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 @pytest.fixture(params=["asyncio", "trio"])

@@ -1,5 +1,6 @@
 """The public adapter conformance suite (``io_bindings.testing.adapter_suite``) on every adapter
-of ``io_bindings.db``, each on asyncio and trio; and what every one of them has besides."""
+of ``io_bindings.db`` (on trio too where a store's code differs by loop: ``conftest.py``);
+and what every one of them has besides."""
 
 from __future__ import annotations
 
