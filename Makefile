@@ -135,8 +135,8 @@ soak: install system-deps
 # rolled): 0 unexplained 5xx, one token-endpoint call per rotation, revocations everywhere within
 # 1 s, no duplicated user, no session lost, RSS flat (see soak/cluster/); about 8 minutes
 soak-cluster: install system-deps
-	$(PY) -m soak.cluster
+	$(PY) -m soak.cluster --keep-logs soak-failed-run
 
 # the same faults and checks in about 3 minutes (also run by `make test`, tests/soak)
 soak-cluster-quick: install system-deps
-	$(PY) -m soak.cluster --quick
+	$(PY) -m soak.cluster --quick --keep-logs soak-failed-run

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from .fleet import FleetOptions
@@ -36,6 +37,9 @@ def options(argv: list[str] | None = None) -> Options:
     parser.add_argument("--nodes", type=int, help="nodes behind the balancer (3)")
     parser.add_argument("--workers", type=int, help="uvicorn workers per node (2)")
     parser.add_argument("--users", type=int, help="users per site, two browsers each")
+    parser.add_argument(
+        "--keep-logs", type=Path, metavar="DIR", help="copy the fleet's logs to DIR if it fails"
+    )
     args = parser.parse_args(argv)
     chosen = QUICK if args.quick else FULL
     fleet = chosen.fleet
@@ -43,7 +47,7 @@ def options(argv: list[str] | None = None) -> Options:
         fleet = replace(fleet, nodes=args.nodes)
     if args.workers is not None:
         fleet = replace(fleet, workers=args.workers)
-    changes: dict[str, Any] = {"fleet": fleet}
+    changes: dict[str, Any] = {"fleet": fleet, "keep_logs": args.keep_logs}
     if args.seconds is not None:
         changes["seconds"] = args.seconds
     if args.users is not None:

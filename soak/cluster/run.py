@@ -4,8 +4,10 @@ fleet's throughput against one node with as many workers."""
 
 from __future__ import annotations
 
+import shutil
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -67,6 +69,10 @@ class Options:
     throughput_seconds: float = 3.0
     throughput_rounds: int = 3
     fleet: FleetOptions = field(default_factory=FleetOptions)
+    keep_logs: Path | None = None
+    """Where to copy the fleet's logs (each node's, the balancer's, the OP's) and the report
+    when the soak fails (not the nodes' configurations: they hold the secrets); ``None``:
+    nowhere."""
 
     def schedule(self) -> list[Fault]:
         """The faults, one after the other: the secret roll first (it restarts every node),
@@ -199,11 +205,21 @@ def soak(options: Options) -> Report:
         }
         starts = {node.name: node.started for node in fleet.nodes}
         rates = throughput(fleet, options.throughput_seconds, options.throughput_rounds)
-    details: dict[str, Any] = {
-        "duplicates": duplicates,
-        "counts": counts,
-        "balancer": balancer,
-        "balancer_log": balancer_log,
-        "op_errors": op_errors,
-    }
-    return Report(options, observed, found, node_logs, starts, rates, details)
+        details: dict[str, Any] = {
+            "duplicates": duplicates,
+            "counts": counts,
+            "balancer": balancer,
+            "balancer_log": balancer_log,
+            "op_errors": op_errors,
+        }
+        report = Report(options, observed, found, node_logs, starts, rates, details)
+        if options.keep_logs is not None and report.failures():
+            shutil.copytree(
+                fleet.directory,
+                options.keep_logs,
+                ignore=shutil.ignore_patterns("*.json"),
+                dirs_exist_ok=True,
+            )
+            (options.keep_logs / "op.log").write_text(fleet.op.log)
+            (options.keep_logs / "report.txt").write_text(report.text())
+    return report
