@@ -72,7 +72,7 @@ test: install system-deps lint typecheck
 	$(PY) -m pytest -p no:cacheprovider
 
 test-quick: install
-	$(PY) -m pytest -p no:cacheprovider -m "not e2e and not fuzz"
+	$(PY) -m pytest -p no:cacheprovider -n 2 -m "not e2e and not fuzz"
 
 lint: install
 	$(VENV)/bin/ruff check .
